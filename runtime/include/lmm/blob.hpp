@@ -1,0 +1,131 @@
+// The flat binary container shared by motion databases (*.mmdb) and model bundles (*.lmmw):
+// a 64-byte header, a table of named tensors and a 64-byte aligned payload, usable in place.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lmm {
+
+// Element type of a tensor. Values are part of the file format and never renumbered.
+enum class DType : uint32_t { F32 = 1, F16 = 2, I32 = 3, U8 = 4 };
+
+// Size in bytes of one element of `dtype` (0 for an unknown value).
+size_t dtype_size(DType dtype);
+
+constexpr size_t kBlobHeaderSize = 64;      // bytes before the tensor table
+constexpr size_t kBlobEntrySize = 96;       // bytes per tensor table entry
+constexpr size_t kBlobNameCapacity = 48;    // bytes for a tensor name, NUL included
+constexpr size_t kBlobAlignment = 64;       // alignment of every tensor in the payload
+constexpr int kBlobMaxRank = 4;             // dimensions per tensor
+constexpr uint32_t kBlobFlagPayloadHash = 1;  // header flag: payload_hash is checked
+
+// 64-bit non-cryptographic hash of `size` bytes (stable across platforms).
+uint64_t hash64(const uint8_t* data, size_t size, uint64_t seed = 0);
+
+// One tensor of an opened blob; `data` points into the caller's buffer.
+struct TensorView {
+  std::string name;
+  DType dtype = DType::F32;
+  int rank = 0;
+  uint64_t dims[kBlobMaxRank] = {0, 0, 0, 0};
+  uint64_t element_count = 0;
+  const uint8_t* data = nullptr;
+
+  // Pointer to the elements as floats (caller checked dtype F32).
+  const float* f32() const { return reinterpret_cast<const float*>(data); }
+  // Pointer to the elements as 32-bit ints (caller checked dtype I32).
+  const int32_t* i32() const { return reinterpret_cast<const int32_t*>(data); }
+  // The bytes of a U8 tensor as a string.
+  std::string text() const { return std::string(reinterpret_cast<const char*>(data), element_count); }
+};
+
+// Read-only view of a blob held in a caller-owned buffer, validated on open.
+class BlobView {
+ public:
+  // Validates header, table, bounds and hashes of `data` (16-byte aligned, `size` bytes) for a
+  // blob of `kind` (4 chars, e.g. "MMDB") with version in [min_version, max_version].
+  // Returns false with a message in `error` on any inconsistency; never reads out of bounds.
+  bool open(const uint8_t* data, size_t size, const char* kind, uint32_t min_version,
+            uint32_t max_version, std::string& error);
+  // Format version of the opened blob.
+  uint32_t version() const { return version_; }
+  // All tensors in table order.
+  const std::vector<TensorView>& tensors() const { return tensors_; }
+  // The tensor called `name`, or nullptr.
+  const TensorView* find(const std::string& name) const;
+  // The tensor `name` if it exists with `dtype` and `rank`, else nullptr and a message.
+  const TensorView* require(const std::string& name, DType dtype, int rank,
+                            std::string& error) const;
+
+ private:
+  bool read_header(const uint8_t* data, size_t size, const char* kind, uint32_t min_version,
+                   uint32_t max_version, std::string& error);
+  bool read_table(const uint8_t* data, size_t size, std::string& error);
+
+  uint32_t version_ = 0;
+  uint32_t flags_ = 0;
+  uint32_t tensor_count_ = 0;
+  uint64_t payload_offset_ = 0;
+  uint64_t payload_hash_ = 0;
+  std::vector<TensorView> tensors_;
+};
+
+// Collects named tensors (pointers to caller data that must outlive the call to build) and
+// lays them out as one blob.
+class BlobBuilder {
+ public:
+  // Adds a tensor with `shape` (1 to 4 dims) whose elements start at `data`.
+  void add(const std::string& name, DType dtype, std::vector<uint64_t> shape, const void* data);
+  // Adds a U8 tensor holding `text` (copied).
+  void add_text(const std::string& name, const std::string& text);
+  // Serialises header, table and payload; returns false with `error` on a bad name or shape.
+  bool build(const char* kind, uint32_t version, bool hash_payload, std::vector<uint8_t>& out,
+             std::string& error) const;
+
+ private:
+  struct Entry {
+    std::string name;
+    DType dtype;
+    std::vector<uint64_t> shape;
+    const void* data;
+    size_t text_index;  // index into texts_ + 1, or 0
+  };
+  std::vector<Entry> entries_;
+  std::vector<std::string> texts_;
+};
+
+// Heap buffer aligned to kBlobAlignment bytes.
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  // Allocates `size` bytes (contents unspecified).
+  explicit AlignedBuffer(size_t size);
+  AlignedBuffer(AlignedBuffer&& other) noexcept;
+  AlignedBuffer& operator=(AlignedBuffer&& other) noexcept;
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  ~AlignedBuffer();
+  // First byte.
+  uint8_t* data() { return data_; }
+  // First byte.
+  const uint8_t* data() const { return data_; }
+  // Size in bytes.
+  size_t size() const { return size_; }
+
+ private:
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Reads a whole file into `out`; false with a message naming the file on failure.
+bool read_file(const std::string& path, AlignedBuffer& out, std::string& error);
+
+// Writes `size` bytes to `path` through a temporary file renamed on success, so `path` is
+// either the old file or the complete new one. False with a message on failure.
+bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size,
+                       std::string& error);
+
+}  // namespace lmm

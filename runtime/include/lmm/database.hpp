@@ -1,0 +1,132 @@
+// Motion database (*.mmdb): skeleton, clips (ranges), per-frame local pose and velocities,
+// contacts, simulation bone (joint 0) and normalised matching features, read in place.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lmm/blob.hpp"
+#include "lmm/features.hpp"
+#include "lmm/math.hpp"
+#include "lmm/skeleton.hpp"
+
+namespace lmm {
+
+constexpr char kDatabaseKind[5] = "MMDB";  // blob kind tag of motion databases
+constexpr uint32_t kDatabaseVersion = 1;   // current (and oldest supported) version
+
+// One clip: frames [start, stop) of the database.
+struct DatabaseRange {
+  int start = 0;
+  int stop = 0;
+  bool mirrored = false;
+  std::string name;
+};
+
+// Tensor names of the database format (shared by the writer and the reader).
+namespace db_tensor {
+constexpr const char* kFps = "meta.fps";
+constexpr const char* kJointNames = "skeleton.names";
+constexpr const char* kParents = "skeleton.parents";
+constexpr const char* kOffsets = "skeleton.offsets";
+constexpr const char* kRoles = "skeleton.roles";
+constexpr const char* kRangeNames = "ranges.names";
+constexpr const char* kRangeStart = "ranges.start";
+constexpr const char* kRangeStop = "ranges.stop";
+constexpr const char* kRangeMirrored = "ranges.mirrored";
+constexpr const char* kPositions = "bones.positions";
+constexpr const char* kRotations = "bones.rotations";
+constexpr const char* kVelocities = "bones.velocities";
+constexpr const char* kAngularVelocities = "bones.angular_velocities";
+constexpr const char* kContactJoints = "contacts.joints";
+constexpr const char* kContacts = "contacts.states";
+constexpr const char* kFeatures = "features.values";
+constexpr const char* kFeatureOffset = "features.offset";
+constexpr const char* kFeatureScale = "features.scale";
+constexpr const char* kSchemaName = "features.schema_name";
+constexpr const char* kGroupNames = "features.group_names";
+constexpr const char* kGroupKind = "features.group_kind";
+constexpr const char* kGroupWeight = "features.group_weight";
+constexpr const char* kGroupItemCount = "features.group_item_count";
+constexpr const char* kGroupItems = "features.group_items";
+}  // namespace db_tensor
+
+// A loaded, validated motion database. Read-only after load; safe to share between threads.
+class Database {
+ public:
+  // Reads and validates `path`; false with a message naming the file on failure.
+  bool load_file(const std::string& path, std::string& error);
+  // Validates and uses a caller-owned buffer (16-byte aligned) that must outlive this object.
+  bool load_buffer(const uint8_t* data, size_t size, std::string& error);
+
+  // Number of frames.
+  int frame_count() const { return frames_; }
+  // Number of joints (joint 0 is the simulation bone).
+  int joint_count() const { return skeleton_.joint_count(); }
+  // Frames per second.
+  float fps() const { return fps_; }
+  // Joint hierarchy and rest offsets.
+  const Skeleton& skeleton() const { return skeleton_; }
+  // Named joint roles (e.g. "hips", "left_foot") and their joint indices.
+  const std::vector<std::pair<std::string, int>>& roles() const { return roles_; }
+  // Joint index of a role, or -1.
+  int role(const std::string& name) const;
+  // Clips in frame order.
+  const std::vector<DatabaseRange>& ranges() const { return ranges_; }
+  // Matching feature schema.
+  const FeatureSchema& schema() const { return schema_; }
+  // Local joint positions of `frame` (joint_count entries).
+  const Vec3* positions(int frame) const { return positions_ + size_t(frame) * joint_count(); }
+  // Local joint rotations of `frame`.
+  const Quat* rotations(int frame) const { return rotations_ + size_t(frame) * joint_count(); }
+  // Local joint velocities of `frame` (parent frame, m/s).
+  const Vec3* velocities(int frame) const { return velocities_ + size_t(frame) * joint_count(); }
+  // Local joint angular velocities of `frame` (parent frame, rad/s).
+  const Vec3* angular_velocities(int frame) const {
+    return angular_velocities_ + size_t(frame) * joint_count();
+  }
+  // Joints that carry contact labels.
+  const std::vector<int>& contact_joints() const { return contact_joints_; }
+  // Contact states (0 / 1) of `frame`, one per contact joint.
+  const uint8_t* contacts(int frame) const {
+    return contacts_ + size_t(frame) * contact_joints_.size();
+  }
+  // Normalised features of `frame` (schema().dims floats).
+  const float* features(int frame) const { return features_ + size_t(frame) * schema_.dims; }
+  // Per-dimension normalisation offset (mean).
+  const float* feature_offset() const { return feature_offset_; }
+  // Per-dimension normalisation scale (group std / weight).
+  const float* feature_scale() const { return feature_scale_; }
+
+ private:
+  bool read_skeleton(std::string& error);
+  bool read_ranges(std::string& error);
+  bool read_frames(std::string& error);
+  bool read_schema(std::string& error);
+  bool read_features(std::string& error);
+
+  AlignedBuffer owned_;
+  BlobView view_;
+  Skeleton skeleton_;
+  std::vector<std::pair<std::string, int>> roles_;
+  std::vector<DatabaseRange> ranges_;
+  FeatureSchema schema_;
+  std::vector<int> contact_joints_;
+  int frames_ = 0;
+  float fps_ = 0.0f;
+  const Vec3* positions_ = nullptr;
+  const Quat* rotations_ = nullptr;
+  const Vec3* velocities_ = nullptr;
+  const Vec3* angular_velocities_ = nullptr;
+  const uint8_t* contacts_ = nullptr;
+  const float* features_ = nullptr;
+  const float* feature_offset_ = nullptr;
+  const float* feature_scale_ = nullptr;
+};
+
+// Splits `text` at '\n' (no trailing empty entry).
+std::vector<std::string> split_lines(const std::string& text);
+
+}  // namespace lmm

@@ -1,0 +1,84 @@
+// Motion-matching feature schema and feature computation. The offline importer and the runtime
+// query both call compute_features, so database features and queries cannot disagree.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lmm/math.hpp"
+#include "lmm/skeleton.hpp"
+
+namespace lmm {
+
+// What a feature group measures. Values are stored in database files and never renumbered.
+enum class FeatureKind : int32_t {
+  BonePosition = 1,         // 3 dims per bone, character space
+  BoneVelocity = 2,         // 3 dims per bone, character space
+  TrajectoryPosition = 3,   // 2 dims (x, z) per time offset, character space
+  TrajectoryDirection = 4,  // 2 dims (x, z) of the facing direction per time offset
+};
+
+// Human-readable name of a kind ("bone_position", ...), or "" for an unknown value.
+const char* feature_kind_name(FeatureKind kind);
+// Parses a kind name; false when unknown.
+bool parse_feature_kind(const std::string& name, FeatureKind& kind);
+
+// One normalisation group: its features share one scale (seed 001, normalize_feature).
+struct FeatureGroup {
+  std::string name;
+  FeatureKind kind = FeatureKind::BonePosition;
+  std::vector<int> items;  // joint indices (bone kinds) or frame offsets (trajectory kinds)
+  float weight = 1.0f;
+  int first_dim = 0;                // set by FeatureSchema::finalize
+  std::vector<int> sample_indices;  // trajectory kinds: index into trajectory_offsets
+};
+
+// An ordered list of feature groups.
+struct FeatureSchema {
+  std::string name;
+  std::vector<FeatureGroup> groups;
+  int dims = 0;                          // total feature dimensions (after finalize)
+  std::vector<int> trajectory_offsets;   // sorted unique frame offsets (after finalize)
+
+  // Checks items against `joint_count`, assigns dims and sample indices. False with a message
+  // naming the group on an empty group, a bad joint index or a non-positive weight.
+  bool finalize(int joint_count, std::string& error);
+};
+
+// Number of dimensions a group contributes.
+int feature_group_dims(const FeatureGroup& group);
+
+// Root state used for trajectory features: position on the ground and facing rotation.
+struct RootSample {
+  Vec3 position;
+  Quat rotation;
+};
+
+// Writes the raw (unnormalised) feature vector of one frame into `out` (schema.dims floats).
+// `positions` / `velocities` are global joint data; `root` defines character space;
+// `trajectory` holds one root sample per schema.trajectory_offsets entry. No allocation.
+void compute_features(const FeatureSchema& schema, const Vec3* positions, const Vec3* velocities,
+                      const RootSample& root, const RootSample* trajectory, float* out);
+
+// Scratch buffers of features_from_local_pose, sized once per skeleton (one per thread).
+struct PoseScratch {
+  std::vector<Vec3> positions, velocities, angular_velocities;
+  std::vector<Quat> rotations;
+
+  // Sizes every buffer for `joints` joints (allocates; call outside per-frame code).
+  void resize(int joints);
+};
+
+// Raw features of a local pose (joint 0 = simulation bone, defining character space):
+// velocity forward kinematics into `scratch`, then compute_features. No allocation when
+// `scratch` was sized for `joints`.
+void features_from_local_pose(const FeatureSchema& schema, const int* parents, int joints,
+                              const Vec3* local_positions, const Quat* local_rotations,
+                              const Vec3* local_velocities, const Vec3* local_angular_velocities,
+                              const RootSample* trajectory, PoseScratch& scratch, float* out);
+
+// In place: features[i] = (features[i] - offset[i]) / scale[i] for `dims` values.
+void normalize_features(float* features, const float* offset, const float* scale, int dims);
+
+}  // namespace lmm

@@ -1,0 +1,344 @@
+#include "lmm/blob.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+namespace lmm {
+namespace {
+
+constexpr char kMagic[4] = {'L', 'M', 'M', 'K'};
+constexpr uint32_t kEndianMarker = 0x01020304u;
+constexpr size_t kHashedHeaderBytes = 56;  // header bytes covered by header_hash
+
+// Header field offsets (bytes).
+constexpr size_t kOffMagic = 0, kOffKind = 4, kOffVersion = 8, kOffEndian = 12, kOffFlags = 16,
+                 kOffCount = 20, kOffTotal = 24, kOffPayload = 32, kOffPayloadHash = 40,
+                 kOffHeaderHash = 56;
+// Table entry field offsets (bytes).
+constexpr size_t kEntDType = 48, kEntRank = 52, kEntDims = 56, kEntOffset = 88;
+
+template <typename T>
+T load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+template <typename T>
+void store(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+uint64_t align_up(uint64_t v) { return (v + kBlobAlignment - 1) / kBlobAlignment * kBlobAlignment; }
+
+uint64_t rotl(uint64_t v, int r) { return (v << r) | (v >> (64 - r)); }
+
+uint64_t mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+// Hash of the header's first 56 bytes followed by the tensor table.
+uint64_t header_hash(const uint8_t* data, size_t table_bytes) {
+  const uint64_t h = hash64(data, kHashedHeaderBytes, 0x6c6d6d6b);
+  return hash64(data + kBlobHeaderSize, table_bytes, h);
+}
+
+// Multiplies a and b into out; false on 64-bit overflow.
+bool checked_mul(uint64_t a, uint64_t b, uint64_t& out) {
+  if (a != 0 && b > UINT64_MAX / a) return false;
+  out = a * b;
+  return true;
+}
+
+}  // namespace
+
+size_t dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::F32: return 4;
+    case DType::F16: return 2;
+    case DType::I32: return 4;
+    case DType::U8: return 1;
+  }
+  return 0;
+}
+
+uint64_t hash64(const uint8_t* data, size_t size, uint64_t seed) {
+  constexpr uint64_t k1 = 0x9e3779b97f4a7c15ULL, k2 = 0xbf58476d1ce4e5b9ULL;
+  uint64_t lanes[4] = {seed ^ k1, seed ^ k2, seed + k1, seed - k2};
+  size_t i = 0;
+  for (; i + 32 <= size; i += 32) {
+    for (int l = 0; l < 4; ++l) {
+      lanes[l] = rotl(lanes[l] ^ (load<uint64_t>(data + i + 8 * l) * k2), 29) * k1;
+    }
+  }
+  uint64_t h = size * k1;
+  for (int l = 0; l < 4; ++l) h = mix(h ^ lanes[l]) + k2;
+  for (; i < size; ++i) h = (h ^ data[i]) * 0x100000001b3ULL;
+  return mix(h);
+}
+
+bool BlobView::read_header(const uint8_t* data, size_t size, const char* kind,
+                           uint32_t min_version, uint32_t max_version, std::string& error) {
+  if (data == nullptr || size < kBlobHeaderSize) {
+    error = "file too small for a header (" + std::to_string(size) + " bytes)";
+    return false;
+  }
+  if (reinterpret_cast<uintptr_t>(data) % 16 != 0) {
+    error = "buffer is not 16-byte aligned";
+    return false;
+  }
+  if (std::memcmp(data + kOffMagic, kMagic, 4) != 0) {
+    error = "not an lmmkit file (bad magic)";
+    return false;
+  }
+  if (std::memcmp(data + kOffKind, kind, 4) != 0) {
+    error = "wrong file kind '" + std::string(reinterpret_cast<const char*>(data + kOffKind), 4) +
+            "', expected '" + std::string(kind, 4) + "'";
+    return false;
+  }
+  if (load<uint32_t>(data + kOffEndian) != kEndianMarker) {
+    error = "endianness marker mismatch (file written on a machine of other byte order?)";
+    return false;
+  }
+  version_ = load<uint32_t>(data + kOffVersion);
+  if (version_ < min_version || version_ > max_version) {
+    error = "unsupported format version " + std::to_string(version_) + " (supported " +
+            std::to_string(min_version) + ".." + std::to_string(max_version) + ")";
+    return false;
+  }
+  flags_ = load<uint32_t>(data + kOffFlags);
+  if ((flags_ & ~kBlobFlagPayloadHash) != 0) {
+    error = "unknown header flags " + std::to_string(flags_);
+    return false;
+  }
+  if (load<uint64_t>(data + kOffTotal) != size) {
+    error = "size mismatch: header says " + std::to_string(load<uint64_t>(data + kOffTotal)) +
+            " bytes, buffer has " + std::to_string(size) + " (truncated file?)";
+    return false;
+  }
+  tensor_count_ = load<uint32_t>(data + kOffCount);
+  const uint64_t table_end = kBlobHeaderSize + uint64_t(tensor_count_) * kBlobEntrySize;
+  if (table_end > size) {
+    error = "tensor table (" + std::to_string(tensor_count_) + " entries) exceeds the file";
+    return false;
+  }
+  if (load<uint64_t>(data + kOffHeaderHash) != header_hash(data, table_end - kBlobHeaderSize)) {
+    error = "header or tensor table hash mismatch (corrupted file)";
+    return false;
+  }
+  payload_offset_ = load<uint64_t>(data + kOffPayload);
+  payload_hash_ = load<uint64_t>(data + kOffPayloadHash);
+  if (payload_offset_ != align_up(table_end) || payload_offset_ > size) {
+    error = "bad payload offset " + std::to_string(payload_offset_);
+    return false;
+  }
+  for (uint64_t i = table_end; i < payload_offset_; ++i) {
+    if (data[i] != 0) {
+      error = "non-zero padding after the tensor table (corrupted file)";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool BlobView::read_table(const uint8_t* data, size_t size, std::string& error) {
+  tensors_.clear();
+  tensors_.reserve(tensor_count_);
+  for (uint32_t t = 0; t < tensor_count_; ++t) {
+    const uint8_t* e = data + kBlobHeaderSize + size_t(t) * kBlobEntrySize;
+    const std::string where = "tensor #" + std::to_string(t);
+    if (std::memchr(e, 0, kBlobNameCapacity) == nullptr) {
+      error = where + ": name is not terminated";
+      return false;
+    }
+    TensorView v;
+    v.name = reinterpret_cast<const char*>(e);
+    v.dtype = static_cast<DType>(load<uint32_t>(e + kEntDType));
+    v.rank = static_cast<int>(load<uint32_t>(e + kEntRank));
+    const size_t esize = dtype_size(v.dtype);
+    if (esize == 0 || v.rank < 1 || v.rank > kBlobMaxRank) {
+      error = where + " '" + v.name + "': bad dtype or rank";
+      return false;
+    }
+    uint64_t count = 1;
+    for (int d = 0; d < kBlobMaxRank; ++d) {
+      v.dims[d] = load<uint64_t>(e + kEntDims + 8 * d);
+      const bool used = d < v.rank;
+      if ((!used && v.dims[d] != 0) || (used && !checked_mul(count, v.dims[d], count))) {
+        error = where + " '" + v.name + "': bad shape";
+        return false;
+      }
+    }
+    uint64_t bytes = 0;
+    const uint64_t offset = load<uint64_t>(e + kEntOffset);
+    if (!checked_mul(count, esize, bytes) || offset % kBlobAlignment != 0 ||
+        offset < payload_offset_ || offset > size || bytes > size - offset) {
+      error = where + " '" + v.name + "': data out of bounds";
+      return false;
+    }
+    v.element_count = count;
+    v.data = data + offset;
+    tensors_.push_back(std::move(v));
+  }
+  return true;
+}
+
+bool BlobView::open(const uint8_t* data, size_t size, const char* kind, uint32_t min_version,
+                    uint32_t max_version, std::string& error) {
+  tensors_.clear();
+  if (!read_header(data, size, kind, min_version, max_version, error)) return false;
+  if (!read_table(data, size, error)) return false;
+  if ((flags_ & kBlobFlagPayloadHash) != 0 &&
+      hash64(data + payload_offset_, size - payload_offset_) != payload_hash_) {
+    error = "payload hash mismatch (corrupted file)";
+    tensors_.clear();
+    return false;
+  }
+  return true;
+}
+
+const TensorView* BlobView::find(const std::string& name) const {
+  for (const TensorView& t : tensors_) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+const TensorView* BlobView::require(const std::string& name, DType dtype, int rank,
+                                    std::string& error) const {
+  const TensorView* t = find(name);
+  if (t == nullptr) {
+    error = "missing tensor '" + name + "'";
+  } else if (t->dtype != dtype || t->rank != rank) {
+    error = "tensor '" + name + "' has unexpected dtype or rank";
+    t = nullptr;
+  }
+  return t;
+}
+
+void BlobBuilder::add(const std::string& name, DType dtype, std::vector<uint64_t> shape,
+                      const void* data) {
+  entries_.push_back(Entry{name, dtype, std::move(shape), data, 0});
+}
+
+void BlobBuilder::add_text(const std::string& name, const std::string& text) {
+  texts_.push_back(text);
+  entries_.push_back(Entry{name, DType::U8, {text.size()}, nullptr, texts_.size()});
+}
+
+bool BlobBuilder::build(const char* kind, uint32_t version, bool hash_payload,
+                        std::vector<uint8_t>& out, std::string& error) const {
+  const uint64_t table_end = kBlobHeaderSize + entries_.size() * kBlobEntrySize;
+  uint64_t cursor = align_up(table_end);
+  const uint64_t payload_offset = cursor;
+  std::vector<uint64_t> offsets, sizes;
+  for (const Entry& e : entries_) {
+    if (e.name.empty() || e.name.size() >= kBlobNameCapacity || e.shape.empty() ||
+        e.shape.size() > size_t(kBlobMaxRank)) {
+      error = "tensor '" + e.name + "': name or rank out of range";
+      return false;
+    }
+    uint64_t bytes = dtype_size(e.dtype);
+    for (uint64_t d : e.shape) bytes *= d;
+    offsets.push_back(cursor);
+    sizes.push_back(bytes);
+    cursor = align_up(cursor + bytes);
+  }
+  out.assign(cursor, 0);
+  uint8_t* h = out.data();
+  std::memcpy(h + kOffMagic, kMagic, 4);
+  std::memcpy(h + kOffKind, kind, 4);
+  store<uint32_t>(h + kOffVersion, version);
+  store<uint32_t>(h + kOffEndian, kEndianMarker);
+  store<uint32_t>(h + kOffFlags, hash_payload ? kBlobFlagPayloadHash : 0u);
+  store<uint32_t>(h + kOffCount, static_cast<uint32_t>(entries_.size()));
+  store<uint64_t>(h + kOffTotal, cursor);
+  store<uint64_t>(h + kOffPayload, payload_offset);
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    uint8_t* t = h + kBlobHeaderSize + i * kBlobEntrySize;
+    std::memcpy(t, e.name.data(), e.name.size());
+    store<uint32_t>(t + kEntDType, static_cast<uint32_t>(e.dtype));
+    store<uint32_t>(t + kEntRank, static_cast<uint32_t>(e.shape.size()));
+    for (size_t d = 0; d < e.shape.size(); ++d) store<uint64_t>(t + kEntDims + 8 * d, e.shape[d]);
+    store<uint64_t>(t + kEntOffset, offsets[i]);
+    const void* src = e.text_index != 0 ? texts_[e.text_index - 1].data() : e.data;
+    if (sizes[i] > 0) std::memcpy(h + offsets[i], src, sizes[i]);
+  }
+  if (hash_payload) {
+    store<uint64_t>(h + kOffPayloadHash, hash64(h + payload_offset, cursor - payload_offset));
+  }
+  store<uint64_t>(h + kOffHeaderHash, header_hash(h, table_end - kBlobHeaderSize));
+  return true;
+}
+
+AlignedBuffer::AlignedBuffer(size_t size)
+    : data_(static_cast<uint8_t*>(::operator new(size == 0 ? 1 : size,
+                                                 std::align_val_t(kBlobAlignment)))),
+      size_(size) {}
+
+AlignedBuffer::AlignedBuffer(AlignedBuffer&& other) noexcept
+    : data_(other.data_), size_(other.size_) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+}
+
+AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
+  if (this != &other) {
+    this->~AlignedBuffer();
+    data_ = other.data_;
+    size_ = other.size_;
+    other.data_ = nullptr;
+    other.size_ = 0;
+  }
+  return *this;
+}
+
+AlignedBuffer::~AlignedBuffer() {
+  if (data_ != nullptr) ::operator delete(data_, std::align_val_t(kBlobAlignment));
+}
+
+bool read_file(const std::string& path, AlignedBuffer& out, std::string& error) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    error = path + ": cannot open for reading";
+    return false;
+  }
+  bool ok = std::fseek(f, 0, SEEK_END) == 0;
+  const long size = ok ? std::ftell(f) : -1;
+  ok = ok && size >= 0 && std::fseek(f, 0, SEEK_SET) == 0;
+  if (ok) {
+    AlignedBuffer buffer(static_cast<size_t>(size));
+    ok = std::fread(buffer.data(), 1, buffer.size(), f) == buffer.size();
+    if (ok) out = std::move(buffer);
+  }
+  std::fclose(f);
+  if (!ok) error = path + ": read error";
+  return ok;
+}
+
+bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size,
+                       std::string& error) {
+  const std::string temp = path + ".tmp";
+  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  if (f == nullptr) {
+    error = path + ": cannot create " + temp;
+    return false;
+  }
+  const bool written = std::fwrite(data, 1, size, f) == size;
+  const bool closed = std::fclose(f) == 0;
+  if (!written || !closed || std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    error = path + ": write failed (disk full or no permission?)";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace lmm

@@ -1,0 +1,222 @@
+#include "lmm/database.hpp"
+
+#include <cmath>
+
+namespace lmm {
+namespace {
+
+static_assert(sizeof(Vec3) == 3 * sizeof(float), "Vec3 must be three packed floats");
+static_assert(sizeof(Quat) == 4 * sizeof(float), "Quat must be four packed floats");
+
+constexpr int64_t kAny = -1;
+
+// The tensor `name` with `dtype` and exactly `shape` (kAny matches any size), else nullptr.
+const TensorView* require_shape(const BlobView& view, const char* name, DType dtype,
+                                std::vector<int64_t> shape, std::string& error) {
+  const TensorView* t = view.require(name, dtype, static_cast<int>(shape.size()), error);
+  if (t == nullptr) return nullptr;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] != kAny && t->dims[d] != uint64_t(shape[d])) {
+      error = std::string("tensor '") + name + "' dimension " + std::to_string(d) + " is " +
+              std::to_string(t->dims[d]) + ", expected " + std::to_string(shape[d]);
+      return nullptr;
+    }
+  }
+  if (t->element_count > uint64_t(INT32_MAX)) {
+    error = std::string("tensor '") + name + "' is too large";
+    return nullptr;
+  }
+  return t;
+}
+
+bool all_finite(const float* v, uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!std::isfinite(v[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+bool Database::load_file(const std::string& path, std::string& error) {
+  AlignedBuffer buffer;
+  if (!read_file(path, buffer, error)) return false;
+  owned_ = std::move(buffer);
+  if (load_buffer(owned_.data(), owned_.size(), error)) return true;
+  error = path + ": " + error;
+  owned_ = AlignedBuffer();
+  return false;
+}
+
+bool Database::load_buffer(const uint8_t* data, size_t size, std::string& error) {
+  if (!view_.open(data, size, kDatabaseKind, kDatabaseVersion, kDatabaseVersion, error)) {
+    return false;
+  }
+  return read_skeleton(error) && read_ranges(error) && read_frames(error) &&
+         read_schema(error) && read_features(error);
+}
+
+int Database::role(const std::string& name) const {
+  for (const auto& r : roles_) {
+    if (r.first == name) return r.second;
+  }
+  return -1;
+}
+
+bool Database::read_skeleton(std::string& error) {
+  const TensorView* fps = require_shape(view_, db_tensor::kFps, DType::F32, {1}, error);
+  const TensorView* parents = fps ? require_shape(view_, db_tensor::kParents, DType::I32, {kAny}, error) : nullptr;
+  if (parents == nullptr) return false;
+  const int64_t joints = int64_t(parents->dims[0]);
+  const TensorView* offsets = require_shape(view_, db_tensor::kOffsets, DType::F32, {joints, 3}, error);
+  const TensorView* names = offsets ? require_shape(view_, db_tensor::kJointNames, DType::U8, {kAny}, error) : nullptr;
+  const TensorView* roles = names ? require_shape(view_, db_tensor::kRoles, DType::U8, {kAny}, error) : nullptr;
+  if (roles == nullptr) return false;
+  fps_ = fps->f32()[0];
+  if (!(fps_ > 0.0f && fps_ < 10000.0f)) {
+    error = "frame rate " + std::to_string(fps_) + " is not valid";
+    return false;
+  }
+  skeleton_.names = split_lines(names->text());
+  skeleton_.parents.assign(parents->i32(), parents->i32() + joints);
+  const Vec3* o = reinterpret_cast<const Vec3*>(offsets->f32());
+  skeleton_.offsets.assign(o, o + joints);
+  if (!skeleton_.validate(error)) return false;
+  roles_.clear();
+  for (const std::string& line : split_lines(roles->text())) {
+    const size_t eq = line.find('=');
+    const int joint = eq == std::string::npos ? -1 : std::atoi(line.c_str() + eq + 1);
+    if (joint < 0 || joint >= joints) {
+      error = "bad role entry '" + line + "'";
+      return false;
+    }
+    roles_.emplace_back(line.substr(0, eq), joint);
+  }
+  return true;
+}
+
+bool Database::read_ranges(std::string& error) {
+  const TensorView* start = require_shape(view_, db_tensor::kRangeStart, DType::I32, {kAny}, error);
+  if (start == nullptr) return false;
+  const int64_t count = int64_t(start->dims[0]);
+  const TensorView* stop = require_shape(view_, db_tensor::kRangeStop, DType::I32, {count}, error);
+  const TensorView* mirrored = stop ? require_shape(view_, db_tensor::kRangeMirrored, DType::I32, {count}, error) : nullptr;
+  const TensorView* names = mirrored ? require_shape(view_, db_tensor::kRangeNames, DType::U8, {kAny}, error) : nullptr;
+  if (names == nullptr) return false;
+  const std::vector<std::string> lines = split_lines(names->text());
+  if (count == 0 || lines.size() != size_t(count)) {
+    error = "range names do not match the range count " + std::to_string(count);
+    return false;
+  }
+  ranges_.clear();
+  int expected_start = 0;
+  for (int64_t r = 0; r < count; ++r) {
+    DatabaseRange range{start->i32()[r], stop->i32()[r], mirrored->i32()[r] != 0, lines[r]};
+    if (range.start != expected_start || range.stop <= range.start) {
+      error = "range '" + range.name + "' [" + std::to_string(range.start) + ", " +
+              std::to_string(range.stop) + ") is not contiguous and non-empty";
+      return false;
+    }
+    expected_start = range.stop;
+    ranges_.push_back(std::move(range));
+  }
+  frames_ = expected_start;
+  return true;
+}
+
+bool Database::read_frames(std::string& error) {
+  const int64_t n = frames_, j = joint_count();
+  const TensorView* pos = require_shape(view_, db_tensor::kPositions, DType::F32, {n, j, 3}, error);
+  const TensorView* rot = pos ? require_shape(view_, db_tensor::kRotations, DType::F32, {n, j, 4}, error) : nullptr;
+  const TensorView* vel = rot ? require_shape(view_, db_tensor::kVelocities, DType::F32, {n, j, 3}, error) : nullptr;
+  const TensorView* ang = vel ? require_shape(view_, db_tensor::kAngularVelocities, DType::F32, {n, j, 3}, error) : nullptr;
+  const TensorView* cj = ang ? require_shape(view_, db_tensor::kContactJoints, DType::I32, {kAny}, error) : nullptr;
+  if (cj == nullptr) return false;
+  const TensorView* contacts = require_shape(view_, db_tensor::kContacts, DType::U8, {n, int64_t(cj->dims[0])}, error);
+  if (contacts == nullptr) return false;
+  contact_joints_.assign(cj->i32(), cj->i32() + cj->dims[0]);
+  for (int c : contact_joints_) {
+    if (c < 0 || c >= j) {
+      error = "contact joint index " + std::to_string(c) + " out of range";
+      return false;
+    }
+  }
+  positions_ = reinterpret_cast<const Vec3*>(pos->f32());
+  rotations_ = reinterpret_cast<const Quat*>(rot->f32());
+  velocities_ = reinterpret_cast<const Vec3*>(vel->f32());
+  angular_velocities_ = reinterpret_cast<const Vec3*>(ang->f32());
+  contacts_ = contacts->data;
+  return true;
+}
+
+bool Database::read_schema(std::string& error) {
+  const TensorView* kind = require_shape(view_, db_tensor::kGroupKind, DType::I32, {kAny}, error);
+  if (kind == nullptr) return false;
+  const int64_t groups = int64_t(kind->dims[0]);
+  const TensorView* weight = require_shape(view_, db_tensor::kGroupWeight, DType::F32, {groups}, error);
+  const TensorView* counts = weight ? require_shape(view_, db_tensor::kGroupItemCount, DType::I32, {groups}, error) : nullptr;
+  const TensorView* items = counts ? require_shape(view_, db_tensor::kGroupItems, DType::I32, {kAny}, error) : nullptr;
+  const TensorView* names = items ? require_shape(view_, db_tensor::kGroupNames, DType::U8, {kAny}, error) : nullptr;
+  const TensorView* schema_name = names ? require_shape(view_, db_tensor::kSchemaName, DType::U8, {kAny}, error) : nullptr;
+  if (schema_name == nullptr) return false;
+  const std::vector<std::string> group_names = split_lines(names->text());
+  if (group_names.size() != size_t(groups)) {
+    error = "feature group names do not match the group count";
+    return false;
+  }
+  schema_ = FeatureSchema{};
+  schema_.name = schema_name->text();
+  uint64_t next_item = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    const int count = counts->i32()[g];
+    if (count <= 0 || next_item + uint64_t(count) > items->element_count) {
+      error = "feature group '" + group_names[g] + "' has a bad item count";
+      return false;
+    }
+    FeatureGroup group;
+    group.name = group_names[g];
+    group.kind = static_cast<FeatureKind>(kind->i32()[g]);
+    group.weight = weight->f32()[g];
+    group.items.assign(items->i32() + next_item, items->i32() + next_item + count);
+    next_item += uint64_t(count);
+    schema_.groups.push_back(std::move(group));
+  }
+  return schema_.finalize(joint_count(), error);
+}
+
+bool Database::read_features(std::string& error) {
+  const int64_t d = schema_.dims;
+  const TensorView* values = require_shape(view_, db_tensor::kFeatures, DType::F32, {frames_, d}, error);
+  const TensorView* offset = values ? require_shape(view_, db_tensor::kFeatureOffset, DType::F32, {d}, error) : nullptr;
+  const TensorView* scale = offset ? require_shape(view_, db_tensor::kFeatureScale, DType::F32, {d}, error) : nullptr;
+  if (scale == nullptr) return false;
+  for (int64_t i = 0; i < d; ++i) {
+    if (!(scale->f32()[i] > 0.0f) || !std::isfinite(scale->f32()[i])) {
+      error = "feature scale of dimension " + std::to_string(i) + " is not positive";
+      return false;
+    }
+  }
+  if (!all_finite(values->f32(), values->element_count) ||
+      !all_finite(offset->f32(), offset->element_count)) {
+    error = "features contain NaN or infinite values";
+    return false;
+  }
+  features_ = values->f32();
+  feature_offset_ = offset->f32();
+  feature_scale_ = scale->f32();
+  return true;
+}
+
+}  // namespace lmm

@@ -1,0 +1,140 @@
+#include "lmm/features.hpp"
+
+#include <algorithm>
+
+namespace lmm {
+namespace {
+
+const struct {
+  FeatureKind kind;
+  const char* name;
+} kKindNames[] = {
+    {FeatureKind::BonePosition, "bone_position"},
+    {FeatureKind::BoneVelocity, "bone_velocity"},
+    {FeatureKind::TrajectoryPosition, "trajectory_position"},
+    {FeatureKind::TrajectoryDirection, "trajectory_direction"},
+};
+
+bool is_bone_kind(FeatureKind kind) {
+  return kind == FeatureKind::BonePosition || kind == FeatureKind::BoneVelocity;
+}
+
+}  // namespace
+
+const char* feature_kind_name(FeatureKind kind) {
+  for (const auto& k : kKindNames) {
+    if (k.kind == kind) return k.name;
+  }
+  return "";
+}
+
+bool parse_feature_kind(const std::string& name, FeatureKind& kind) {
+  for (const auto& k : kKindNames) {
+    if (name == k.name) {
+      kind = k.kind;
+      return true;
+    }
+  }
+  return false;
+}
+
+int feature_group_dims(const FeatureGroup& group) {
+  return static_cast<int>(group.items.size()) * (is_bone_kind(group.kind) ? 3 : 2);
+}
+
+bool FeatureSchema::finalize(int joint_count, std::string& error) {
+  dims = 0;
+  trajectory_offsets.clear();
+  for (FeatureGroup& g : groups) {
+    const std::string where = "feature group '" + g.name + "'";
+    if (feature_kind_name(g.kind)[0] == '\0') {
+      error = where + ": unknown kind " + std::to_string(static_cast<int>(g.kind));
+      return false;
+    }
+    if (g.items.empty() || !(g.weight > 0.0f)) {
+      error = where + ": needs at least one item and a positive weight";
+      return false;
+    }
+    for (int item : g.items) {
+      if (is_bone_kind(g.kind) && (item < 0 || item >= joint_count)) {
+        error = where + ": joint index " + std::to_string(item) + " out of range";
+        return false;
+      }
+      if (!is_bone_kind(g.kind)) trajectory_offsets.push_back(item);
+    }
+    g.first_dim = dims;
+    dims += feature_group_dims(g);
+  }
+  std::sort(trajectory_offsets.begin(), trajectory_offsets.end());
+  trajectory_offsets.erase(std::unique(trajectory_offsets.begin(), trajectory_offsets.end()),
+                           trajectory_offsets.end());
+  for (FeatureGroup& g : groups) {
+    g.sample_indices.clear();
+    if (is_bone_kind(g.kind)) continue;
+    for (int item : g.items) {
+      const auto it = std::lower_bound(trajectory_offsets.begin(), trajectory_offsets.end(), item);
+      g.sample_indices.push_back(static_cast<int>(it - trajectory_offsets.begin()));
+    }
+  }
+  return true;
+}
+
+void compute_features(const FeatureSchema& schema, const Vec3* positions, const Vec3* velocities,
+                      const RootSample& root, const RootSample* trajectory, float* out) {
+  for (const FeatureGroup& g : schema.groups) {
+    float* o = out + g.first_dim;
+    const size_t n = g.items.size();
+    for (size_t i = 0; i < n; ++i) {
+      Vec3 v;
+      switch (g.kind) {
+        case FeatureKind::BonePosition:
+          v = inverse_rotate(root.rotation, positions[g.items[i]] - root.position);
+          break;
+        case FeatureKind::BoneVelocity:
+          v = inverse_rotate(root.rotation, velocities[g.items[i]]);
+          break;
+        case FeatureKind::TrajectoryPosition:
+          v = inverse_rotate(root.rotation,
+                             trajectory[g.sample_indices[i]].position - root.position);
+          break;
+        case FeatureKind::TrajectoryDirection:
+          v = inverse_rotate(root.rotation,
+                             rotate(trajectory[g.sample_indices[i]].rotation, Vec3{0, 0, 1}));
+          break;
+      }
+      if (is_bone_kind(g.kind)) {
+        *o++ = v.x;
+        *o++ = v.y;
+        *o++ = v.z;
+      } else {
+        *o++ = v.x;
+        *o++ = v.z;
+      }
+    }
+  }
+}
+
+void PoseScratch::resize(int joints) {
+  positions.resize(size_t(joints));
+  velocities.resize(size_t(joints));
+  angular_velocities.resize(size_t(joints));
+  rotations.resize(size_t(joints));
+}
+
+void features_from_local_pose(const FeatureSchema& schema, const int* parents, int joints,
+                              const Vec3* local_positions, const Quat* local_rotations,
+                              const Vec3* local_velocities, const Vec3* local_angular_velocities,
+                              const RootSample* trajectory, PoseScratch& scratch, float* out) {
+  forward_kinematics_velocity(parents, joints, local_positions, local_rotations, local_velocities,
+                              local_angular_velocities, scratch.positions.data(),
+                              scratch.rotations.data(), scratch.velocities.data(),
+                              scratch.angular_velocities.data());
+  const RootSample root{scratch.positions[0], scratch.rotations[0]};
+  compute_features(schema, scratch.positions.data(), scratch.velocities.data(), root, trajectory, out);
+}
+
+void normalize_features(float* features, const float* offset, const float* scale, int dims) {
+  for (int i = 0; i < dims; ++i) features[i] = (features[i] - offset[i]) / scale[i];
+}
+
+}  // namespace lmm

@@ -1,0 +1,132 @@
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "lmm/blob.hpp"
+#include "support/synthetic_database.hpp"
+
+using namespace lmm;
+
+namespace {
+
+std::vector<uint8_t> small_blob(bool hash_payload) {
+  static const float values[] = {1, 2, 3, 4, 5, 6};
+  static const int32_t ints[] = {7, -8, 9, 10};
+  BlobBuilder b;
+  b.add("values", DType::F32, {2, 3}, values);
+  b.add("ints", DType::I32, {4}, ints);
+  b.add_text("note", "hello\nworld\n");
+  std::vector<uint8_t> out;
+  std::string error;
+  EXPECT_TRUE(b.build("TEST", 3, hash_payload, out, error)) << error;
+  return out;
+}
+
+bool opens(const std::vector<uint8_t>& bytes, std::string& error) {
+  const AlignedBuffer buffer = test::aligned_copy(bytes);
+  BlobView view;
+  return view.open(buffer.data(), buffer.size(), "TEST", 1, 3, error);
+}
+
+TEST(Blob, RoundTripKeepsNamesShapesAndValues) {
+  const std::vector<uint8_t> bytes = small_blob(true);
+  const AlignedBuffer buffer = test::aligned_copy(bytes);
+  BlobView view;
+  std::string error;
+  ASSERT_TRUE(view.open(buffer.data(), buffer.size(), "TEST", 1, 3, error)) << error;
+  EXPECT_EQ(view.version(), 3u);
+  ASSERT_EQ(view.tensors().size(), 3u);
+  const TensorView* v = view.require("values", DType::F32, 2, error);
+  ASSERT_NE(v, nullptr) << error;
+  EXPECT_EQ(v->dims[0], 2u);
+  EXPECT_EQ(v->dims[1], 3u);
+  EXPECT_EQ(v->f32()[5], 6.0f);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(v->data) % kBlobAlignment, 0u);
+  EXPECT_EQ(view.find("ints")->i32()[1], -8);
+  EXPECT_EQ(view.find("note")->text(), "hello\nworld\n");
+  EXPECT_EQ(view.require("values", DType::I32, 2, error), nullptr);
+  EXPECT_EQ(view.require("missing", DType::F32, 1, error), nullptr);
+  EXPECT_NE(error.find("'missing'"), std::string::npos);
+}
+
+TEST(Blob, RejectsWrongKindAndVersion) {
+  const AlignedBuffer buffer = test::aligned_copy(small_blob(true));
+  BlobView view;
+  std::string error;
+  EXPECT_FALSE(view.open(buffer.data(), buffer.size(), "MMDB", 1, 3, error));
+  EXPECT_NE(error.find("kind"), std::string::npos) << error;
+  EXPECT_FALSE(view.open(buffer.data(), buffer.size(), "TEST", 4, 9, error));
+  EXPECT_NE(error.find("version"), std::string::npos) << error;
+}
+
+TEST(Blob, RejectsEverySingleByteFlipBeforeThePayload) {
+  const std::vector<uint8_t> bytes = small_blob(false);
+  uint64_t payload_offset = 0;
+  std::memcpy(&payload_offset, bytes.data() + 32, 8);
+  ASSERT_GT(payload_offset, kBlobHeaderSize);
+  for (size_t i = 0; i < payload_offset; ++i) {
+    for (uint8_t mask : {0x01, 0x80, 0xff}) {
+      std::vector<uint8_t> bad = bytes;
+      bad[i] ^= mask;
+      std::string error;
+      EXPECT_FALSE(opens(bad, error)) << "byte " << i << " mask " << int(mask);
+      EXPECT_FALSE(error.empty());
+    }
+  }
+}
+
+TEST(Blob, RejectsEveryTruncation) {
+  const std::vector<uint8_t> bytes = small_blob(true);
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    std::string error;
+    EXPECT_FALSE(opens(std::vector<uint8_t>(bytes.begin(), bytes.begin() + long(n)), error)) << n;
+  }
+}
+
+TEST(Blob, PayloadHashCatchesRandomBitFlips) {
+  const std::vector<uint8_t> bytes = small_blob(true);
+  uint64_t payload_offset = 0;
+  std::memcpy(&payload_offset, bytes.data() + 32, 8);
+  std::mt19937 rng(42);
+  std::uniform_int_distribution<size_t> pos(payload_offset, bytes.size() - 1);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<uint8_t> bad = bytes;
+    bad[pos(rng)] ^= uint8_t(1u << (rng() % 8));
+    std::string error;
+    EXPECT_FALSE(opens(bad, error)) << "trial " << trial;
+  }
+}
+
+TEST(Blob, RejectsMisalignedBuffer) {
+  const std::vector<uint8_t> bytes = small_blob(true);
+  AlignedBuffer buffer(bytes.size() + 8);
+  std::memcpy(buffer.data() + 8, bytes.data(), bytes.size());
+  BlobView view;
+  std::string error;
+  EXPECT_FALSE(view.open(buffer.data() + 8, bytes.size(), "TEST", 1, 3, error));
+  EXPECT_NE(error.find("aligned"), std::string::npos) << error;
+}
+
+TEST(Blob, HashIsDeterministicAndSensitive) {
+  std::vector<uint8_t> a(1000);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = uint8_t(i * 7);
+  std::vector<uint8_t> b = a;
+  EXPECT_EQ(hash64(a.data(), a.size()), hash64(b.data(), b.size()));
+  b[999] ^= 1;
+  EXPECT_NE(hash64(a.data(), a.size()), hash64(b.data(), b.size()));
+  EXPECT_NE(hash64(a.data(), 999), hash64(a.data(), 1000));
+  EXPECT_NE(hash64(a.data(), 100, 1), hash64(a.data(), 100, 2));
+}
+
+TEST(Blob, BuilderRejectsOverlongNames) {
+  const float v = 1.0f;
+  BlobBuilder b;
+  b.add(std::string(kBlobNameCapacity, 'x'), DType::F32, {1}, &v);
+  std::vector<uint8_t> out;
+  std::string error;
+  EXPECT_FALSE(b.build("TEST", 1, true, out, error));
+  EXPECT_FALSE(error.empty());
+}
+
+}  // namespace

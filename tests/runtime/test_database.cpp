@@ -1,0 +1,105 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "lmm/database.hpp"
+#include "support/synthetic_database.hpp"
+
+using namespace lmm;
+
+namespace {
+
+bool loads(const std::vector<uint8_t>& bytes, std::string& error) {
+  const AlignedBuffer buffer = test::aligned_copy(bytes);
+  Database db;
+  return db.load_buffer(buffer.data(), buffer.size(), error);
+}
+
+TEST(Database, LoadsEveryPart) {
+  const test::SyntheticDatabase synthetic;
+  const AlignedBuffer buffer = test::aligned_copy(synthetic.build());
+  Database db;
+  std::string error;
+  ASSERT_TRUE(db.load_buffer(buffer.data(), buffer.size(), error)) << error;
+  EXPECT_EQ(db.frame_count(), 12);
+  EXPECT_EQ(db.joint_count(), 3);
+  EXPECT_EQ(db.fps(), 60.0f);
+  EXPECT_EQ(db.skeleton().names[2], "Foot");
+  EXPECT_EQ(db.role("left_foot"), 2);
+  EXPECT_EQ(db.role("head"), -1);
+  ASSERT_EQ(db.ranges().size(), 2u);
+  EXPECT_EQ(db.ranges()[1].name, "walk (mirrored)");
+  EXPECT_TRUE(db.ranges()[1].mirrored);
+  EXPECT_EQ(db.ranges()[1].stop, 12);
+  EXPECT_FLOAT_EQ(db.positions(7)[1].x, 0.07f);
+  EXPECT_FLOAT_EQ(db.positions(7)[1].y, 1.0f);
+  EXPECT_FLOAT_EQ(db.angular_velocities(3)[2].y, 0.2f);
+  EXPECT_EQ(db.contacts(5)[0], 1);
+  EXPECT_EQ(db.schema().dims, 5);
+  EXPECT_EQ(db.schema().groups[1].name, "trajectory");
+  EXPECT_EQ(db.schema().trajectory_offsets, (std::vector<int>{20}));
+  EXPECT_FLOAT_EQ(db.features(10)[1], 1.0f - 0.05f);
+}
+
+TEST(Database, RejectsInconsistentContent) {
+  std::string error;
+  test::SyntheticDatabase gap;
+  gap.range_start = {0, 6};
+  EXPECT_FALSE(loads(gap.build(), error));
+  EXPECT_NE(error.find("range"), std::string::npos) << error;
+
+  test::SyntheticDatabase bad_parent;
+  bad_parent.parents = {-1, 2, 1};
+  EXPECT_FALSE(loads(bad_parent.build(), error));
+  EXPECT_NE(error.find("parent"), std::string::npos) << error;
+
+  test::SyntheticDatabase nan_feature;
+  nan_feature.features[7] = std::nanf("");
+  EXPECT_FALSE(loads(nan_feature.build(), error));
+  EXPECT_NE(error.find("NaN"), std::string::npos) << error;
+
+  test::SyntheticDatabase bad_group;
+  bad_group.group_items = {9, 20};
+  EXPECT_FALSE(loads(bad_group.build(), error));
+  EXPECT_NE(error.find("foot_position"), std::string::npos) << error;
+
+  test::SyntheticDatabase zero_scale;
+  zero_scale.feature_scale[2] = 0.0f;
+  EXPECT_FALSE(loads(zero_scale.build(), error));
+}
+
+TEST(Database, RejectsTruncationAndCorruption) {
+  const std::vector<uint8_t> bytes = test::SyntheticDatabase().build();
+  std::string error;
+  for (size_t n = 0; n < bytes.size(); n += 7) {
+    EXPECT_FALSE(loads(std::vector<uint8_t>(bytes.begin(), bytes.begin() + long(n)), error)) << n;
+  }
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 500; ++trial) {
+    std::vector<uint8_t> bad = bytes;
+    bad[rng() % bad.size()] ^= uint8_t(1u << (rng() % 8));
+    EXPECT_FALSE(loads(bad, error)) << "trial " << trial;
+  }
+}
+
+TEST(Database, LoadFileNamesTheFile) {
+  Database db;
+  std::string error;
+  EXPECT_FALSE(db.load_file("/nonexistent/dir/x.mmdb", error));
+  EXPECT_NE(error.find("/nonexistent/dir/x.mmdb"), std::string::npos) << error;
+
+  const std::string path = testing::TempDir() + "lmm_db_test.mmdb";
+  const std::vector<uint8_t> bytes = test::SyntheticDatabase().build();
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(bytes.data(), 1, bytes.size() - 10, f);
+  std::fclose(f);
+  EXPECT_FALSE(db.load_file(path, error));
+  EXPECT_NE(error.find(path), std::string::npos) << error;
+  EXPECT_NE(error.find("truncated"), std::string::npos) << error;
+  std::remove(path.c_str());
+}
+
+}  // namespace

@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "lmm/skeleton.hpp"
+
+using namespace lmm;
+
+namespace {
+
+constexpr float kPi = 3.14159265358979f;
+
+TEST(Skeleton, ForwardKinematicsMatchesHandComputation) {
+  // Root at (1, 0, 0) turned 90 deg about Y; child 1 m along local +Z, itself turned 90 deg
+  // about X; grandchild 0.5 m along the child's local +Y.
+  const int parents[] = {-1, 0, 1};
+  const Vec3 lp[] = {{1, 0, 0}, {0, 0, 1}, {0, 0.5f, 0}};
+  const Quat lr[] = {quat_from_angle_axis(0.5f * kPi, {0, 1, 0}),
+                     quat_from_angle_axis(0.5f * kPi, {1, 0, 0}), Quat{}};
+  Vec3 gp[3];
+  Quat gr[3];
+  forward_kinematics(parents, 3, lp, lr, gp, gr);
+  // Child: (1,0,0) + Ry(90)(0,0,1) = (2,0,0).
+  EXPECT_NEAR(gp[1].x, 2.0f, 1e-6f);
+  EXPECT_NEAR(gp[1].y, 0.0f, 1e-6f);
+  EXPECT_NEAR(gp[1].z, 0.0f, 1e-6f);
+  // Grandchild: Rx(90) maps +Y to +Z, then Ry(90) maps +Z to +X: (2.5, 0, 0).
+  EXPECT_NEAR(gp[2].x, 2.5f, 1e-6f);
+  EXPECT_NEAR(gp[2].y, 0.0f, 1e-6f);
+  EXPECT_NEAR(gp[2].z, 0.0f, 1e-6f);
+}
+
+// Local pose of a three-joint chain at time t (smooth in t).
+void chain_pose(float t, Vec3* p, Quat* r) {
+  p[0] = Vec3{std::sin(t), 0.1f * t, 2.0f * t};
+  p[1] = Vec3{0.0f, 0.4f + 0.1f * std::cos(t), 0.2f};
+  p[2] = Vec3{0.3f, 0.0f, 0.0f};
+  r[0] = quat_from_angle_axis(0.7f * t, normalize(Vec3{0.2f, 1.0f, 0.1f}));
+  r[1] = quat_from_angle_axis(std::sin(2.0f * t), Vec3{1, 0, 0});
+  r[2] = quat_from_angle_axis(0.3f * t, Vec3{0, 0, 1});
+}
+
+TEST(Skeleton, VelocityKinematicsMatchesFiniteDifferences) {
+  const int parents[] = {-1, 0, 1};
+  const float t = 0.8f, h = 1e-3f;
+  Vec3 p0[3], p1[3], pm[3], lv[3], la[3], gp[3], gv[3], ga[3], gp0[3], gp1[3];
+  Quat r0[3], r1[3], rm[3], gr[3], gr0[3], gr1[3];
+  chain_pose(t - h, p0, r0);
+  chain_pose(t + h, p1, r1);
+  chain_pose(t, pm, rm);
+  for (int j = 0; j < 3; ++j) {
+    lv[j] = (p1[j] - p0[j]) / (2 * h);
+    la[j] = to_scaled_angle_axis(r1[j] * inverse(r0[j])) / (2 * h);
+  }
+  forward_kinematics_velocity(parents, 3, pm, rm, lv, la, gp, gr, gv, ga);
+  forward_kinematics(parents, 3, p0, r0, gp0, gr0);
+  forward_kinematics(parents, 3, p1, r1, gp1, gr1);
+  for (int j = 0; j < 3; ++j) {
+    const Vec3 fd = (gp1[j] - gp0[j]) / (2 * h);
+    EXPECT_NEAR(gv[j].x, fd.x, 2e-3f) << "joint " << j;
+    EXPECT_NEAR(gv[j].y, fd.y, 2e-3f) << "joint " << j;
+    EXPECT_NEAR(gv[j].z, fd.z, 2e-3f) << "joint " << j;
+    const Vec3 fa = to_scaled_angle_axis(gr1[j] * inverse(gr0[j])) / (2 * h);
+    EXPECT_NEAR(ga[j].x, fa.x, 2e-3f) << "joint " << j;
+    EXPECT_NEAR(ga[j].y, fa.y, 2e-3f) << "joint " << j;
+    EXPECT_NEAR(ga[j].z, fa.z, 2e-3f) << "joint " << j;
+  }
+}
+
+TEST(Skeleton, ValidateRejectsBadParents) {
+  Skeleton s{{"a", "b"}, {-1, 1}, {Vec3{}, Vec3{}}};
+  std::string error;
+  EXPECT_FALSE(s.validate(error));
+  EXPECT_NE(error.find("'b'"), std::string::npos) << error;
+  s.parents = {-1, 0};
+  EXPECT_TRUE(s.validate(error));
+  EXPECT_EQ(s.find("b"), 1);
+  EXPECT_EQ(s.find("c"), -1);
+  EXPECT_EQ(s.joined_names(), "a, b");
+}
+
+}  // namespace

@@ -1,0 +1,94 @@
+// Builds small, valid motion database blobs in memory for runtime tests (no pipeline needed).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lmm/blob.hpp"
+#include "lmm/database.hpp"
+
+namespace lmm::test {
+
+// Every tensor of a tiny database: 3 joints (Simulation -> Hips -> Foot), two ranges, a
+// bone-position group and a trajectory-position group. Tests edit fields, then call build().
+struct SyntheticDatabase {
+  float fps = 60.0f;
+  std::string joint_names = "Simulation\nHips\nFoot\n";
+  std::vector<int32_t> parents = {-1, 0, 1};
+  std::vector<float> offsets = {0, 0, 0, 0, 1, 0, 0, -1, 0};
+  std::string roles = "hips=1\nleft_foot=2\n";
+  std::string range_names = "walk\nwalk (mirrored)\n";
+  std::vector<int32_t> range_start = {0, 5};
+  std::vector<int32_t> range_stop = {5, 12};
+  std::vector<int32_t> range_mirrored = {0, 1};
+  std::vector<float> positions, rotations, velocities, angular_velocities;
+  std::vector<int32_t> contact_joints = {2};
+  std::vector<uint8_t> contacts;
+  std::vector<float> features, feature_offset = {0, 0, 0, 0, 0}, feature_scale = {1, 1, 1, 1, 1};
+  std::string schema_name = "tiny";
+  std::string group_names = "foot_position\ntrajectory\n";
+  std::vector<int32_t> group_kind = {1, 3};
+  std::vector<float> group_weight = {1.0f, 2.0f};
+  std::vector<int32_t> group_item_count = {1, 1};
+  std::vector<int32_t> group_items = {2, 20};
+
+  // Fills per-frame arrays for 12 frames with deterministic values.
+  SyntheticDatabase() {
+    const int n = 12, j = 3;
+    for (int f = 0; f < n; ++f) {
+      for (int k = 0; k < j; ++k) {
+        positions.insert(positions.end(), {0.01f * f, float(k), 0.5f});
+        rotations.insert(rotations.end(), {1, 0, 0, 0});
+        velocities.insert(velocities.end(), {0.6f, 0, 0});
+        angular_velocities.insert(angular_velocities.end(), {0, 0.1f * k, 0});
+      }
+      contacts.push_back(uint8_t(f % 2));
+      for (int d = 0; d < 5; ++d) features.push_back(0.1f * f - 0.05f * d);
+    }
+  }
+
+  // Serialises the fields as a database blob (hash on).
+  std::vector<uint8_t> build() const {
+    namespace t = db_tensor;
+    const uint64_t n = positions.size() / 9, j = parents.size();
+    BlobBuilder b;
+    b.add(t::kFps, DType::F32, {1}, &fps);
+    b.add_text(t::kJointNames, joint_names);
+    b.add(t::kParents, DType::I32, {j}, parents.data());
+    b.add(t::kOffsets, DType::F32, {j, 3}, offsets.data());
+    b.add_text(t::kRoles, roles);
+    b.add_text(t::kRangeNames, range_names);
+    b.add(t::kRangeStart, DType::I32, {range_start.size()}, range_start.data());
+    b.add(t::kRangeStop, DType::I32, {range_stop.size()}, range_stop.data());
+    b.add(t::kRangeMirrored, DType::I32, {range_mirrored.size()}, range_mirrored.data());
+    b.add(t::kPositions, DType::F32, {n, j, 3}, positions.data());
+    b.add(t::kRotations, DType::F32, {n, j, 4}, rotations.data());
+    b.add(t::kVelocities, DType::F32, {n, j, 3}, velocities.data());
+    b.add(t::kAngularVelocities, DType::F32, {n, j, 3}, angular_velocities.data());
+    b.add(t::kContactJoints, DType::I32, {contact_joints.size()}, contact_joints.data());
+    b.add(t::kContacts, DType::U8, {n, contact_joints.size()}, contacts.data());
+    b.add(t::kFeatures, DType::F32, {n, feature_offset.size()}, features.data());
+    b.add(t::kFeatureOffset, DType::F32, {feature_offset.size()}, feature_offset.data());
+    b.add(t::kFeatureScale, DType::F32, {feature_scale.size()}, feature_scale.data());
+    b.add_text(t::kSchemaName, schema_name);
+    b.add_text(t::kGroupNames, group_names);
+    b.add(t::kGroupKind, DType::I32, {group_kind.size()}, group_kind.data());
+    b.add(t::kGroupWeight, DType::F32, {group_weight.size()}, group_weight.data());
+    b.add(t::kGroupItemCount, DType::I32, {group_item_count.size()}, group_item_count.data());
+    b.add(t::kGroupItems, DType::I32, {group_items.size()}, group_items.data());
+    std::vector<uint8_t> out;
+    std::string error;
+    b.build(kDatabaseKind, kDatabaseVersion, true, out, error);
+    return out;
+  }
+};
+
+// Copies `bytes` into a 64-byte aligned buffer (what a file load gives).
+inline AlignedBuffer aligned_copy(const std::vector<uint8_t>& bytes) {
+  AlignedBuffer buffer(bytes.size());
+  std::copy(bytes.begin(), bytes.end(), buffer.data());
+  return buffer;
+}
+
+}  // namespace lmm::test
