@@ -1,0 +1,202 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "lmm/pipeline/bvh.hpp"
+#include "lmm/pipeline/motion.hpp"
+#include "support/synthetic_bvh.hpp"
+
+using namespace lmm;
+using namespace lmm::pipeline;
+
+namespace {
+
+// Global joint positions of frame `f` of a parsed file (metres with `scale`).
+std::vector<Vec3> frame_positions(const BvhFile& bvh, int f, float scale = 1.0f) {
+  Skeleton skeleton;
+  Clip clip;
+  clip_from_bvh(bvh, scale, "test", skeleton, clip);
+  std::vector<Vec3> gp(size_t(clip.joints));
+  std::vector<Quat> gr(size_t(clip.joints));
+  forward_kinematics(skeleton.parents.data(), clip.joints, &clip.position(f, 0), &clip.rotation(f, 0),
+                     gp.data(), gr.data());
+  return gp;
+}
+
+void expect_near(Vec3 a, Vec3 b, float tol) {
+  EXPECT_NEAR(a.x, b.x, tol);
+  EXPECT_NEAR(a.y, b.y, tol);
+  EXPECT_NEAR(a.z, b.z, tol);
+}
+
+// Two-joint file: root with `order` rotation channels and a child 1 unit along +X.
+std::string arm_bvh(const std::string& order, const std::string& row) {
+  return "HIERARCHY\nROOT A\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition " + order +
+         "\n JOINT B\n {\n  OFFSET 1 0 0\n  CHANNELS 3 Zrotation Xrotation Yrotation\n"
+         "  End Site\n  {\n   OFFSET 1 0 0\n  }\n }\n}\nMOTION\nFrames: 1\nFrame Time: 0.0333333\n" +
+         row + "\n";
+}
+
+TEST(Bvh, ParsesHierarchyChannelsAndEndSites) {
+  const BvhFile bvh = parse_bvh(test::straight_walk_bvh(100.0f, 4, 30.0f), "walk.bvh");
+  ASSERT_EQ(bvh.joints.size(), 6u);
+  EXPECT_EQ(bvh.joints[3].name, "Foot_L");
+  EXPECT_EQ(bvh.joints[3].parent, 2);
+  EXPECT_TRUE(bvh.joints[3].has_end_site);
+  EXPECT_FLOAT_EQ(bvh.joints[3].end_site.z, 10.0f);
+  EXPECT_EQ(bvh.channel_count(), 6 + 5 * 3);
+  EXPECT_EQ(bvh.frame_count, 4);
+  EXPECT_NEAR(bvh.frame_time, 1.0 / 30.0, 1e-6);
+  EXPECT_NEAR(bvh.values[size_t(3 * bvh.channel_count() + 2)], 10.0f, 1e-4f);
+}
+
+TEST(Bvh, ForwardKinematicsMatchesHandComputedPositions) {
+  // Root at (1, 2, 3) rotated X=90 then Y=90 (R = Rx Ry): child offset (1,0,0) -> Ry gives
+  // (0,0,-1), Rx gives (0,1,0); so B sits at (1, 3, 3).
+  const BvhFile xyz = parse_bvh(arm_bvh("Xrotation Yrotation Zrotation", "1 2 3 90 90 0 0 0 0"), "xyz.bvh");
+  expect_near(frame_positions(xyz, 0)[1], Vec3{1, 3, 3}, 1e-5f);
+  // Same angles, other order (R = Ry Rx): Rx keeps (1,0,0), Ry sends it to (0,0,-1): (1, 2, 2).
+  const BvhFile yxz = parse_bvh(arm_bvh("Yrotation Xrotation Zrotation", "1 2 3 90 90 0 0 0 0"), "yxz.bvh");
+  expect_near(frame_positions(yxz, 0)[1], Vec3{1, 2, 2}, 1e-5f);
+  // Unit scale applies to offsets and position channels (centimetres -> metres).
+  const BvhFile walk = parse_bvh(test::straight_walk_bvh(60.0f, 3, 30.0f), "walk.bvh");
+  const std::vector<Vec3> p = frame_positions(walk, 2, 0.01f);
+  expect_near(p[0], Vec3{0, 0.9f, 0.04f}, 1e-6f);   // hips: 60 cm/s * 2/30 s
+  expect_near(p[3], Vec3{0.1f, 0.05f, 0.04f}, 1e-6f);  // left foot: hips + (10, -85, 0) cm
+}
+
+TEST(Bvh, AllChannelOrdersParseToTheSamePose) {
+  const BvhFile source = parse_bvh(test::circle_walk_bvh(150.0f, 300.0f, 5, 30.0f), "circle.bvh");
+  Skeleton skeleton;
+  Clip clip;
+  clip_from_bvh(source, 0.01f, "circle", skeleton, clip);
+  std::mt19937 rng(3);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  for (Quat& q : clip.rotations) q = normalize(Quat{n(rng), n(rng), n(rng), n(rng)});
+  std::vector<Vec3> reference;
+  for (const char* order : {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"}) {
+    const std::string text = write_bvh(bvh_from_clip(skeleton, clip, order, 0.01f));
+    ASSERT_NE(text.find(std::string(1, order[0]) + "rotation " + order[1] + "rotation"), std::string::npos);
+    const BvhFile parsed = parse_bvh(text, order);
+    for (int f = 0; f < 5; ++f) {
+      const std::vector<Vec3> p = frame_positions(parsed, f, 0.01f);
+      if (reference.size() < 5 * p.size()) {
+        reference.insert(reference.end(), p.begin(), p.end());
+        continue;
+      }
+      for (size_t j = 0; j < p.size(); ++j) expect_near(p[j], reference[f * p.size() + j], 1e-5f);
+    }
+  }
+}
+
+TEST(Bvh, EulerDecompositionInvertsRotation) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  for (const char* order : {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"}) {
+    const std::vector<BvhChannel> channels = rotation_order(order);
+    for (int i = 0; i < 200; ++i) {
+      const Quat q = normalize(Quat{n(rng), n(rng), n(rng), n(rng)});
+      float degrees[3];
+      bvh_euler(channels, q, degrees);
+      const Quat back = bvh_rotation(channels, degrees);
+      EXPECT_GT(std::fabs(dot(q, back)), 1.0f - 1e-5f) << order;
+    }
+  }
+  EXPECT_THROW(rotation_order("XXY"), InputError);
+}
+
+TEST(Bvh, WriteReadRoundTrip) {
+  const BvhFile a = parse_bvh(test::circle_walk_bvh(150.0f, 300.0f, 7, 30.0f), "a.bvh");
+  const BvhFile b = parse_bvh(write_bvh(a), "b.bvh");
+  ASSERT_EQ(a.joints.size(), b.joints.size());
+  for (size_t j = 0; j < a.joints.size(); ++j) {
+    EXPECT_EQ(a.joints[j].name, b.joints[j].name);
+    EXPECT_EQ(a.joints[j].parent, b.joints[j].parent);
+    EXPECT_EQ(a.joints[j].channels, b.joints[j].channels);
+    EXPECT_EQ(a.joints[j].has_end_site, b.joints[j].has_end_site);
+    expect_near(a.joints[j].offset, b.joints[j].offset, 0.0f);
+  }
+  EXPECT_EQ(a.frame_count, b.frame_count);
+  EXPECT_EQ(a.values, b.values);
+  EXPECT_NEAR(a.frame_time, b.frame_time, 1e-9);
+}
+
+// The InputError message for `text`, or "" when it parses.
+std::string parse_error(const std::string& text) {
+  try {
+    parse_bvh(text, "bad.bvh");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(BvhErrors, TruncatedHierarchy) {
+  const std::string full = test::straight_walk_bvh(100.0f, 3, 30.0f);
+  const std::string error = parse_error(full.substr(0, full.find("JOINT Foot_R") + 8));
+  EXPECT_NE(error.find("bad.bvh:"), std::string::npos) << error;
+  EXPECT_NE(error.find("end of file"), std::string::npos) << error;
+}
+
+TEST(BvhErrors, TruncatedMotion) {
+  const std::string full = test::straight_walk_bvh(100.0f, 3, 30.0f);
+  const std::string error = parse_error(full.substr(0, full.rfind('\n', full.size() - 2) + 1));
+  EXPECT_NE(error.find("declares 3 frames"), std::string::npos) << error;
+}
+
+TEST(BvhErrors, WrongChannelCount) {
+  std::string text = test::straight_walk_bvh(100.0f, 3, 30.0f);
+  text.replace(text.find("CHANNELS 3"), 10, "CHANNELS 4");
+  const std::string error = parse_error(text);
+  EXPECT_NE(error.find("'Spine' has 4 channels"), std::string::npos) << error;
+  EXPECT_NE(error.find("bad.bvh:9:"), std::string::npos) << error;
+}
+
+TEST(BvhErrors, RowWithMissingValues) {
+  std::string text = test::straight_walk_bvh(100.0f, 3, 30.0f);
+  text.erase(text.size() - 3);  // drop the last value of the last row
+  text += "\n";
+  const std::string error = parse_error(text);
+  EXPECT_NE(error.find("expected 21 values, found 20"), std::string::npos) << error;
+}
+
+TEST(BvhErrors, NonNumericValue) {
+  std::string text = test::straight_walk_bvh(100.0f, 3, 30.0f);
+  const size_t motion_line = size_t(std::count(text.begin(), text.begin() + long(text.find("MOTION")), '\n')) + 1;
+  text.replace(text.rfind(" 0 0"), 2, " abc");
+  const std::string error = parse_error(text);
+  EXPECT_NE(error.find("'abc' is not a number"), std::string::npos) << error;
+  EXPECT_NE(error.find("bad.bvh:" + std::to_string(motion_line + 5) + ":"), std::string::npos) << error;
+}
+
+TEST(BvhErrors, NanAndInfinityValues) {
+  for (const char* bad : {"nan", "inf", "-inf", "1e99"}) {
+    std::string text = test::straight_walk_bvh(100.0f, 3, 30.0f);
+    text.replace(text.rfind(" 0"), 2, std::string(" ") + bad);
+    const std::string error = parse_error(text);
+    EXPECT_FALSE(error.empty()) << bad;
+    EXPECT_NE(error.find("bad.bvh:"), std::string::npos) << error;
+  }
+}
+
+TEST(BvhErrors, ZeroFrames) {
+  const std::string error = parse_error(test::biped_hierarchy() + "MOTION\nFrames: 0\nFrame Time: 0.033\n");
+  EXPECT_NE(error.find("frame count must be a positive integer"), std::string::npos) << error;
+}
+
+TEST(BvhErrors, FrameCountLargerThanData) {
+  std::string text = test::straight_walk_bvh(100.0f, 3, 30.0f);
+  text.replace(text.find("Frames: 3"), 9, "Frames: 50");
+  const std::string error = parse_error(text);
+  EXPECT_NE(error.find("declares 50 frames but the data ends after 3"), std::string::npos) << error;
+}
+
+TEST(BvhErrors, UnknownChannelAndMissingFile) {
+  std::string text = test::straight_walk_bvh(100.0f, 3, 30.0f);
+  text.replace(text.find("Xrotation"), 9, "Wrotation");
+  EXPECT_NE(parse_error(text).find("unknown channel 'Wrotation'"), std::string::npos);
+  EXPECT_THROW(read_bvh("/nonexistent/file.bvh"), InputError);
+}
+
+}  // namespace

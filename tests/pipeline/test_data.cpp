@@ -1,0 +1,86 @@
+// Tests on the real Bandai mocap. The data folder comes from $LMM_DATA (or the LMM_TEST_DATA
+// CMake cache entry); without it these tests fail in CI (CI set) and are skipped elsewhere.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "lmm/database.hpp"
+#include "lmm/pipeline/config.hpp"
+#include "lmm/pipeline/import.hpp"
+#include "support/synthetic_bvh.hpp"
+
+using namespace lmm;
+using namespace lmm::pipeline;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The bandai-loco folder, or "" after failing (CI) or skipping (elsewhere) the test.
+std::string data_folder() {
+  const char* env = std::getenv("LMM_DATA");
+  const std::string folder = env != nullptr && env[0] != '\0' ? env : LMM_TEST_DATA_DEFAULT;
+  if (!folder.empty() && fs::is_directory(folder + "/normal")) return folder;
+  return "";
+}
+
+#define REQUIRE_DATA(folder)                                                                   \
+  const std::string folder = data_folder();                                                    \
+  if (folder.empty()) {                                                                        \
+    if (std::getenv("CI") != nullptr) FAIL() << "LMM_DATA does not point at bandai-loco data"; \
+    GTEST_SKIP() << "set LMM_DATA to the bandai-loco folder to run this test";                 \
+  }
+
+// Sum over the folder's BVH files of the "Frames:" header and the frame count after
+// resampling 30 -> 60 Hz (2n - 1), read independently of the importer.
+void count_frames(const std::string& folder, int& files, long& frames_30, long& frames_60) {
+  files = 0;
+  frames_30 = frames_60 = 0;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    if (entry.path().extension() != ".bvh") continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line) && line.rfind("Frames:", 0) != 0) {
+    }
+    const long n = std::atol(line.c_str() + 7);
+    ++files;
+    frames_30 += n;
+    frames_60 += 2 * n - 1;
+  }
+}
+
+TEST(BandaiData, NormalFolderImportsWithTheExpectedFrameCount) {
+  REQUIRE_DATA(data);
+  int files = 0;
+  long frames_30 = 0, frames_60 = 0;
+  count_frames(data + "/normal", files, frames_30, frames_60);
+  EXPECT_EQ(files, 145);
+  EXPECT_EQ(frames_30, 21791);  // shared/data/README.md
+
+  const std::string dir = test::temp_folder("bandai");
+  ImportOptions o;
+  o.inputs = {data + "/normal"};
+  o.skeleton = load_skeleton_config(default_config_dir() + "/skeletons/bandai.toml");
+  o.features = load_feature_config(default_config_dir() + "/features/locomotion27.toml");
+  const ImportSummary s = import_database(o, dir + "/normal.mmdb");
+  EXPECT_EQ(s.files, files);
+  EXPECT_EQ(s.clips, 2 * files);
+  EXPECT_EQ(s.frames, 2 * frames_60);
+  EXPECT_EQ(s.joints, 22);  // 21 BVH joints without joint_Root, plus the simulation bone
+
+  Database db;
+  std::string error;
+  ASSERT_TRUE(db.load_file(dir + "/normal.mmdb", error)) << error;
+  EXPECT_EQ(db.frame_count(), 2 * frames_60);
+  EXPECT_EQ(db.schema().dims, 27);
+  // Sanity of the derived data: characters walk forwards, and the feet touch the ground
+  // a substantial part of the time.
+  const int hip_velocity_z = 26;
+  EXPECT_GT(db.feature_offset()[hip_velocity_z], 0.5f);
+  EXPECT_GT(s.contact_ratio, 0.2);
+  EXPECT_LT(s.contact_ratio, 0.8);
+  fs::remove_all(dir);
+}
+
+}  // namespace

@@ -1,0 +1,293 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "lmm/database.hpp"
+#include "lmm/pipeline/config.hpp"
+#include "lmm/pipeline/import.hpp"
+#include "support/synthetic_bvh.hpp"
+
+using namespace lmm;
+using namespace lmm::pipeline;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Options for importing into `dir` with the biped configs.
+ImportOptions biped_options(const std::string& dir) {
+  ImportOptions o;
+  o.skeleton = load_skeleton_config(test::write_text(dir + "/biped.toml", test::biped_skeleton_toml()));
+  o.features = load_feature_config(test::write_text(dir + "/features.toml", test::biped_features_toml()));
+  o.threads = 2;
+  return o;
+}
+
+std::string import_error(const ImportOptions& o, const std::string& out) {
+  try {
+    import_database(o, out);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string config_error(const std::string& dir, const std::string& skeleton_toml) {
+  try {
+    load_skeleton_config(test::write_text(dir + "/bad.toml", skeleton_toml));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Raw (unnormalised) feature `d` of frame `f`.
+float raw_feature(const Database& db, int f, int d) {
+  return db.features(f)[d] * db.feature_scale()[d] + db.feature_offset()[d];
+}
+
+TEST(Import, StraightWalkFeaturesEqualAnalyticValues) {
+  const std::string dir = test::temp_folder("walk");
+  ImportOptions o = biped_options(dir);
+  // A straight constant-speed walk (1.2 m/s) and a circle, so that no group is constant.
+  o.inputs = {test::write_text(dir + "/a_walk.bvh", test::straight_walk_bvh(120.0f, 240, 30.0f)),
+              test::write_text(dir + "/b_circle.bvh", test::circle_walk_bvh(150.0f, 300.0f, 90, 30.0f))};
+  const std::string out = dir + "/walk.mmdb";
+  const ImportSummary s = import_database(o, out);
+  EXPECT_EQ(s.files, 2);
+  EXPECT_EQ(s.clips, 4);
+  EXPECT_EQ(s.frames, 2 * (479 + 179));
+
+  Database db;
+  std::string error;
+  ASSERT_TRUE(db.load_file(out, error)) << error;
+  ASSERT_EQ(db.schema().dims, 6 + 6 + 6 + 6 + 3);
+  EXPECT_EQ(db.schema().trajectory_offsets, (std::vector<int>{20, 40, 60}));
+  const float v = 1.2f;
+  const float expected[27] = {0, v / 3, 0, 2 * v / 3, 0, v,  // trajectory positions
+                              0, 1, 0, 1, 0, 1,              // trajectory directions
+                              0.1f, 0.05f, 0, -0.1f, 0.05f, 0,  // feet positions
+                              0, 0, v, 0, 0, v,              // feet velocities
+                              0, 0, v};                      // hip velocity
+  for (int f : {100, 200, 350}) {
+    for (int d = 0; d < 27; ++d) EXPECT_NEAR(raw_feature(db, f, d), expected[d], 2e-4f) << "frame " << f << " dim " << d;
+  }
+  // The mirrored copy of the walk has the same features with the feet swapped.
+  const DatabaseRange& mirrored = db.ranges()[1];
+  EXPECT_TRUE(mirrored.mirrored);
+  EXPECT_EQ(mirrored.name, "a_walk (mirrored)");
+  EXPECT_NEAR(raw_feature(db, mirrored.start + 100, 12), 0.1f, 2e-4f);
+  // Contacts: straight-legged feet at 5 cm moving at 1.2 m/s are not planted.
+  EXPECT_EQ(db.contacts(100)[0], 0);
+}
+
+TEST(Import, FeaturesOfImportMatchTheRuntimeQueryPath) {
+  // The database features equal what the runtime computes from the stored pose.
+  const std::string dir = test::temp_folder("query");
+  ImportOptions o = biped_options(dir);
+  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 90, 30.0f)),
+              test::write_text(dir + "/w.bvh", test::straight_walk_bvh(100.0f, 90, 30.0f))};
+  import_database(o, dir + "/q.mmdb");
+  Database db;
+  std::string error;
+  ASSERT_TRUE(db.load_file(dir + "/q.mmdb", error)) << error;
+  const int f = 50;
+  std::vector<RootSample> trajectory;
+  for (int offset : db.schema().trajectory_offsets) {
+    trajectory.push_back({db.positions(f + offset)[0], db.rotations(f + offset)[0]});
+  }
+  PoseScratch scratch;
+  scratch.resize(db.joint_count());
+  std::vector<float> query(size_t(db.schema().dims));
+  features_from_local_pose(db.schema(), db.skeleton().parents.data(), db.joint_count(), db.positions(f),
+                           db.rotations(f), db.velocities(f), db.angular_velocities(f), trajectory.data(),
+                           scratch, query.data());
+  normalize_features(query.data(), db.feature_offset(), db.feature_scale(), db.schema().dims);
+  for (int d = 0; d < db.schema().dims; ++d) EXPECT_NEAR(query[size_t(d)], db.features(f)[d], 1e-4f) << d;
+}
+
+TEST(Import, WeightsScaleNormalisedGroups) {
+  const std::string dir = test::temp_folder("weights");
+  ImportOptions o = biped_options(dir);
+  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 90, 30.0f)),
+              test::write_text(dir + "/w.bvh", test::straight_walk_bvh(100.0f, 90, 30.0f))};
+  import_database(o, dir + "/w.mmdb");
+  Database db;
+  std::string error;
+  ASSERT_TRUE(db.load_file(dir + "/w.mmdb", error)) << error;
+  // Per group: mean-zero dims and mean per-dim std equal to the weight (seed 001).
+  for (const FeatureGroup& g : db.schema().groups) {
+    double std_sum = 0.0;
+    for (int d = g.first_dim; d < g.first_dim + feature_group_dims(g); ++d) {
+      double sum = 0.0, sq = 0.0;
+      for (int f = 0; f < db.frame_count(); ++f) {
+        sum += db.features(f)[d];
+        sq += double(db.features(f)[d]) * db.features(f)[d];
+      }
+      const double mean = sum / db.frame_count();
+      EXPECT_NEAR(mean, 0.0, 1e-3) << g.name;
+      std_sum += std::sqrt(sq / db.frame_count() - mean * mean);
+    }
+    EXPECT_NEAR(std_sum / feature_group_dims(g), g.weight, 1e-3) << g.name;
+  }
+}
+
+TEST(Import, NoMirrorAndFrameRateOptions) {
+  const std::string dir = test::temp_folder("options");
+  ImportOptions o = biped_options(dir);
+  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 91, 30.0f))};
+  o.mirror = false;
+  o.fps = 30.0f;
+  const ImportSummary s = import_database(o, dir + "/o.mmdb");
+  EXPECT_EQ(s.clips, 1);
+  EXPECT_EQ(s.frames, 91);
+  Database db;
+  std::string error;
+  ASSERT_TRUE(db.load_file(dir + "/o.mmdb", error)) << error;
+  EXPECT_EQ(db.schema().trajectory_offsets, (std::vector<int>{10, 20, 30}));
+}
+
+TEST(ImportErrors, BadFileStopsWithoutWritingByDefault) {
+  const std::string dir = test::temp_folder("bad");
+  ImportOptions o = biped_options(dir);
+  std::string broken = test::straight_walk_bvh(100.0f, 30, 30.0f);
+  broken.replace(broken.find("Frames: 30"), 10, "Frames: 31");
+  o.inputs = {test::write_text(dir + "/good.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f)),
+              test::write_text(dir + "/broken.bvh", broken)};
+  const std::string out = dir + "/out.mmdb";
+  const std::string error = import_error(o, out);
+  EXPECT_NE(error.find("broken.bvh"), std::string::npos) << error;
+  EXPECT_NE(error.find("--skip-bad"), std::string::npos) << error;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(out + ".tmp"));
+
+  o.skip_bad = true;
+  std::vector<std::string> warnings;
+  o.warn = [&](const std::string& w) { warnings.push_back(w); };
+  // The circle turns, so every feature group varies and the one good file imports alone.
+  const ImportSummary s = import_database(o, out);
+  EXPECT_EQ(s.files, 1);
+  EXPECT_EQ(s.skipped_files, 1);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("broken.bvh"), std::string::npos);
+  EXPECT_TRUE(fs::exists(out));
+}
+
+TEST(ImportErrors, FailedImportKeepsThePreviousDatabase) {
+  const std::string dir = test::temp_folder("keep");
+  ImportOptions o = biped_options(dir);
+  const std::string out = test::write_text(dir + "/out.mmdb", "previous contents");
+  o.inputs = {test::write_text(dir + "/broken.bvh", "HIERARCHY\nROOT Hips\n{\n")};
+  EXPECT_FALSE(import_error(o, out).empty());
+  std::ifstream in(out);
+  std::string contents;
+  std::getline(in, contents);
+  EXPECT_EQ(contents, "previous contents");
+}
+
+TEST(ImportErrors, SkeletonMismatchNamesTheFile) {
+  const std::string dir = test::temp_folder("mismatch");
+  ImportOptions o = biped_options(dir);
+  std::string other = test::circle_walk_bvh(150.0f, 300.0f, 30, 30.0f);
+  other.replace(other.find("JOINT Spine"), 11, "JOINT Chest");
+  o.inputs = {test::write_text(dir + "/a.bvh", test::circle_walk_bvh(150.0f, 300.0f, 30, 30.0f)),
+              test::write_text(dir + "/b.bvh", other)};
+  const std::string error = import_error(o, dir + "/out.mmdb");
+  EXPECT_NE(error.find("b.bvh"), std::string::npos) << error;
+  EXPECT_NE(error.find("'Chest'"), std::string::npos) << error;
+}
+
+TEST(ImportErrors, ZeroVarianceGroupIsNamed) {
+  const std::string dir = test::temp_folder("variance");
+  ImportOptions o = biped_options(dir);
+  // Straight walks only: trajectory directions never change.
+  o.inputs = {test::write_text(dir + "/w.bvh", test::straight_walk_bvh(100.0f, 60, 30.0f))};
+  const std::string error = import_error(o, dir + "/out.mmdb");
+  EXPECT_NE(error.find("'trajectory_direction'"), std::string::npos) << error;
+  EXPECT_NE(error.find("zero variance"), std::string::npos) << error;
+  EXPECT_FALSE(fs::exists(dir + "/out.mmdb"));
+}
+
+TEST(ImportErrors, UnknownJointInConfigListsAvailableJoints) {
+  const std::string dir = test::temp_folder("joint");
+  ImportOptions o = biped_options(dir);
+  std::string toml = test::biped_skeleton_toml();
+  toml.replace(toml.find("\"Foot_L\""), 8, "\"LeftFoot\"");
+  o.skeleton = load_skeleton_config(test::write_text(dir + "/skel.toml", toml));
+  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f))};
+  const std::string error = import_error(o, dir + "/out.mmdb");
+  EXPECT_NE(error.find("'LeftFoot'"), std::string::npos) << error;
+  EXPECT_NE(error.find("skel.toml"), std::string::npos) << error;
+  EXPECT_NE(error.find("available joints: Simulation, Hips, Spine, UpperLeg_L, Foot_L"), std::string::npos) << error;
+}
+
+TEST(ImportErrors, MissingInputsAreNamed) {
+  const std::string dir = test::temp_folder("missing");
+  ImportOptions o = biped_options(dir);
+  o.inputs = {dir + "/nothing_here"};
+  EXPECT_NE(import_error(o, dir + "/o.mmdb").find("nothing_here"), std::string::npos);
+  o.inputs = {dir};
+  EXPECT_NE(import_error(o, dir + "/o.mmdb").find("no .bvh files"), std::string::npos);
+}
+
+TEST(ConfigErrors, NameTheFileKeyOrLine) {
+  const std::string dir = test::temp_folder("config");
+  EXPECT_NE(config_error(dir, test::biped_skeleton_toml() + "colour = 3\n").find("unknown key 'colour'"),
+            std::string::npos);
+  std::string typo = test::biped_skeleton_toml();
+  typo.replace(typo.find("height_threshold"), 16, "height_treshold");
+  EXPECT_NE(config_error(dir, typo).find("[contacts]: unknown key 'height_treshold'"), std::string::npos);
+  const std::string syntax = config_error(dir, "name = \"x\"\nunit_scale = = 2\n");
+  EXPECT_NE(syntax.find("bad.toml:2:"), std::string::npos) << syntax;
+  EXPECT_NE(config_error(dir, "unit_scale = -1\n[simulation]\nfacing_left=[\"a\"]\nfacing_right=[\"b\"]\n")
+                .find("unit_scale must be positive"),
+            std::string::npos);
+  try {
+    load_feature_config(test::write_text(dir + "/f.toml", "[[group]]\nname = \"g\"\nkind = \"phase\"\nseconds = [1.0]\n"));
+    FAIL() << "expected an error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown kind 'phase'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(load_feature_config(test::write_text(dir + "/g.toml", "[[group]]\nname = \"g\"\nkind = \"bone_position\"\nseconds = [1.0]\n")),
+               InputError);
+}
+
+TEST(ShippedConfigs, SchemasHaveTheSeedDimensions) {
+  const std::string configs = default_config_dir();
+  const SkeletonConfig skeleton_config = load_skeleton_config(configs + "/skeletons/bandai.toml");
+  Skeleton skeleton;
+  skeleton.names = {"Simulation", "Hips", "Foot_L", "Foot_R"};
+  skeleton.parents = {-1, 0, 1, 1};
+  skeleton.offsets.resize(4);
+  const FeatureSchema s27 = resolve_schema(load_feature_config(configs + "/features/locomotion27.toml"),
+                                           skeleton_config, skeleton, 60.0f);
+  EXPECT_EQ(s27.dims, 27);
+  EXPECT_EQ(s27.trajectory_offsets, (std::vector<int>{20, 40, 60}));
+  const FeatureSchema s31 = resolve_schema(load_feature_config(configs + "/features/lipschitz31.toml"),
+                                           skeleton_config, skeleton, 60.0f);
+  EXPECT_EQ(s31.dims, 31);
+  EXPECT_EQ(s31.trajectory_offsets, (std::vector<int>{-6, 18, 36, 60}));
+}
+
+TEST(ImportErrors, CorruptedDatabaseFromImportIsRejected) {
+  const std::string dir = test::temp_folder("corrupt");
+  ImportOptions o = biped_options(dir);
+  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f))};
+  const std::string out = dir + "/c.mmdb";
+  import_database(o, out);
+  const auto size = fs::file_size(out);
+  {
+    std::fstream f(out, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(size / 2));
+    f.put('\x7f');
+  }
+  Database db;
+  std::string error;
+  EXPECT_FALSE(db.load_file(out, error));
+  EXPECT_NE(error.find("c.mmdb"), std::string::npos) << error;
+  fs::resize_file(out, size / 3);
+  EXPECT_FALSE(db.load_file(out, error));
+  EXPECT_NE(error.find("truncated"), std::string::npos) << error;
+}
+
+}  // namespace

@@ -1,0 +1,97 @@
+// Synthetic BVH files, configs and temp folders for pipeline tests.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace lmm::test {
+
+// A fresh empty folder under the test temp dir, unique per test.
+inline std::string temp_folder(const std::string& name) {
+  const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "lmmkit_tests" /
+                                    (std::string(info->test_suite_name()) + "." + info->name()) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+// Writes `text` to `path` and returns the path.
+inline std::string write_text(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// Hierarchy of a small biped in centimetres: Hips (6 channels) with a spine and two legs
+// (3 channels each, rotation order `order`, e.g. "Zrotation Xrotation Yrotation").
+inline std::string biped_hierarchy(const std::string& order = "Zrotation Xrotation Yrotation") {
+  return "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 90 0\n  CHANNELS 6 Xposition Yposition Zposition " +
+         order + "\n  JOINT Spine\n  {\n    OFFSET 0 10 0\n    CHANNELS 3 " + order +
+         "\n    End Site\n    {\n      OFFSET 0 50 0\n    }\n  }\n"
+         "  JOINT UpperLeg_L\n  {\n    OFFSET 10 -5 0\n    CHANNELS 3 " + order +
+         "\n    JOINT Foot_L\n    {\n      OFFSET 0 -80 0\n      CHANNELS 3 " + order +
+         "\n      End Site\n      {\n        OFFSET 0 0 10\n      }\n    }\n  }\n"
+         "  JOINT UpperLeg_R\n  {\n    OFFSET -10 -5 0\n    CHANNELS 3 " + order +
+         "\n    JOINT Foot_R\n    {\n      OFFSET 0 -80 0\n      CHANNELS 3 " + order +
+         "\n      End Site\n      {\n        OFFSET 0 0 10\n      }\n    }\n  }\n}\n";
+}
+
+// A straight walk along +Z at `speed` cm/s with the hips at 90 cm and every rotation zero,
+// `frames` frames at `fps`.
+inline std::string straight_walk_bvh(float speed, int frames, float fps) {
+  std::string text = biped_hierarchy() + "MOTION\nFrames: " + std::to_string(frames) +
+                     "\nFrame Time: " + std::to_string(1.0 / fps) + "\n";
+  for (int f = 0; f < frames; ++f) {
+    text += "0 90 " + std::to_string(speed * f / fps) + " 0 0 0";
+    for (int j = 0; j < 5; ++j) text += " 0 0 0";
+    text += "\n";
+  }
+  return text;
+}
+
+// A walk along a circle of `radius` cm at `speed` cm/s, the hips turned to face along the
+// path, so trajectory features vary.
+inline std::string circle_walk_bvh(float speed, float radius, int frames, float fps) {
+  std::string text = biped_hierarchy() + "MOTION\nFrames: " + std::to_string(frames) +
+                     "\nFrame Time: " + std::to_string(1.0 / fps) + "\n";
+  for (int f = 0; f < frames; ++f) {
+    const float angle = speed * f / fps / radius;
+    const float heading_deg = angle * 57.2957795f;
+    text += std::to_string(radius - radius * std::cos(angle)) + " 90 " +
+            std::to_string(radius * std::sin(angle)) + " 0 0 " + std::to_string(heading_deg);
+    for (int j = 0; j < 5; ++j) text += " 0 " + std::to_string(5.0f * std::sin(0.2f * f + j)) + " 0";
+    text += "\n";
+  }
+  return text;
+}
+
+// Skeleton config for biped_hierarchy (centimetres, mirrored by _L/_R).
+inline std::string biped_skeleton_toml() {
+  return "name = \"biped\"\nunit_scale = 0.01\n"
+         "[roles]\nhips = \"Hips\"\nleft_foot = \"Foot_L\"\nright_foot = \"Foot_R\"\n"
+         "[mirror]\npatterns = [[\"_L\", \"_R\"]]\n"
+         "[simulation]\nfacing_left = [\"UpperLeg_L\"]\nfacing_right = [\"UpperLeg_R\"]\n"
+         "position_smoothing = 0.05\ndirection_smoothing = 0.1\n"
+         "[contacts]\njoints = [\"left_foot\", \"right_foot\"]\n"
+         "velocity_threshold = 0.3\nheight_threshold = 0.08\nfilter = 0.05\n";
+}
+
+// Feature schema over the biped: foot positions / velocities, hip velocity and trajectory.
+inline std::string biped_features_toml() {
+  return "name = \"biped\"\n"
+         "[[group]]\nname = \"trajectory_position\"\nkind = \"trajectory_position\"\n"
+         "seconds = [0.333333, 0.666667, 1.0]\n"
+         "[[group]]\nname = \"trajectory_direction\"\nkind = \"trajectory_direction\"\n"
+         "seconds = [0.333333, 0.666667, 1.0]\nweight = 1.5\n"
+         "[[group]]\nname = \"feet_position\"\nkind = \"bone_position\"\n"
+         "bones = [\"left_foot\", \"right_foot\"]\nweight = 0.75\n"
+         "[[group]]\nname = \"feet_velocity\"\nkind = \"bone_velocity\"\n"
+         "bones = [\"left_foot\", \"right_foot\"]\n"
+         "[[group]]\nname = \"hip_velocity\"\nkind = \"bone_velocity\"\nbones = [\"hips\"]\n";
+}
+
+}  // namespace lmm::test

@@ -1,0 +1,59 @@
+// BVH (Biovision hierarchy) reading and writing: any hierarchy, any rotation channel order,
+// 3 or 6 channels per joint, End Sites and frame time.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "lmm/math.hpp"
+
+namespace lmm::pipeline {
+
+// Error in an input file; the message names the file and, where known, the line.
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// One animation channel of a BVH joint.
+enum class BvhChannel { Xposition, Yposition, Zposition, Xrotation, Yrotation, Zrotation };
+
+// A BVH joint as written in the file (offsets in file units).
+struct BvhJoint {
+  std::string name;
+  int parent = -1;
+  Vec3 offset;
+  std::vector<BvhChannel> channels;
+  bool has_end_site = false;
+  Vec3 end_site;
+};
+
+// A parsed BVH file: hierarchy plus `frame_count` rows of channel values.
+struct BvhFile {
+  std::vector<BvhJoint> joints;
+  double frame_time = 1.0 / 30.0;
+  int frame_count = 0;
+  std::vector<float> values;  // frame_count x channel_count(), row-major
+
+  // Total number of channels over all joints.
+  int channel_count() const;
+};
+
+// Parses BVH text; `source` names the file in errors. Throws InputError on malformed input
+// (truncation, bad channel counts, non-numeric or non-finite values, zero or missing frames).
+BvhFile parse_bvh(const std::string& text, const std::string& source);
+// Reads and parses a BVH file. Throws InputError.
+BvhFile read_bvh(const std::string& path);
+// Serialises a BvhFile as BVH text (parse_bvh(write_bvh(f)) reproduces f up to print precision).
+std::string write_bvh(const BvhFile& file);
+
+// Rotation of one joint from its rotation channel values, in the channels' listed order.
+Quat bvh_rotation(const std::vector<BvhChannel>& channels, const float* values);
+// Euler angles (degrees) of `q` for the listed rotation channels (exactly three), so that
+// bvh_rotation(channels, angles) == q.
+void bvh_euler(const std::vector<BvhChannel>& rotation_channels, Quat q, float* degrees);
+
+// Parses a rotation order such as "ZXY" into three rotation channels; throws InputError.
+std::vector<BvhChannel> rotation_order(const std::string& order);
+
+}  // namespace lmm::pipeline

@@ -1,0 +1,61 @@
+// TOML configuration of the import pipeline: skeleton maps and feature schemas.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lmm/features.hpp"
+#include "lmm/skeleton.hpp"
+
+namespace lmm::pipeline {
+
+// How to read one family of BVH files (configs/skeletons/*.toml).
+struct SkeletonConfig {
+  std::string source;  // file the config came from, for messages
+  std::string name;
+  float unit_scale = 1.0f;                  // file units -> metres
+  std::vector<std::string> collapse;        // joints removed on import
+  std::vector<std::pair<std::string, std::string>> roles;  // role -> joint name
+  std::vector<std::pair<std::string, std::string>> mirror_patterns;  // (left, right)
+  std::vector<std::string> facing_left, facing_right;  // roles or joints of the lateral axis
+  float position_smoothing = 0.0f;   // seconds
+  float direction_smoothing = 0.0f;  // seconds
+  std::vector<std::string> contact_joints;
+  float contact_velocity = 0.15f;  // m/s
+  float contact_height = 0.1f;     // m
+  float contact_filter = 0.05f;    // seconds
+
+  // Joint index of `name` (a role or a joint name) in `skeleton`. Throws InputError naming
+  // `name`, this config and the available joints when it is unknown.
+  int resolve(const Skeleton& skeleton, const std::string& name) const;
+};
+
+// One group of a feature schema file, before joint names are resolved.
+struct FeatureGroupConfig {
+  std::string name;
+  FeatureKind kind = FeatureKind::BonePosition;
+  std::vector<std::string> bones;  // bone kinds
+  std::vector<double> seconds;     // trajectory kinds (negative = past)
+  float weight = 1.0f;
+};
+
+// A feature schema file (configs/features/*.toml).
+struct FeatureSchemaConfig {
+  std::string source;
+  std::string name;
+  std::vector<FeatureGroupConfig> groups;
+};
+
+// Parses a skeleton config; throws InputError naming the file, line or key at fault.
+SkeletonConfig load_skeleton_config(const std::string& path);
+// Parses a feature schema; throws InputError naming the file, line, group or key at fault.
+FeatureSchemaConfig load_feature_config(const std::string& path);
+// The runtime schema for `skeleton` at `fps` (seconds rounded to frame offsets).
+FeatureSchema resolve_schema(const FeatureSchemaConfig& config, const SkeletonConfig& skeleton_config,
+                             const Skeleton& skeleton, float fps);
+
+// Directory of the shipped configs: $LMM_CONFIG_DIR, else the source tree's configs/.
+std::string default_config_dir();
+
+}  // namespace lmm::pipeline

@@ -1,0 +1,67 @@
+// The import pipeline: BVH files -> processed clips -> normalised features -> *.mmdb.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "lmm/pipeline/config.hpp"
+#include "lmm/pipeline/motion.hpp"
+
+namespace lmm::pipeline {
+
+// Everything lmm-import needs besides the output path.
+struct ImportOptions {
+  std::vector<std::string> inputs;  // BVH files or directories (searched recursively)
+  SkeletonConfig skeleton;
+  FeatureSchemaConfig features;
+  float fps = 60.0f;
+  bool mirror = true;
+  bool skip_bad = false;  // skip unreadable files with a warning instead of stopping
+  int threads = 2;
+  std::function<void(const std::string&)> warn;                   // skipped files
+  std::function<void(const char* stage, int done, int total)> progress;
+};
+
+// What an import produced.
+struct ImportSummary {
+  int files = 0;          // BVH files imported
+  int skipped_files = 0;  // bad files skipped with skip_bad
+  int frames = 0;
+  int clips = 0;          // ranges, mirrored ones included
+  int joints = 0;
+  int feature_dims = 0;
+  float fps = 0.0f;
+  double contact_ratio = 0.0;  // fraction of (frame, contact joint) labelled in contact
+  size_t bytes = 0;            // size of the written file
+};
+
+// One processed clip, ready to be packed into a database.
+struct ProcessedClip {
+  std::string name;
+  bool mirrored = false;
+  Clip clip;  // local transforms including the simulation bone (joint 0)
+  std::vector<Vec3> velocities, angular_velocities;
+  std::vector<uint8_t> contacts;  // frames x contact joints
+  std::vector<float> features;    // frames x dims, raw (unnormalised)
+};
+
+// The BVH files named by `inputs` (directories searched recursively, sorted). Throws InputError
+// for a missing path or when no BVH file is found.
+std::vector<std::string> collect_bvh_files(const std::vector<std::string>& inputs);
+
+// Raw features of every frame of a processed clip (trajectory samples clamped to the clip).
+std::vector<float> clip_features(const FeatureSchema& schema, const Skeleton& skeleton,
+                                 const ProcessedClip& clip);
+
+// Normalises rows x schema.dims features in place per group (seed 001 normalize_feature: mean
+// offset, scale = mean std / weight) and returns offset and scale. Throws InputError naming a
+// group whose variance is zero.
+void normalize_groups(const FeatureSchema& schema, std::vector<float>& features,
+                      std::vector<float>& offset, std::vector<float>& scale);
+
+// Imports, builds and atomically writes the database to `out_path`. Throws InputError naming
+// the file, line, key or joint at fault; on error nothing is written.
+ImportSummary import_database(const ImportOptions& options, const std::string& out_path);
+
+}  // namespace lmm::pipeline

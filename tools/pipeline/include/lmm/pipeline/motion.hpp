@@ -1,0 +1,91 @@
+// Offline clip processing: BVH to local transforms, joint collapsing, resampling, mirroring,
+// the simulation (root) bone, velocities and foot contacts.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lmm/math.hpp"
+#include "lmm/pipeline/bvh.hpp"
+#include "lmm/skeleton.hpp"
+
+namespace lmm::pipeline {
+
+// Local joint transforms of one clip, frames x joints, in metres.
+struct Clip {
+  std::string name;
+  float fps = 30.0f;
+  int frames = 0;
+  int joints = 0;
+  std::vector<Vec3> positions;
+  std::vector<Quat> rotations;
+
+  // Local position of joint `j` at frame `f`.
+  Vec3& position(int f, int j) { return positions[size_t(f) * joints + j]; }
+  // Local position of joint `j` at frame `f`.
+  const Vec3& position(int f, int j) const { return positions[size_t(f) * joints + j]; }
+  // Local rotation of joint `j` at frame `f`.
+  Quat& rotation(int f, int j) { return rotations[size_t(f) * joints + j]; }
+  // Local rotation of joint `j` at frame `f`.
+  const Quat& rotation(int f, int j) const { return rotations[size_t(f) * joints + j]; }
+};
+
+// Skeleton (offsets scaled by `unit_scale`) and local transforms of a parsed BVH file.
+void clip_from_bvh(const BvhFile& bvh, float unit_scale, const std::string& name,
+                   Skeleton& skeleton, Clip& clip);
+
+// A BVH file with six channels per joint (positions, then `rotation_order` rotations) that
+// reproduces `clip` on `skeleton` when read back with the same `unit_scale`.
+BvhFile bvh_from_clip(const Skeleton& skeleton, const Clip& clip, const std::string& rotation_order,
+                      float unit_scale);
+
+// Removes the named joints, giving their transform to their children (composed exactly).
+// Throws InputError naming an unknown joint or a root with several children.
+void collapse_joints(const std::vector<std::string>& names, Skeleton& skeleton, Clip& clip);
+
+// Resamples to `fps` (positions lerped, rotations slerped), keeping the clip's duration.
+Clip resample(const Clip& clip, float fps);
+
+// For each joint, the joint it swaps with when mirrored (itself when unpaired). A pair is two
+// names that differ by one substitution of a (left, right) pattern.
+std::vector<int> mirror_pairs(const Skeleton& skeleton,
+                              const std::vector<std::pair<std::string, std::string>>& patterns);
+
+// Mirrors a clip across the YZ plane (x -> -x) and swaps paired joints.
+Clip mirror(const Clip& clip, const std::vector<int>& pairs);
+
+// How the simulation bone is derived from the body.
+struct SimulationBoneSettings {
+  int hips = 0;                 // joint projected onto the ground
+  std::vector<int> left, right; // joints whose left - right vector gives the lateral axis
+  float position_sigma = 0.0f;  // Gaussian smoothing, seconds
+  float direction_sigma = 0.0f; // Gaussian smoothing, seconds
+};
+
+// Inserts joint 0 "Simulation": hips projected on the ground with a smoothed facing direction
+// (+Z forward, from the lateral axis), and re-expresses the old root relative to it.
+void add_simulation_bone(const SimulationBoneSettings& settings, Skeleton& skeleton, Clip& clip);
+
+// Local linear and angular velocities by central differences (one-sided at the clip ends),
+// frames x joints, in the parent's frame.
+void compute_velocities(const Clip& clip, std::vector<Vec3>& velocities,
+                        std::vector<Vec3>& angular_velocities);
+
+// How foot contacts are labelled.
+struct ContactSettings {
+  std::vector<int> joints;
+  float velocity_threshold = 0.15f;  // m/s, horizontal + vertical speed
+  float height_threshold = 0.1f;     // m above the ground
+  float filter_seconds = 0.05f;      // median filter half-width
+};
+
+// Contact labels (frames x joints.size(), 0 / 1) from global speed and height, median filtered.
+std::vector<uint8_t> compute_contacts(const ContactSettings& settings, const Skeleton& skeleton,
+                                      const Clip& clip, const std::vector<Vec3>& velocities,
+                                      const std::vector<Vec3>& angular_velocities);
+
+// One-dimensional Gaussian filter with edge clamping; `sigma` in samples (<= 0: no-op).
+std::vector<float> gaussian_filter(const std::vector<float>& values, float sigma);
+
+}  // namespace lmm::pipeline

@@ -1,0 +1,40 @@
+// Small helpers shared by the CLI tools: a flat JSON object writer and the error wrapper.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace lmm::pipeline {
+
+// Builds one JSON object; values are numbers, strings, booleans, arrays or nested objects.
+class JsonObject {
+ public:
+  // Adds a number (non-finite values are written as null).
+  JsonObject& number(const std::string& key, double value);
+  // Adds a string (escaped).
+  JsonObject& text(const std::string& key, const std::string& value);
+  // Adds a boolean.
+  JsonObject& boolean(const std::string& key, bool value);
+  // Adds an array of strings.
+  JsonObject& texts(const std::string& key, const std::vector<std::string>& values);
+  // Adds an array of nested objects.
+  JsonObject& objects(const std::string& key, const std::vector<JsonObject>& values);
+  // The object as JSON text.
+  std::string str() const;
+
+ private:
+  JsonObject& raw(const std::string& key, const std::string& json);
+  std::vector<std::string> fields_;
+};
+
+// `value` as a quoted, escaped JSON string.
+std::string json_quote(const std::string& value);
+
+// Writes `json` to `path` atomically; throws InputError on failure.
+void write_json(const std::string& path, const JsonObject& json);
+
+// Runs a CLI body, turning exceptions into an error message and exit code 1.
+int run_cli(const char* tool, const std::function<int()>& body);
+
+}  // namespace lmm::pipeline

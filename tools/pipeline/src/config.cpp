@@ -1,0 +1,206 @@
+#include "lmm/pipeline/config.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include <toml++/toml.h>
+
+#include "lmm/pipeline/bvh.hpp"
+
+namespace lmm::pipeline {
+namespace {
+
+// Reads a TOML file; parse errors become InputError "path:line: description".
+toml::table parse_toml(const std::string& path) {
+  try {
+    return toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw InputError(path + ":" + std::to_string(e.source().begin.line) + ": " +
+                     std::string(e.description()));
+  }
+}
+
+// Throws when `table` has a key outside `allowed`.
+void check_keys(const toml::table& table, const std::set<std::string>& allowed,
+                const std::string& where) {
+  for (const auto& [key, value] : table) {
+    if (allowed.count(std::string(key.str())) == 0) {
+      throw InputError(where + ": unknown key '" + std::string(key.str()) + "'");
+    }
+  }
+}
+
+// A number at `key` (default when absent); throws when present with another type.
+float number(const toml::table& table, const char* key, float fallback, const std::string& where) {
+  const toml::node* node = table.get(key);
+  if (node == nullptr) return fallback;
+  const auto value = node->value<double>();
+  if (!value || !std::isfinite(*value)) throw InputError(where + ": '" + key + "' must be a number");
+  return static_cast<float>(*value);
+}
+
+std::string text(const toml::table& table, const char* key, const std::string& where) {
+  const auto value = table[key].value<std::string>();
+  if (!value) throw InputError(where + ": '" + key + "' must be a string");
+  return *value;
+}
+
+std::vector<std::string> strings(const toml::table& table, const char* key, const std::string& where) {
+  std::vector<std::string> out;
+  const toml::node* node = table.get(key);
+  if (node == nullptr) return out;
+  const toml::array* array = node->as_array();
+  if (array == nullptr) throw InputError(where + ": '" + key + "' must be an array of strings");
+  for (const toml::node& item : *array) {
+    const auto s = item.value<std::string>();
+    if (!s) throw InputError(where + ": '" + key + "' must be an array of strings");
+    out.push_back(*s);
+  }
+  return out;
+}
+
+const toml::table& subtable(const toml::table& root, const char* key, const std::string& where) {
+  static const toml::table empty;
+  const toml::node* node = root.get(key);
+  if (node == nullptr) return empty;
+  if (!node->is_table()) throw InputError(where + ": '" + key + "' must be a table");
+  return *node->as_table();
+}
+
+FeatureGroupConfig parse_group(const toml::table& table, const std::string& where) {
+  check_keys(table, {"name", "kind", "bones", "seconds", "weight"}, where);
+  FeatureGroupConfig g;
+  g.name = text(table, "name", where);
+  const std::string group_where = where + " ('" + g.name + "')";
+  const std::string kind = text(table, "kind", group_where);
+  if (!parse_feature_kind(kind, g.kind)) {
+    throw InputError(group_where + ": unknown kind '" + kind +
+                     "' (bone_position, bone_velocity, trajectory_position, trajectory_direction)");
+  }
+  g.weight = number(table, "weight", 1.0f, group_where);
+  g.bones = strings(table, "bones", group_where);
+  if (const toml::array* seconds = table["seconds"].as_array()) {
+    for (const toml::node& s : *seconds) {
+      const auto v = s.value<double>();
+      if (!v) throw InputError(group_where + ": 'seconds' must be numbers");
+      g.seconds.push_back(*v);
+    }
+  }
+  const bool bone_kind = g.kind == FeatureKind::BonePosition || g.kind == FeatureKind::BoneVelocity;
+  if ((bone_kind && (g.bones.empty() || !g.seconds.empty())) ||
+      (!bone_kind && (g.seconds.empty() || !g.bones.empty()))) {
+    throw InputError(group_where + ": kind '" + kind + "' needs " +
+                     (bone_kind ? "'bones' (and no 'seconds')" : "'seconds' (and no 'bones')"));
+  }
+  if (!(g.weight > 0.0f)) throw InputError(group_where + ": weight must be positive");
+  return g;
+}
+
+}  // namespace
+
+int SkeletonConfig::resolve(const Skeleton& skeleton, const std::string& name) const {
+  std::string joint = name;
+  bool is_role = false;
+  for (const auto& role : roles) {
+    if (role.first == name) {
+      joint = role.second;
+      is_role = true;
+    }
+  }
+  const int index = skeleton.find(joint);
+  if (index < 0) {
+    const std::string what =
+        is_role ? "joint '" + joint + "' of role '" + name + "' is not in the skeleton"
+                : "'" + name + "' is neither a role in [roles] nor a joint of the skeleton";
+    throw InputError(source + ": " + what + "; available joints: " + skeleton.joined_names());
+  }
+  return index;
+}
+
+SkeletonConfig load_skeleton_config(const std::string& path) {
+  const toml::table root = parse_toml(path);
+  check_keys(root, {"name", "unit_scale", "collapse", "roles", "mirror", "simulation", "contacts"}, path);
+  SkeletonConfig c;
+  c.source = path;
+  c.name = root["name"].value_or(std::string("skeleton"));
+  c.unit_scale = number(root, "unit_scale", 1.0f, path);
+  if (!(c.unit_scale > 0.0f)) throw InputError(path + ": unit_scale must be positive");
+  c.collapse = strings(root, "collapse", path);
+  for (const auto& [key, value] : subtable(root, "roles", path)) {
+    const auto joint = value.value<std::string>();
+    if (!joint) throw InputError(path + ": [roles] '" + std::string(key.str()) + "' must be a joint name");
+    c.roles.emplace_back(std::string(key.str()), *joint);
+  }
+  const toml::table& mirror = subtable(root, "mirror", path);
+  check_keys(mirror, {"patterns"}, path + " [mirror]");
+  if (const toml::array* patterns = mirror["patterns"].as_array()) {
+    for (const toml::node& p : *patterns) {
+      const toml::array* pair = p.as_array();
+      if (pair == nullptr || pair->size() != 2 || !(*pair)[0].is_string() || !(*pair)[1].is_string()) {
+        throw InputError(path + " [mirror]: each pattern must be a [left, right] pair of strings");
+      }
+      c.mirror_patterns.emplace_back(*(*pair)[0].value<std::string>(), *(*pair)[1].value<std::string>());
+    }
+  }
+  const std::string sim_where = path + " [simulation]";
+  const toml::table& sim = subtable(root, "simulation", path);
+  check_keys(sim, {"facing_left", "facing_right", "position_smoothing", "direction_smoothing"}, sim_where);
+  c.facing_left = strings(sim, "facing_left", sim_where);
+  c.facing_right = strings(sim, "facing_right", sim_where);
+  c.position_smoothing = number(sim, "position_smoothing", 0.0833f, sim_where);
+  c.direction_smoothing = number(sim, "direction_smoothing", 0.1667f, sim_where);
+  if (c.facing_left.empty() || c.facing_right.empty()) {
+    throw InputError(sim_where + ": 'facing_left' and 'facing_right' are required");
+  }
+  const std::string contact_where = path + " [contacts]";
+  const toml::table& contacts = subtable(root, "contacts", path);
+  check_keys(contacts, {"joints", "velocity_threshold", "height_threshold", "filter"}, contact_where);
+  c.contact_joints = strings(contacts, "joints", contact_where);
+  c.contact_velocity = number(contacts, "velocity_threshold", c.contact_velocity, contact_where);
+  c.contact_height = number(contacts, "height_threshold", c.contact_height, contact_where);
+  c.contact_filter = number(contacts, "filter", c.contact_filter, contact_where);
+  return c;
+}
+
+FeatureSchemaConfig load_feature_config(const std::string& path) {
+  const toml::table root = parse_toml(path);
+  check_keys(root, {"name", "group"}, path);
+  FeatureSchemaConfig c;
+  c.source = path;
+  c.name = root["name"].value_or(std::string("features"));
+  const toml::array* groups = root["group"].as_array();
+  if (groups == nullptr || groups->empty()) throw InputError(path + ": no [[group]] entries");
+  for (size_t i = 0; i < groups->size(); ++i) {
+    const toml::table* g = (*groups)[i].as_table();
+    const std::string where = path + ": group " + std::to_string(i + 1);
+    if (g == nullptr) throw InputError(where + " must be a table");
+    c.groups.push_back(parse_group(*g, where));
+  }
+  return c;
+}
+
+FeatureSchema resolve_schema(const FeatureSchemaConfig& config, const SkeletonConfig& skeleton_config,
+                             const Skeleton& skeleton, float fps) {
+  FeatureSchema schema;
+  schema.name = config.name;
+  for (const FeatureGroupConfig& gc : config.groups) {
+    FeatureGroup g;
+    g.name = gc.name;
+    g.kind = gc.kind;
+    g.weight = gc.weight;
+    for (const std::string& bone : gc.bones) g.items.push_back(skeleton_config.resolve(skeleton, bone));
+    for (double s : gc.seconds) g.items.push_back(static_cast<int>(std::lround(s * fps)));
+    schema.groups.push_back(std::move(g));
+  }
+  std::string error;
+  if (!schema.finalize(skeleton.joint_count(), error)) throw InputError(config.source + ": " + error);
+  return schema;
+}
+
+std::string default_config_dir() {
+  const char* env = std::getenv("LMM_CONFIG_DIR");
+  return env != nullptr && env[0] != '\0' ? std::string(env) : std::string(LMM_SOURCE_CONFIG_DIR);
+}
+
+}  // namespace lmm::pipeline

@@ -1,0 +1,329 @@
+#include "lmm/pipeline/import.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "lmm/blob.hpp"
+#include "lmm/database.hpp"
+
+namespace lmm::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A BVH file read and converted to local transforms (or the reason it could not be).
+struct ParsedFile {
+  std::string path;
+  Skeleton skeleton;
+  Clip clip;
+  std::string error;
+};
+
+// Everything derived once from the reference skeleton and the configs.
+struct Plan {
+  Skeleton skeleton;  // final skeleton, joint 0 = simulation bone
+  std::vector<int> mirror_pairs;
+  SimulationBoneSettings simulation;
+  ContactSettings contacts;
+  FeatureSchema schema;
+  std::vector<std::pair<std::string, int>> roles;
+};
+
+// Calls fn(i) for i in [0, count) on `threads` threads; fn must not throw.
+void parallel_for(int count, int threads, const std::function<void(int)>& fn) {
+  std::atomic<int> next{0};
+  auto worker = [&] {
+    for (int i = next++; i < count; i = next++) fn(i);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < std::max(1, threads); ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+}
+
+ParsedFile parse_file(const std::string& path, const SkeletonConfig& config) {
+  ParsedFile parsed;
+  parsed.path = path;
+  try {
+    const BvhFile bvh = read_bvh(path);
+    clip_from_bvh(bvh, config.unit_scale, fs::path(path).stem().string(), parsed.skeleton, parsed.clip);
+    collapse_joints(config.collapse, parsed.skeleton, parsed.clip);
+  } catch (const InputError& e) {
+    parsed.error = e.what();
+    if (parsed.error.rfind(path, 0) != 0) parsed.error = path + ": " + parsed.error;
+  }
+  return parsed;
+}
+
+// "" when both skeletons have the same joints and parents, else the first difference.
+std::string skeleton_mismatch(const Skeleton& reference, const Skeleton& other) {
+  if (reference.joint_count() != other.joint_count()) {
+    return "has " + std::to_string(other.joint_count()) + " joints, expected " +
+           std::to_string(reference.joint_count());
+  }
+  for (int j = 0; j < reference.joint_count(); ++j) {
+    if (reference.names[j] != other.names[j] || reference.parents[j] != other.parents[j]) {
+      return "joint " + std::to_string(j) + " is '" + other.names[j] + "', expected '" +
+             reference.names[j] + "' with the same parent";
+    }
+  }
+  return "";
+}
+
+std::vector<int> resolve_all(const SkeletonConfig& config, const Skeleton& skeleton,
+                             const std::vector<std::string>& names) {
+  std::vector<int> out;
+  for (const std::string& n : names) out.push_back(config.resolve(skeleton, n));
+  return out;
+}
+
+Plan make_plan(const Skeleton& bvh_skeleton, const Clip& sample, const ImportOptions& options) {
+  const SkeletonConfig& config = options.skeleton;
+  Plan plan;
+  plan.mirror_pairs = mirror_pairs(bvh_skeleton, config.mirror_patterns);
+  plan.simulation.hips = config.resolve(bvh_skeleton, "hips");
+  plan.simulation.left = resolve_all(config, bvh_skeleton, config.facing_left);
+  plan.simulation.right = resolve_all(config, bvh_skeleton, config.facing_right);
+  plan.simulation.position_sigma = config.position_smoothing;
+  plan.simulation.direction_sigma = config.direction_smoothing;
+  plan.skeleton = bvh_skeleton;
+  Clip probe = sample;
+  probe.frames = 1;
+  probe.positions.resize(size_t(probe.joints));
+  probe.rotations.resize(size_t(probe.joints));
+  add_simulation_bone(plan.simulation, plan.skeleton, probe);
+  plan.contacts.joints = resolve_all(config, plan.skeleton, config.contact_joints);
+  plan.contacts.velocity_threshold = config.contact_velocity;
+  plan.contacts.height_threshold = config.contact_height;
+  plan.contacts.filter_seconds = config.contact_filter;
+  for (const auto& role : config.roles) {
+    plan.roles.emplace_back(role.first, config.resolve(plan.skeleton, role.first));
+  }
+  plan.schema = resolve_schema(options.features, config, plan.skeleton, options.fps);
+  return plan;
+}
+
+ProcessedClip process_clip(const ParsedFile& file, const Plan& plan, bool mirrored, float fps) {
+  ProcessedClip out;
+  out.name = file.clip.name + (mirrored ? " (mirrored)" : "");
+  out.mirrored = mirrored;
+  Skeleton skeleton = file.skeleton;
+  out.clip = resample(file.clip, fps);
+  if (mirrored) out.clip = mirror(out.clip, plan.mirror_pairs);
+  add_simulation_bone(plan.simulation, skeleton, out.clip);
+  compute_velocities(out.clip, out.velocities, out.angular_velocities);
+  out.contacts = compute_contacts(plan.contacts, skeleton, out.clip, out.velocities, out.angular_velocities);
+  out.features = clip_features(plan.schema, skeleton, out);
+  return out;
+}
+
+std::string roles_text(const std::vector<std::pair<std::string, int>>& roles) {
+  std::string text;
+  for (const auto& r : roles) text += r.first + "=" + std::to_string(r.second) + "\n";
+  return text;
+}
+
+template <typename T, typename Get>
+std::vector<T> gather(const std::vector<ProcessedClip>& clips, Get get) {
+  std::vector<T> out;
+  for (const ProcessedClip& c : clips) {
+    const auto& part = get(c);
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  return out;
+}
+
+// Packs the clips into a database blob and writes it atomically.
+void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, float fps,
+                    const std::string& out_path, ImportSummary& summary) {
+  const auto positions = gather<Vec3>(clips, [](const ProcessedClip& c) -> const auto& { return c.clip.positions; });
+  const auto rotations = gather<Quat>(clips, [](const ProcessedClip& c) -> const auto& { return c.clip.rotations; });
+  const auto velocities = gather<Vec3>(clips, [](const ProcessedClip& c) -> const auto& { return c.velocities; });
+  const auto angular = gather<Vec3>(clips, [](const ProcessedClip& c) -> const auto& { return c.angular_velocities; });
+  const auto contacts = gather<uint8_t>(clips, [](const ProcessedClip& c) -> const auto& { return c.contacts; });
+  auto features = gather<float>(clips, [](const ProcessedClip& c) -> const auto& { return c.features; });
+  std::vector<float> offset, scale;
+  normalize_groups(plan.schema, features, offset, scale);
+
+  std::vector<int32_t> starts, stops, mirrored, parents(plan.skeleton.parents.begin(), plan.skeleton.parents.end());
+  std::string range_names, joint_names, group_names;
+  for (const ProcessedClip& c : clips) {
+    starts.push_back(stops.empty() ? 0 : stops.back());
+    stops.push_back(starts.back() + c.clip.frames);
+    mirrored.push_back(c.mirrored ? 1 : 0);
+    range_names += c.name + "\n";
+  }
+  for (const std::string& n : plan.skeleton.names) joint_names += n + "\n";
+  std::vector<int32_t> kinds, counts, items;
+  std::vector<float> weights;
+  for (const FeatureGroup& g : plan.schema.groups) {
+    kinds.push_back(static_cast<int32_t>(g.kind));
+    counts.push_back(static_cast<int32_t>(g.items.size()));
+    items.insert(items.end(), g.items.begin(), g.items.end());
+    weights.push_back(g.weight);
+    group_names += g.name + "\n";
+  }
+  const std::vector<int32_t> contact_joints(plan.contacts.joints.begin(), plan.contacts.joints.end());
+  const uint64_t n = uint64_t(stops.back()), j = uint64_t(plan.skeleton.joint_count());
+  const uint64_t d = uint64_t(plan.schema.dims), r = starts.size();
+
+  namespace t = db_tensor;
+  BlobBuilder b;
+  b.add(t::kFps, DType::F32, {1}, &fps);
+  b.add_text(t::kJointNames, joint_names);
+  b.add(t::kParents, DType::I32, {j}, parents.data());
+  b.add(t::kOffsets, DType::F32, {j, 3}, plan.skeleton.offsets.data());
+  b.add_text(t::kRoles, roles_text(plan.roles));
+  b.add_text(t::kRangeNames, range_names);
+  b.add(t::kRangeStart, DType::I32, {r}, starts.data());
+  b.add(t::kRangeStop, DType::I32, {r}, stops.data());
+  b.add(t::kRangeMirrored, DType::I32, {r}, mirrored.data());
+  b.add(t::kPositions, DType::F32, {n, j, 3}, positions.data());
+  b.add(t::kRotations, DType::F32, {n, j, 4}, rotations.data());
+  b.add(t::kVelocities, DType::F32, {n, j, 3}, velocities.data());
+  b.add(t::kAngularVelocities, DType::F32, {n, j, 3}, angular.data());
+  b.add(t::kContactJoints, DType::I32, {contact_joints.size()}, contact_joints.data());
+  b.add(t::kContacts, DType::U8, {n, contact_joints.size()}, contacts.data());
+  b.add(t::kFeatures, DType::F32, {n, d}, features.data());
+  b.add(t::kFeatureOffset, DType::F32, {d}, offset.data());
+  b.add(t::kFeatureScale, DType::F32, {d}, scale.data());
+  b.add_text(t::kSchemaName, plan.schema.name);
+  b.add_text(t::kGroupNames, group_names);
+  b.add(t::kGroupKind, DType::I32, {kinds.size()}, kinds.data());
+  b.add(t::kGroupWeight, DType::F32, {weights.size()}, weights.data());
+  b.add(t::kGroupItemCount, DType::I32, {counts.size()}, counts.data());
+  b.add(t::kGroupItems, DType::I32, {items.size()}, items.data());
+
+  std::vector<uint8_t> blob;
+  std::string error;
+  if (!b.build(kDatabaseKind, kDatabaseVersion, true, blob, error) ||
+      !write_file_atomic(out_path, blob.data(), blob.size(), error)) {
+    throw InputError(out_path + ": " + error);
+  }
+  summary.frames = int(n);
+  summary.clips = int(r);
+  summary.joints = int(j);
+  summary.feature_dims = int(d);
+  summary.fps = fps;
+  summary.bytes = blob.size();
+  size_t on = 0;
+  for (uint8_t c : contacts) on += c;
+  summary.contact_ratio = contacts.empty() ? 0.0 : double(on) / double(contacts.size());
+}
+
+}  // namespace
+
+std::vector<std::string> collect_bvh_files(const std::vector<std::string>& inputs) {
+  std::vector<std::string> files;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(input, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::recursive_directory_iterator(input, ec)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".bvh") found.push_back(entry.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::is_regular_file(input, ec)) {
+      files.push_back(input);
+    } else {
+      throw InputError(input + ": no such file or directory");
+    }
+  }
+  if (files.empty()) throw InputError("no .bvh files found in the given inputs");
+  return files;
+}
+
+std::vector<float> clip_features(const FeatureSchema& schema, const Skeleton& skeleton,
+                                 const ProcessedClip& pc) {
+  const Clip& clip = pc.clip;
+  std::vector<float> out(size_t(clip.frames) * schema.dims);
+  PoseScratch scratch;
+  scratch.resize(clip.joints);
+  std::vector<RootSample> trajectory(schema.trajectory_offsets.size());
+  for (int f = 0; f < clip.frames; ++f) {
+    for (size_t s = 0; s < trajectory.size(); ++s) {
+      const int k = std::clamp(f + schema.trajectory_offsets[s], 0, clip.frames - 1);
+      trajectory[s] = RootSample{clip.position(k, 0), clip.rotation(k, 0)};
+    }
+    const size_t i = size_t(f) * size_t(clip.joints);
+    features_from_local_pose(schema, skeleton.parents.data(), clip.joints, &clip.positions[i],
+                             &clip.rotations[i], &pc.velocities[i], &pc.angular_velocities[i],
+                             trajectory.data(), scratch, &out[size_t(f) * schema.dims]);
+  }
+  return out;
+}
+
+void normalize_groups(const FeatureSchema& schema, std::vector<float>& features,
+                      std::vector<float>& offset, std::vector<float>& scale) {
+  const size_t dims = size_t(schema.dims);
+  const size_t rows = dims == 0 ? 0 : features.size() / dims;
+  offset.assign(dims, 0.0f);
+  scale.assign(dims, 1.0f);
+  for (const FeatureGroup& g : schema.groups) {
+    const size_t first = size_t(g.first_dim), size = size_t(feature_group_dims(g));
+    double mean_std = 0.0;
+    for (size_t d = first; d < first + size; ++d) {
+      double sum = 0.0, sum_sq = 0.0;
+      for (size_t r = 0; r < rows; ++r) sum += features[r * dims + d];
+      const double mean = sum / double(rows);
+      for (size_t r = 0; r < rows; ++r) sum_sq += (features[r * dims + d] - mean) * (features[r * dims + d] - mean);
+      offset[d] = float(mean);
+      mean_std += std::sqrt(sum_sq / double(rows)) / double(size);
+    }
+    if (!(mean_std > 1e-6)) {
+      throw InputError("feature group '" + g.name + "' has zero variance over the database "
+                       "(constant feature: check its bones, offsets or the input clips)");
+    }
+    for (size_t d = first; d < first + size; ++d) scale[d] = float(mean_std / g.weight);
+  }
+  for (size_t r = 0; r < rows; ++r) normalize_features(&features[r * dims], offset.data(), scale.data(), int(dims));
+}
+
+ImportSummary import_database(const ImportOptions& options, const std::string& out_path) {
+  const std::vector<std::string> paths = collect_bvh_files(options.inputs);
+  std::vector<ParsedFile> parsed(paths.size());
+  std::atomic<int> done{0};
+  std::mutex report;
+  parallel_for(int(paths.size()), options.threads, [&](int i) {
+    parsed[size_t(i)] = parse_file(paths[size_t(i)], options.skeleton);
+    std::lock_guard<std::mutex> lock(report);
+    if (options.progress) options.progress("read", ++done, int(paths.size()));
+  });
+
+  ImportSummary summary;
+  std::vector<const ParsedFile*> good;
+  for (ParsedFile& p : parsed) {
+    if (p.error.empty() && !good.empty()) {
+      const std::string mismatch = skeleton_mismatch(good.front()->skeleton, p.skeleton);
+      if (!mismatch.empty()) p.error = p.path + ": skeleton differs from " + good.front()->path + ": " + mismatch;
+    }
+    if (p.error.empty()) {
+      good.push_back(&p);
+      continue;
+    }
+    if (!options.skip_bad) throw InputError(p.error + " (nothing written; use --skip-bad to skip bad files)");
+    ++summary.skipped_files;
+    if (options.warn) options.warn("skipping " + p.error);
+  }
+  if (good.empty()) throw InputError("every input file was bad; nothing written");
+
+  const Plan plan = make_plan(good.front()->skeleton, good.front()->clip, options);
+  const int variants = options.mirror ? 2 : 1;
+  std::vector<ProcessedClip> clips(good.size() * size_t(variants));
+  done = 0;
+  parallel_for(int(clips.size()), options.threads, [&](int i) {
+    clips[size_t(i)] = process_clip(*good[size_t(i / variants)], plan, i % variants == 1, options.fps);
+    std::lock_guard<std::mutex> lock(report);
+    if (options.progress) options.progress("process", ++done, int(clips.size()));
+  });
+  write_database(clips, plan, options.fps, out_path, summary);
+  summary.files = int(good.size());
+  return summary;
+}
+
+}  // namespace lmm::pipeline

@@ -1,0 +1,317 @@
+#include "lmm/pipeline/motion.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace lmm::pipeline {
+namespace {
+
+constexpr Vec3 kUp{0.0f, 1.0f, 0.0f};
+
+Vec3 mirror_position(Vec3 p) { return {-p.x, p.y, p.z}; }
+Quat mirror_rotation(Quat q) { return {q.w, q.x, -q.y, -q.z}; }
+
+// Global positions of every joint for every frame.
+std::vector<Vec3> global_positions(const Skeleton& skeleton, const Clip& clip) {
+  std::vector<Vec3> out(clip.positions.size());
+  std::vector<Quat> rotations(size_t(clip.joints));
+  for (int f = 0; f < clip.frames; ++f) {
+    forward_kinematics(skeleton.parents.data(), clip.joints, &clip.position(f, 0),
+                       &clip.rotation(f, 0), &out[size_t(f) * clip.joints], rotations.data());
+  }
+  return out;
+}
+
+// Gaussian-smoothed copy of one component of a Vec3 series.
+void smooth_component(std::vector<Vec3>& series, float Vec3::*component, float sigma) {
+  std::vector<float> values(series.size());
+  for (size_t i = 0; i < series.size(); ++i) values[i] = series[i].*component;
+  values = gaussian_filter(values, sigma);
+  for (size_t i = 0; i < series.size(); ++i) series[i].*component = values[i];
+}
+
+}  // namespace
+
+void clip_from_bvh(const BvhFile& bvh, float unit_scale, const std::string& name,
+                   Skeleton& skeleton, Clip& clip) {
+  const int joints = static_cast<int>(bvh.joints.size());
+  skeleton = Skeleton{};
+  for (const BvhJoint& j : bvh.joints) {
+    skeleton.names.push_back(j.name);
+    skeleton.parents.push_back(j.parent);
+    skeleton.offsets.push_back(j.offset * unit_scale);
+  }
+  clip = Clip{};
+  clip.name = name;
+  // Frame times are usually printed rounded (0.0333333): snap rates that are within 0.01 of an
+  // integer, so resampling keeps every source frame.
+  const double fps = 1.0 / bvh.frame_time;
+  clip.fps = static_cast<float>(std::fabs(fps - std::round(fps)) < 0.01 ? std::round(fps) : fps);
+  clip.frames = bvh.frame_count;
+  clip.joints = joints;
+  clip.positions.resize(size_t(clip.frames) * joints);
+  clip.rotations.resize(size_t(clip.frames) * joints);
+  const int channels = bvh.channel_count();
+  for (int f = 0; f < clip.frames; ++f) {
+    const float* row = bvh.values.data() + size_t(f) * channels;
+    for (int j = 0; j < joints; ++j) {
+      const BvhJoint& joint = bvh.joints[j];
+      Vec3 p = skeleton.offsets[j];
+      for (size_t c = 0; c < joint.channels.size(); ++c) {
+        if (joint.channels[c] == BvhChannel::Xposition) p.x = row[c] * unit_scale;
+        if (joint.channels[c] == BvhChannel::Yposition) p.y = row[c] * unit_scale;
+        if (joint.channels[c] == BvhChannel::Zposition) p.z = row[c] * unit_scale;
+      }
+      clip.position(f, j) = p;
+      clip.rotation(f, j) = bvh_rotation(joint.channels, row);
+      row += joint.channels.size();
+    }
+  }
+}
+
+BvhFile bvh_from_clip(const Skeleton& skeleton, const Clip& clip, const std::string& order,
+                      float unit_scale) {
+  const std::vector<BvhChannel> rotations = rotation_order(order);
+  BvhFile bvh;
+  std::vector<bool> has_child(size_t(clip.joints), false);
+  for (int j = 0; j < clip.joints; ++j) {
+    if (skeleton.parents[j] >= 0) has_child[size_t(skeleton.parents[j])] = true;
+  }
+  for (int j = 0; j < clip.joints; ++j) {
+    BvhJoint joint;
+    joint.name = skeleton.names[j];
+    joint.parent = skeleton.parents[j];
+    joint.offset = skeleton.offsets[j] / unit_scale;
+    joint.channels = {BvhChannel::Xposition, BvhChannel::Yposition, BvhChannel::Zposition};
+    joint.channels.insert(joint.channels.end(), rotations.begin(), rotations.end());
+    joint.has_end_site = !has_child[size_t(j)];
+    bvh.joints.push_back(joint);
+  }
+  bvh.frame_time = 1.0 / clip.fps;
+  bvh.frame_count = clip.frames;
+  bvh.values.reserve(size_t(clip.frames) * clip.joints * 6);
+  for (int f = 0; f < clip.frames; ++f) {
+    for (int j = 0; j < clip.joints; ++j) {
+      const Vec3 p = clip.position(f, j) / unit_scale;
+      float euler[3];
+      bvh_euler(rotations, clip.rotation(f, j), euler);
+      bvh.values.insert(bvh.values.end(), {p.x, p.y, p.z, euler[0], euler[1], euler[2]});
+    }
+  }
+  return bvh;
+}
+
+void collapse_joints(const std::vector<std::string>& names, Skeleton& skeleton, Clip& clip) {
+  for (const std::string& name : names) {
+    const int gone = skeleton.find(name);
+    if (gone < 0) {
+      throw InputError("collapse: unknown joint '" + name + "'; available joints: " +
+                       skeleton.joined_names());
+    }
+    const int parent = skeleton.parents[gone];
+    const long children = std::count(skeleton.parents.begin(), skeleton.parents.end(), gone);
+    if (parent < 0 && children > 1) {
+      throw InputError("collapse: root joint '" + name + "' has several children");
+    }
+    Skeleton s;
+    Clip c = clip;
+    c.joints = clip.joints - 1;
+    c.positions.clear();
+    c.rotations.clear();
+    std::vector<int> remap(size_t(clip.joints), -1);
+    for (int j = 0, k = 0; j < clip.joints; ++j) {
+      if (j != gone) remap[size_t(j)] = k++;
+    }
+    for (int j = 0; j < clip.joints; ++j) {
+      if (j == gone) continue;
+      const bool child = skeleton.parents[j] == gone;
+      const int p = child ? parent : skeleton.parents[j];
+      s.names.push_back(skeleton.names[j]);
+      s.parents.push_back(p < 0 ? -1 : remap[size_t(p)]);
+      s.offsets.push_back(child ? skeleton.offsets[gone] + skeleton.offsets[j] : skeleton.offsets[j]);
+    }
+    for (int f = 0; f < clip.frames; ++f) {
+      for (int j = 0; j < clip.joints; ++j) {
+        if (j == gone) continue;
+        Vec3 p = clip.position(f, j);
+        Quat q = clip.rotation(f, j);
+        if (skeleton.parents[j] == gone) {
+          p = clip.position(f, gone) + rotate(clip.rotation(f, gone), p);
+          q = clip.rotation(f, gone) * q;
+        }
+        c.positions.push_back(p);
+        c.rotations.push_back(q);
+      }
+    }
+    skeleton = std::move(s);
+    clip = std::move(c);
+  }
+}
+
+Clip resample(const Clip& clip, float fps) {
+  const double duration = double(clip.frames - 1) / clip.fps;
+  Clip out = clip;
+  out.fps = fps;
+  out.frames = static_cast<int>(std::floor(duration * fps + 1e-4)) + 1;
+  out.positions.resize(size_t(out.frames) * clip.joints);
+  out.rotations.resize(size_t(out.frames) * clip.joints);
+  for (int f = 0; f < out.frames; ++f) {
+    const double t = double(f) / fps * clip.fps;
+    const int i0 = std::min(static_cast<int>(std::floor(t)), clip.frames - 1);
+    const int i1 = std::min(i0 + 1, clip.frames - 1);
+    const float a = static_cast<float>(t - i0);
+    for (int j = 0; j < clip.joints; ++j) {
+      out.position(f, j) = lerp(clip.position(i0, j), clip.position(i1, j), a);
+      out.rotation(f, j) = slerp(clip.rotation(i0, j), clip.rotation(i1, j), a);
+    }
+  }
+  return out;
+}
+
+std::vector<int> mirror_pairs(const Skeleton& skeleton,
+                              const std::vector<std::pair<std::string, std::string>>& patterns) {
+  std::vector<int> pairs(size_t(skeleton.joint_count()));
+  for (int j = 0; j < skeleton.joint_count(); ++j) {
+    pairs[size_t(j)] = j;
+    const std::string& name = skeleton.names[j];
+    for (const auto& pattern : patterns) {
+      for (int side = 0; side < 2 && pairs[size_t(j)] == j; ++side) {
+        const std::string& from = side == 0 ? pattern.first : pattern.second;
+        const std::string& to = side == 0 ? pattern.second : pattern.first;
+        const size_t at = name.find(from);
+        if (from.empty() || at == std::string::npos) continue;
+        const int other = skeleton.find(name.substr(0, at) + to + name.substr(at + from.size()));
+        if (other >= 0) pairs[size_t(j)] = other;
+      }
+    }
+  }
+  return pairs;
+}
+
+Clip mirror(const Clip& clip, const std::vector<int>& pairs) {
+  Clip out = clip;
+  for (int f = 0; f < clip.frames; ++f) {
+    for (int j = 0; j < clip.joints; ++j) {
+      out.position(f, j) = mirror_position(clip.position(f, pairs[size_t(j)]));
+      out.rotation(f, j) = mirror_rotation(clip.rotation(f, pairs[size_t(j)]));
+    }
+  }
+  return out;
+}
+
+void add_simulation_bone(const SimulationBoneSettings& settings, Skeleton& skeleton, Clip& clip) {
+  const std::vector<Vec3> globals = global_positions(skeleton, clip);
+  std::vector<Vec3> root(size_t(clip.frames)), facing(size_t(clip.frames));
+  for (int f = 0; f < clip.frames; ++f) {
+    const Vec3* g = &globals[size_t(f) * clip.joints];
+    root[size_t(f)] = Vec3{g[settings.hips].x, 0.0f, g[settings.hips].z};
+    Vec3 lateral;
+    for (int j : settings.left) lateral = lateral + g[j];
+    for (int j : settings.right) lateral = lateral - g[j];
+    facing[size_t(f)] = normalize(cross(lateral, kUp));
+  }
+  smooth_component(root, &Vec3::x, settings.position_sigma * clip.fps);
+  smooth_component(root, &Vec3::z, settings.position_sigma * clip.fps);
+  smooth_component(facing, &Vec3::x, settings.direction_sigma * clip.fps);
+  smooth_component(facing, &Vec3::z, settings.direction_sigma * clip.fps);
+
+  Clip out = clip;
+  out.joints = clip.joints + 1;
+  out.positions.clear();
+  out.rotations.clear();
+  for (int f = 0; f < clip.frames; ++f) {
+    const Quat sim_rotation = quat_from_heading(facing[size_t(f)]);
+    out.positions.push_back(root[size_t(f)]);
+    out.rotations.push_back(sim_rotation);
+    for (int j = 0; j < clip.joints; ++j) {
+      const bool is_root = skeleton.parents[j] < 0;
+      out.positions.push_back(is_root ? inverse_rotate(sim_rotation, clip.position(f, j) - root[size_t(f)])
+                                      : clip.position(f, j));
+      out.rotations.push_back(is_root ? inverse(sim_rotation) * clip.rotation(f, j)
+                                      : clip.rotation(f, j));
+    }
+  }
+  Skeleton s;
+  s.names.push_back("Simulation");
+  s.parents.push_back(-1);
+  s.offsets.push_back(Vec3{});
+  for (int j = 0; j < clip.joints; ++j) {
+    s.names.push_back(skeleton.names[j]);
+    s.parents.push_back(skeleton.parents[j] + 1);
+    s.offsets.push_back(skeleton.offsets[j]);
+  }
+  skeleton = std::move(s);
+  clip = std::move(out);
+}
+
+void compute_velocities(const Clip& clip, std::vector<Vec3>& velocities,
+                        std::vector<Vec3>& angular_velocities) {
+  velocities.assign(clip.positions.size(), Vec3{});
+  angular_velocities.assign(clip.positions.size(), Vec3{});
+  if (clip.frames < 2) return;
+  for (int f = 0; f < clip.frames; ++f) {
+    const int prev = std::max(f - 1, 0), next = std::min(f + 1, clip.frames - 1);
+    const float inv_dt = clip.fps / float(next - prev);
+    for (int j = 0; j < clip.joints; ++j) {
+      const size_t i = size_t(f) * clip.joints + j;
+      velocities[i] = (clip.position(next, j) - clip.position(prev, j)) * inv_dt;
+      angular_velocities[i] =
+          to_scaled_angle_axis(clip.rotation(next, j) * inverse(clip.rotation(prev, j))) * inv_dt;
+    }
+  }
+}
+
+std::vector<uint8_t> compute_contacts(const ContactSettings& settings, const Skeleton& skeleton,
+                                      const Clip& clip, const std::vector<Vec3>& velocities,
+                                      const std::vector<Vec3>& angular_velocities) {
+  const size_t count = settings.joints.size();
+  std::vector<uint8_t> raw(size_t(clip.frames) * count);
+  std::vector<Vec3> gp(size_t(clip.joints)), gv(size_t(clip.joints)), ga(size_t(clip.joints));
+  std::vector<Quat> gr(size_t(clip.joints));
+  for (int f = 0; f < clip.frames; ++f) {
+    const size_t i = size_t(f) * clip.joints;
+    forward_kinematics_velocity(skeleton.parents.data(), clip.joints, &clip.positions[i],
+                                &clip.rotations[i], &velocities[i], &angular_velocities[i],
+                                gp.data(), gr.data(), gv.data(), ga.data());
+    for (size_t c = 0; c < count; ++c) {
+      const int j = settings.joints[c];
+      raw[size_t(f) * count + c] =
+          length(gv[size_t(j)]) < settings.velocity_threshold && gp[size_t(j)].y < settings.height_threshold;
+    }
+  }
+  const int half = static_cast<int>(std::lround(settings.filter_seconds * clip.fps));
+  std::vector<uint8_t> out(raw.size());
+  for (int f = 0; f < clip.frames; ++f) {
+    for (size_t c = 0; c < count; ++c) {
+      int on = 0, total = 0;
+      for (int k = std::max(0, f - half); k <= std::min(clip.frames - 1, f + half); ++k, ++total) {
+        on += raw[size_t(k) * count + c];
+      }
+      out[size_t(f) * count + c] = 2 * on > total;
+    }
+  }
+  return out;
+}
+
+std::vector<float> gaussian_filter(const std::vector<float>& values, float sigma) {
+  if (!(sigma > 0.0f) || values.empty()) return values;
+  const int radius = static_cast<int>(std::ceil(3.0f * sigma));
+  std::vector<float> kernel(size_t(2 * radius + 1));
+  float sum = 0.0f;
+  for (int k = -radius; k <= radius; ++k) {
+    kernel[size_t(k + radius)] = std::exp(-0.5f * float(k * k) / (sigma * sigma));
+    sum += kernel[size_t(k + radius)];
+  }
+  const int n = static_cast<int>(values.size());
+  std::vector<float> out(values.size());
+  for (int i = 0; i < n; ++i) {
+    float acc = 0.0f;
+    for (int k = -radius; k <= radius; ++k) {
+      acc += kernel[size_t(k + radius)] * values[size_t(std::clamp(i + k, 0, n - 1))];
+    }
+    out[size_t(i)] = acc / sum;
+  }
+  return out;
+}
+
+}  // namespace lmm::pipeline

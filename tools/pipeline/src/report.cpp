@@ -1,0 +1,89 @@
+#include "lmm/pipeline/report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <exception>
+
+#include <cxxopts.hpp>
+#include <spdlog/spdlog.h>
+
+#include "lmm/blob.hpp"
+#include "lmm/pipeline/bvh.hpp"
+
+namespace lmm::pipeline {
+
+std::string json_quote(const std::string& value) {
+  std::string out = "\"";
+  for (char c : value) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+JsonObject& JsonObject::raw(const std::string& key, const std::string& json) {
+  fields_.push_back(json_quote(key) + ": " + json);
+  return *this;
+}
+
+JsonObject& JsonObject::number(const std::string& key, double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", value);
+  return raw(key, std::isfinite(value) ? buf : "null");
+}
+
+JsonObject& JsonObject::text(const std::string& key, const std::string& value) {
+  return raw(key, json_quote(value));
+}
+
+JsonObject& JsonObject::boolean(const std::string& key, bool value) {
+  return raw(key, value ? "true" : "false");
+}
+
+JsonObject& JsonObject::texts(const std::string& key, const std::vector<std::string>& values) {
+  std::string json = "[";
+  for (size_t i = 0; i < values.size(); ++i) json += (i ? ", " : "") + json_quote(values[i]);
+  return raw(key, json + "]");
+}
+
+JsonObject& JsonObject::objects(const std::string& key, const std::vector<JsonObject>& values) {
+  std::string json = "[";
+  for (size_t i = 0; i < values.size(); ++i) json += (i ? ", " : "") + values[i].str();
+  return raw(key, json + "]");
+}
+
+std::string JsonObject::str() const {
+  std::string out = "{";
+  for (size_t i = 0; i < fields_.size(); ++i) out += (i ? ", " : "") + fields_[i];
+  return out + "}";
+}
+
+void write_json(const std::string& path, const JsonObject& json) {
+  const std::string text = json.str() + "\n";
+  std::string error;
+  if (!write_file_atomic(path, reinterpret_cast<const uint8_t*>(text.data()), text.size(), error)) {
+    throw InputError(error);
+  }
+}
+
+int run_cli(const char* tool, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const cxxopts::exceptions::exception& e) {
+    spdlog::error("{}: {} (see --help)", tool, e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    spdlog::error("{}: {}", tool, e.what());
+    return 1;
+  }
+}
+
+}  // namespace lmm::pipeline
