@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Quick start: installs the dependencies, builds lmm-import and lmm-inspect, imports the
+# "normal" locomotion clips of the Bandai-Namco-Research-Motiondataset into a motion database
+# and prints its summary.
+#
+# Usage: scripts/quickstart.sh [DATA_DIR]
+#   DATA_DIR   a bandai-loco folder (with a normal/ subfolder, optionally normal-extra/) or any
+#              folder that directly contains .bvh files. Default: $LMM_DATA, else the cache folder
+#              ${XDG_CACHE_HOME:-$HOME/.cache}/lmmkit/bandai-loco, downloaded on first use.
+# Environment: LMM_DATA, LMM_JOBS (build jobs, default 2), LMM_SKIP_INSTALL=1 (skip
+# install-deps.sh), LMM_FETCH_TIMEOUT (seconds for the download, default 600), LMM_DATA_REPO
+# (git URL of a mirror of the dataset repository).
+# Writes build/release-tools/ (the build), build/quickstart/normal.mmdb and import.json.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root="$(pwd)"
+
+repo_url="${LMM_DATA_REPO:-https://github.com/BandaiNamcoResearchInc/Bandai-Namco-Research-Motiondataset.git}"
+repo_folder="dataset/Bandai-Namco-Research-Motiondataset-2/data"
+file_patterns=(
+  "dataset-2_walk_normal_*.bvh"
+  "dataset-2_walk-turn-left_normal_*.bvh"
+  "dataset-2_walk-turn-right_normal_*.bvh"
+  "dataset-2_run_normal_*.bvh"
+)
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/lmmkit/bandai-loco"
+jobs="${LMM_JOBS:-2}"
+fetch_timeout="${LMM_FETCH_TIMEOUT:-600}"
+
+say() { echo "quickstart: $*"; }
+die() { echo "quickstart: ERROR: $*" >&2; exit 1; }
+
+case "${1:-}" in
+  -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
+[[ $# -le 1 ]] || die "too many arguments (usage: scripts/quickstart.sh [DATA_DIR])"
+
+# Tells the user how to get the data by hand, then exits 1.
+data_help() {
+  cat >&2 <<EOF
+
+quickstart: ERROR: $1
+
+To get the sample data by hand, download these files:
+  repository: $repo_url
+              (https://github.com/BandaiNamcoResearchInc/Bandai-Namco-Research-Motiondataset)
+  folder:     $repo_folder/
+  files:      ${file_patterns[*]}
+              (walk, walk-turn-left, walk-turn-right and run in the "normal" style, about 145 BVH files)
+and put them in
+  $cache/normal/
+or in the normal/ subfolder of any folder you pass as the argument or as LMM_DATA, e.g.
+  scripts/quickstart.sh /path/to/bandai-loco     # with /path/to/bandai-loco/normal/*.bvh
+
+License: the dataset is by Bandai Namco Research Inc. under CC BY-NC 4.0 (non-commercial use
+only). Attribution: "Bandai-Namco-Research-Motiondataset, Bandai Namco Research Inc., CC BY-NC 4.0".
+EOF
+  exit 1
+}
+
+# Number of .bvh files directly inside folder $1 (0 if it does not exist).
+count_bvh() {
+  [[ -d "$1" ]] || { echo 0; return; }
+  find "$1" -maxdepth 1 -type f -iname '*.bvh' | wc -l
+}
+
+# Downloads the normal-style locomotion clips into $cache/normal with a shallow, sparse,
+# blob-filtered clone. Returns non-zero on any failure (offline, timeout, unexpected content).
+fetch_data() {
+  local parent tmp
+  parent="$(dirname "$cache")"
+  mkdir -p "$parent" || return 1
+  tmp="$(mktemp -d "$parent/download.XXXXXX")" || return 1
+  local patterns=()
+  local p
+  for p in "${file_patterns[@]}"; do patterns+=("/$repo_folder/$p"); done
+  say "downloading the sample data (about 145 BVH files) from $repo_url"
+  say "(shallow sparse clone, timeout ${fetch_timeout}s; license CC BY-NC 4.0, non-commercial)"
+  if ! GIT_TERMINAL_PROMPT=0 timeout "$fetch_timeout" bash -c '
+        set -euo pipefail
+        url="$1"; dir="$2"; shift 2
+        git clone --quiet --depth 1 --filter=blob:none --sparse "$url" "$dir"
+        git -C "$dir" sparse-checkout set --no-cone "$@"
+      ' fetch "$repo_url" "$tmp/repo" "${patterns[@]}"; then
+    rm -rf "$tmp"
+    return 1
+  fi
+  local src="$tmp/repo/$repo_folder"
+  local n
+  n="$(count_bvh "$src")"
+  if [[ "$n" -eq 0 ]]; then
+    say "the download contains no BVH files under $repo_folder/ (repository layout changed?)"
+    rm -rf "$tmp"
+    return 1
+  fi
+  # Git LFS pointers instead of BVH text would mean the files must be fetched another way.
+  local first
+  first="$(find "$src" -maxdepth 1 -type f -iname '*.bvh' | head -n 1)"
+  if ! head -c 64 "$first" | grep -q HIERARCHY; then
+    say "downloaded files are not BVH text (e.g. $(basename "$first"))"
+    rm -rf "$tmp"
+    return 1
+  fi
+  mkdir -p "$tmp/normal"
+  find "$src" -maxdepth 1 -type f -iname '*.bvh' -exec mv -t "$tmp/normal" {} +
+  mkdir -p "$cache"
+  rm -rf "$cache/normal"
+  mv "$tmp/normal" "$cache/normal"
+  rm -rf "$tmp"
+  say "downloaded $n BVH files to $cache/normal"
+}
+
+# --- dependencies and build -------------------------------------------------------------------
+if [[ "${LMM_SKIP_INSTALL:-0}" != 1 ]]; then
+  bash scripts/install-deps.sh || die "installing the dependencies failed (see above)"
+fi
+
+build="build/release-tools"
+say "configuring $build (Release, tools on, training off, tests off)"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DLMM_BUILD_TOOLS=ON -DLMM_BUILD_TRAINING=OFF \
+  -DLMM_BUILD_TESTS=OFF -DLMM_BUILD_BENCH=OFF -DLMM_SANITIZE=OFF \
+  || die "cmake configure failed (see above)"
+say "building lmm-import and lmm-inspect"
+cmake --build "$build" -j "$jobs" --target lmm-import lmm-inspect || die "build failed (see above)"
+import_bin="$root/$build/tools/lmm-import"
+inspect_bin="$root/$build/tools/lmm-inspect"
+[[ -x "$import_bin" && -x "$inspect_bin" ]] || die "tools not found in $build/tools/"
+
+# --- data -------------------------------------------------------------------------------------
+if [[ $# -eq 1 ]]; then
+  data="$1"; origin="argument"
+elif [[ -n "${LMM_DATA:-}" ]]; then
+  data="$LMM_DATA"; origin="LMM_DATA"
+else
+  data="$cache"; origin="cache"
+  if [[ "$(count_bvh "$cache/normal")" -eq 0 ]]; then
+    fetch_data || data_help "could not download the sample data (offline, blocked or timed out)."
+  fi
+fi
+[[ -d "$data" ]] || data_help "data folder '$data' (from $origin) does not exist."
+data="$(cd "$data" && pwd)"
+
+inputs=()
+if [[ "$(count_bvh "$data/normal")" -gt 0 ]]; then
+  inputs+=("$data/normal")
+  if [[ "$(count_bvh "$data/normal-extra")" -gt 0 ]]; then
+    inputs+=("$data/normal-extra")
+  fi
+elif [[ "$(count_bvh "$data")" -gt 0 ]]; then
+  inputs+=("$data")
+else
+  data_help "no .bvh files in '$data/normal/' or '$data/' (data folder from $origin)."
+fi
+
+# --- import and inspect -----------------------------------------------------------------------
+out="build/quickstart"
+mkdir -p "$out"
+say "importing ${inputs[*]}"
+"$import_bin" "${inputs[@]}" --out "$out/normal.mmdb" --json "$out/import.json" \
+  || die "lmm-import failed (see above)"
+echo
+"$inspect_bin" "$out/normal.mmdb" || die "lmm-inspect failed (see above)"
+echo
+say "done"
+say "database:       $root/$out/normal.mmdb"
+say "import summary: $root/$out/import.json"
+say "tools:          $root/$build/tools/lmm-import, $root/$build/tools/lmm-inspect"
