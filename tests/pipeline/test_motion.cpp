@@ -37,20 +37,49 @@ TEST(Motion, MirrorPairsFollowPatterns) {
 
 TEST(Motion, MirroringTwiceIsTheIdentity) {
   const Loaded l = load(test::circle_walk_bvh(150.0f, 300.0f, 20, 30.0f));
-  const std::vector<int> pairs = mirror_pairs(l.skeleton, {{"_L", "_R"}});
-  const Clip once = mirror(l.clip, pairs);
-  const Clip twice = mirror(once, pairs);
+  const MirrorMap map = mirror_map(l.skeleton, {{"_L", "_R"}}, mean_local_rotations({&l.clip}));
+  const Clip once = mirror(l.clip, l.skeleton, map);
+  const Clip twice = mirror(once, l.skeleton, map);
   for (size_t i = 0; i < l.clip.positions.size(); ++i) {
-    EXPECT_EQ(twice.positions[i].x, l.clip.positions[i].x);
-    EXPECT_EQ(twice.positions[i].z, l.clip.positions[i].z);
-    EXPECT_EQ(twice.rotations[i].y, l.clip.rotations[i].y);
-    EXPECT_EQ(twice.rotations[i].w, l.clip.rotations[i].w);
+    EXPECT_NEAR(length(twice.positions[i] - l.clip.positions[i]), 0.0f, 1e-6f) << i;
+    EXPECT_GT(std::fabs(dot(twice.rotations[i], l.clip.rotations[i])), 1.0f - 1e-6f) << i;
   }
   // Once mirrored, the left foot is where the right one was, reflected across x = 0.
   const std::vector<Vec3> a = globals(l.skeleton, l.clip, 13), b = globals(l.skeleton, once, 13);
   EXPECT_NEAR(b[3].x, -a[5].x, 1e-5f);
   EXPECT_NEAR(b[3].y, a[5].y, 1e-5f);
   EXPECT_NEAR(b[3].z, a[5].z, 1e-5f);
+}
+
+TEST(Motion, MirroringMapsLocalFramesOfAsymmetricSkeletons) {
+  // Legs built along local +X (left) and -X (right), as in the Bandai files, with constant
+  // "joint orient" rotations that point them down. Pose A swings the left leg forward by
+  // 30 degrees, pose B the right one; mirroring A must give B in local terms.
+  constexpr float kPi = 3.14159265f;
+  Skeleton s{{"Hips", "UpperLeg_L", "Foot_L", "UpperLeg_R", "Foot_R"},
+             {-1, 0, 1, 0, 3},
+             {{0, 0.9f, 0}, {0.1f, -0.05f, 0}, {0.8f, 0, 0}, {-0.1f, -0.05f, 0}, {-0.8f, 0, 0}}};
+  const Quat left_down = quat_from_angle_axis(-0.5f * kPi, {0, 0, 1});
+  const Quat right_down = quat_from_angle_axis(0.5f * kPi, {0, 0, 1});
+  const Quat swing = quat_from_angle_axis(-kPi / 6, {1, 0, 0});
+  Clip clip;
+  clip.frames = 2;
+  clip.joints = 5;
+  clip.positions = {s.offsets[0], s.offsets[1], s.offsets[2], s.offsets[3], s.offsets[4],
+                    s.offsets[0], s.offsets[1], s.offsets[2], s.offsets[3], s.offsets[4]};
+  clip.rotations = {Quat{}, swing * left_down, Quat{}, right_down, Quat{},
+                    Quat{}, left_down, Quat{}, swing * right_down, Quat{}};
+  const MirrorMap map = mirror_map(s, {{"_L", "_R"}}, mean_local_rotations({&clip}));
+  const Clip mirrored = mirror(clip, s, map);
+  for (int j = 0; j < 5; ++j) {
+    EXPECT_GT(std::fabs(dot(mirrored.rotation(0, j), clip.rotation(1, j))), 1.0f - 1e-5f) << s.names[j];
+    EXPECT_NEAR(length(mirrored.position(0, j) - clip.position(1, j)), 0.0f, 1e-5f) << s.names[j];
+  }
+  // And the global pose is the reflection of the original.
+  const std::vector<Vec3> a = globals(s, clip, 0), b = globals(s, mirrored, 0);
+  EXPECT_NEAR(b[4].x, -a[2].x, 1e-5f);
+  EXPECT_NEAR(b[4].z, a[2].z, 1e-5f);
+  EXPECT_GT(b[4].z, 0.3f);  // the right foot is now forward
 }
 
 TEST(Motion, ResampleKeepsDurationAndInterpolates) {

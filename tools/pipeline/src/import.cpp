@@ -26,7 +26,7 @@ struct ParsedFile {
 // Everything derived once from the reference skeleton and the configs.
 struct Plan {
   Skeleton skeleton;  // final skeleton, joint 0 = simulation bone
-  std::vector<int> mirror_pairs;
+  MirrorMap mirror;
   SimulationBoneSettings simulation;
   ContactSettings contacts;
   FeatureSchema schema;
@@ -51,7 +51,11 @@ ParsedFile parse_file(const std::string& path, const SkeletonConfig& config) {
   try {
     const BvhFile bvh = read_bvh(path);
     clip_from_bvh(bvh, config.unit_scale, fs::path(path).stem().string(), parsed.skeleton, parsed.clip);
-    collapse_joints(config.collapse, parsed.skeleton, parsed.clip);
+    std::vector<std::string> present;
+    for (const std::string& name : config.collapse) {
+      if (parsed.skeleton.find(name) >= 0) present.push_back(name);
+    }
+    collapse_joints(present, parsed.skeleton, parsed.clip);
   } catch (const InputError& e) {
     parsed.error = e.what();
     if (parsed.error.rfind(path, 0) != 0) parsed.error = path + ": " + parsed.error;
@@ -81,10 +85,14 @@ std::vector<int> resolve_all(const SkeletonConfig& config, const Skeleton& skele
   return out;
 }
 
-Plan make_plan(const Skeleton& bvh_skeleton, const Clip& sample, const ImportOptions& options) {
+Plan make_plan(const std::vector<const ParsedFile*>& good, const ImportOptions& options) {
+  const Skeleton& bvh_skeleton = good.front()->skeleton;
+  const Clip& sample = good.front()->clip;
   const SkeletonConfig& config = options.skeleton;
   Plan plan;
-  plan.mirror_pairs = mirror_pairs(bvh_skeleton, config.mirror_patterns);
+  std::vector<const Clip*> clips;
+  for (const ParsedFile* file : good) clips.push_back(&file->clip);
+  plan.mirror = mirror_map(bvh_skeleton, config.mirror_patterns, mean_local_rotations(clips));
   plan.simulation.hips = config.resolve(bvh_skeleton, "hips");
   plan.simulation.left = resolve_all(config, bvh_skeleton, config.facing_left);
   plan.simulation.right = resolve_all(config, bvh_skeleton, config.facing_right);
@@ -113,7 +121,7 @@ ProcessedClip process_clip(const ParsedFile& file, const Plan& plan, bool mirror
   out.mirrored = mirrored;
   Skeleton skeleton = file.skeleton;
   out.clip = resample(file.clip, fps);
-  if (mirrored) out.clip = mirror(out.clip, plan.mirror_pairs);
+  if (mirrored) out.clip = mirror(out.clip, file.skeleton, plan.mirror);
   add_simulation_bone(plan.simulation, skeleton, out.clip);
   compute_velocities(out.clip, out.velocities, out.angular_velocities);
   out.contacts = compute_contacts(plan.contacts, skeleton, out.clip, out.velocities, out.angular_velocities);
@@ -238,6 +246,14 @@ std::vector<std::string> collect_bvh_files(const std::vector<std::string>& input
   return files;
 }
 
+RootSample root_sample(const ProcessedClip& pc, int frame) {
+  const Clip& clip = pc.clip;
+  const int k = std::clamp(frame, 0, clip.frames - 1);
+  const Vec3 velocity = pc.velocities[size_t(k) * size_t(clip.joints)];
+  const Vec3 extrapolated = clip.position(k, 0) + velocity * (float(frame - k) / clip.fps);
+  return RootSample{Vec3{extrapolated.x, 0.0f, extrapolated.z}, clip.rotation(k, 0)};
+}
+
 std::vector<float> clip_features(const FeatureSchema& schema, const Skeleton& skeleton,
                                  const ProcessedClip& pc) {
   const Clip& clip = pc.clip;
@@ -247,8 +263,7 @@ std::vector<float> clip_features(const FeatureSchema& schema, const Skeleton& sk
   std::vector<RootSample> trajectory(schema.trajectory_offsets.size());
   for (int f = 0; f < clip.frames; ++f) {
     for (size_t s = 0; s < trajectory.size(); ++s) {
-      const int k = std::clamp(f + schema.trajectory_offsets[s], 0, clip.frames - 1);
-      trajectory[s] = RootSample{clip.position(k, 0), clip.rotation(k, 0)};
+      trajectory[s] = root_sample(pc, f + schema.trajectory_offsets[s]);
     }
     const size_t i = size_t(f) * size_t(clip.joints);
     features_from_local_pose(schema, skeleton.parents.data(), clip.joints, &clip.positions[i],
@@ -312,7 +327,7 @@ ImportSummary import_database(const ImportOptions& options, const std::string& o
   }
   if (good.empty()) throw InputError("every input file was bad; nothing written");
 
-  const Plan plan = make_plan(good.front()->skeleton, good.front()->clip, options);
+  const Plan plan = make_plan(good, options);
   const int variants = options.mirror ? 2 : 1;
   std::vector<ProcessedClip> clips(good.size() * size_t(variants));
   done = 0;

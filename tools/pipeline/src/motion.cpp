@@ -11,6 +11,68 @@ constexpr Vec3 kUp{0.0f, 1.0f, 0.0f};
 Vec3 mirror_position(Vec3 p) { return {-p.x, p.y, p.z}; }
 Quat mirror_rotation(Quat q) { return {q.w, q.x, -q.y, -q.z}; }
 
+// The shortest rotation turning direction a into direction b.
+Quat rotation_between(Vec3 a, Vec3 b) {
+  a = normalize(a);
+  b = normalize(b);
+  const Vec3 axis = cross(a, b);
+  if (length(axis) < 1e-6f) {
+    if (dot(a, b) > 0.0f) return Quat{};
+    const Vec3 side = std::fabs(a.x) < 0.9f ? Vec3{1, 0, 0} : Vec3{0, 1, 0};
+    return quat_from_angle_axis(3.14159265f, normalize(cross(a, side)));
+  }
+  return quat_from_angle_axis(std::atan2(length(axis), dot(a, b)), normalize(axis));
+}
+
+// Rotation of the orthonormal frame built from (a, a x b) (TRIAD).
+Quat frame_rotation(Vec3 a, Vec3 b) {
+  const Vec3 x = normalize(a), z = normalize(cross(a, b)), y = cross(z, x);
+  // Rotation matrix with columns x, y, z, converted to a quaternion.
+  const float m00 = x.x, m11 = y.y, m22 = z.z, trace = m00 + m11 + m22;
+  Quat q;
+  if (trace > 0.0f) {
+    const float s = 0.5f / std::sqrt(trace + 1.0f);
+    q = Quat{0.25f / s, (y.z - z.y) * s, (z.x - x.z) * s, (x.y - y.x) * s};
+  } else if (m00 > m11 && m00 > m22) {
+    const float s = 2.0f * std::sqrt(1.0f + m00 - m11 - m22);
+    q = Quat{(y.z - z.y) / s, 0.25f * s, (y.x + x.y) / s, (z.x + x.z) / s};
+  } else if (m11 > m22) {
+    const float s = 2.0f * std::sqrt(1.0f + m11 - m00 - m22);
+    q = Quat{(z.x - x.z) / s, (y.x + x.y) / s, 0.25f * s, (z.y + y.z) / s};
+  } else {
+    const float s = 2.0f * std::sqrt(1.0f + m22 - m00 - m11);
+    q = Quat{(x.y - y.x) / s, (z.x + x.z) / s, (z.y + y.z) / s, 0.25f * s};
+  }
+  return normalize(q);
+}
+
+// A rotation K with K * from[i] ~ to[i]: `fallback` when it already fits (or there is nothing
+// to fit), else the two-vector frame fit, else the shortest rotation for the first vector.
+Quat fit_rotation(const std::vector<Vec3>& from, const std::vector<Vec3>& to, Quat fallback) {
+  bool fits = true;
+  for (size_t i = 0; i < from.size(); ++i) {
+    fits = fits && length(rotate(fallback, from[i]) - to[i]) <= 0.05f * length(from[i]) + 1e-4f;
+  }
+  if (fits) return fallback;
+  for (size_t i = 1; i < from.size(); ++i) {
+    if (length(cross(normalize(from[0]), normalize(from[i]))) > 0.1f) {
+      return frame_rotation(to[0], to[i]) * inverse(frame_rotation(from[0], from[i]));
+    }
+  }
+  return rotation_between(from[0], to[0]);
+}
+
+// K of a root joint: maps its children's rest offsets onto their partners' mirrored offsets.
+Quat root_correction(const Skeleton& skeleton, const std::vector<int>& pairs, int root) {
+  std::vector<Vec3> own, mirrored;
+  for (int c = root + 1; c < skeleton.joint_count(); ++c) {
+    if (skeleton.parents[size_t(c)] != root || length(skeleton.offsets[size_t(c)]) < 1e-6f) continue;
+    own.push_back(skeleton.offsets[size_t(c)]);
+    mirrored.push_back(mirror_position(skeleton.offsets[size_t(pairs[size_t(c)])]));
+  }
+  return own.empty() ? Quat{} : fit_rotation(own, mirrored, Quat{});
+}
+
 // Global positions of every joint for every frame.
 std::vector<Vec3> global_positions(const Skeleton& skeleton, const Clip& clip) {
   std::vector<Vec3> out(clip.positions.size());
@@ -188,12 +250,60 @@ std::vector<int> mirror_pairs(const Skeleton& skeleton,
   return pairs;
 }
 
-Clip mirror(const Clip& clip, const std::vector<int>& pairs) {
+MirrorMap mirror_map(const Skeleton& skeleton,
+                     const std::vector<std::pair<std::string, std::string>>& patterns,
+                     const std::vector<Quat>& reference) {
+  MirrorMap map;
+  map.pairs = mirror_pairs(skeleton, patterns);
+  const int n = skeleton.joint_count();
+  map.corrections.assign(size_t(n), Quat{});
+  for (int j = 0; j < n; ++j) {
+    const int pair = map.pairs[size_t(j)], parent = skeleton.parents[size_t(j)];
+    Quat k;
+    if (pair < j) {
+      k = mirror_rotation(inverse(map.corrections[size_t(pair)]));  // symmetric with the partner
+    } else if (parent < 0) {
+      k = root_correction(skeleton, map.pairs, j);
+    } else {
+      // The mirrored reference pose must equal the reference pose:
+      // inverse(K_parent) * mirror(reference[pair]) * K_j = reference[j].
+      k = inverse(mirror_rotation(reference[size_t(pair)])) * map.corrections[size_t(parent)] * reference[size_t(j)];
+    }
+    // A joint that is its own partner must satisfy mirror(K) = inverse(K) (no x component),
+    // or mirroring twice would not give the clip back.
+    if (pair == j) k = normalize(Quat{k.w, 0.0f, k.y, k.z});
+    map.corrections[size_t(j)] = k;
+  }
+  return map;
+}
+
+std::vector<Quat> mean_local_rotations(const std::vector<const Clip*>& clips) {
+  const int n = clips.empty() ? 0 : clips.front()->joints;
+  std::vector<Quat> sum(size_t(n), Quat{0, 0, 0, 0});
+  for (int j = 0; j < n; ++j) {
+    const Quat first = clips.front()->rotation(0, j);
+    Quat& s = sum[size_t(j)];
+    for (const Clip* clip : clips) {
+      for (int f = 0; f < clip->frames; ++f) {
+        const Quat q = clip->rotation(f, j);
+        const float sign = dot(q, first) < 0.0f ? -1.0f : 1.0f;
+        s = Quat{s.w + sign * q.w, s.x + sign * q.x, s.y + sign * q.y, s.z + sign * q.z};
+      }
+    }
+    s = normalize(s);
+  }
+  return sum;
+}
+
+Clip mirror(const Clip& clip, const Skeleton& skeleton, const MirrorMap& map) {
   Clip out = clip;
   for (int f = 0; f < clip.frames; ++f) {
     for (int j = 0; j < clip.joints; ++j) {
-      out.position(f, j) = mirror_position(clip.position(f, pairs[size_t(j)]));
-      out.rotation(f, j) = mirror_rotation(clip.rotation(f, pairs[size_t(j)]));
+      const int pair = map.pairs[size_t(j)], parent = skeleton.parents[size_t(j)];
+      const Quat k_parent = parent < 0 ? Quat{} : map.corrections[size_t(parent)];
+      const Vec3 p = mirror_position(clip.position(f, pair));
+      out.position(f, j) = parent < 0 ? p : inverse_rotate(k_parent, p);
+      out.rotation(f, j) = inverse(k_parent) * mirror_rotation(clip.rotation(f, pair)) * map.corrections[size_t(j)];
     }
   }
   return out;

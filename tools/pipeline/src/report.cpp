@@ -67,7 +67,10 @@ std::string JsonObject::str() const {
 }
 
 void write_json(const std::string& path, const JsonObject& json) {
-  const std::string text = json.str() + "\n";
+  write_text_atomic(path, json.str() + "\n");
+}
+
+void write_text_atomic(const std::string& path, const std::string& text) {
   std::string error;
   if (!write_file_atomic(path, reinterpret_cast<const uint8_t*>(text.data()), text.size(), error)) {
     throw InputError(error);

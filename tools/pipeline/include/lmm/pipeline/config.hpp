@@ -15,7 +15,7 @@ struct SkeletonConfig {
   std::string source;  // file the config came from, for messages
   std::string name;
   float unit_scale = 1.0f;                  // file units -> metres
-  std::vector<std::string> collapse;        // joints removed on import
+  std::vector<std::string> collapse;        // joints removed on import when present
   std::vector<std::pair<std::string, std::string>> roles;  // role -> joint name
   std::vector<std::pair<std::string, std::string>> mirror_patterns;  // (left, right)
   std::vector<std::string> facing_left, facing_right;  // roles or joints of the lateral axis

@@ -50,7 +50,11 @@ struct ProcessedClip {
 // for a missing path or when no BVH file is found.
 std::vector<std::string> collect_bvh_files(const std::vector<std::string>& inputs);
 
-// Raw features of every frame of a processed clip (trajectory samples clamped to the clip).
+// The root (joint 0) of `frame`; outside the clip, the end frame's root moved on at that
+// frame's velocity (clips are short, so clamping would fake a stop at every clip end).
+RootSample root_sample(const ProcessedClip& clip, int frame);
+
+// Raw features of every frame of a processed clip (trajectory samples from root_sample).
 std::vector<float> clip_features(const FeatureSchema& schema, const Skeleton& skeleton,
                                  const ProcessedClip& clip);
 

@@ -52,8 +52,29 @@ Clip resample(const Clip& clip, float fps);
 std::vector<int> mirror_pairs(const Skeleton& skeleton,
                               const std::vector<std::pair<std::string, std::string>>& patterns);
 
-// Mirrors a clip across the YZ plane (x -> -x) and swaps paired joints.
-Clip mirror(const Clip& clip, const std::vector<int>& pairs);
+// How to mirror a skeleton's local transforms. Mirroring the world across x = 0 and swapping
+// pairs gives correct global poses, but BVH joint frames are often not symmetric (Bandai's
+// right-side bones point along -X, and rotation channels carry constant joint orients): each
+// joint gets a constant rotation K_j that maps the mirrored frame back onto its own frame
+// convention, so that mirrored and original clips share local rotations for the same pose.
+struct MirrorMap {
+  std::vector<int> pairs;
+  std::vector<Quat> corrections;  // K_j per joint
+};
+
+// Pairs from `patterns`; K of the root from the rest offsets of its children, K of every other
+// joint from `reference` local rotations of a roughly symmetric pose (e.g. the mean pose of
+// the data), so that the mirrored reference pose equals the reference pose.
+MirrorMap mirror_map(const Skeleton& skeleton,
+                     const std::vector<std::pair<std::string, std::string>>& patterns,
+                     const std::vector<Quat>& reference);
+
+// Per-joint mean of the local rotations of `clips` (sign-aligned quaternion average).
+std::vector<Quat> mean_local_rotations(const std::vector<const Clip*>& clips);
+
+// Mirrors a clip across the YZ plane (x -> -x) and swaps paired joints; mirroring twice with
+// the same map gives the original clip back.
+Clip mirror(const Clip& clip, const Skeleton& skeleton, const MirrorMap& map);
 
 // How the simulation bone is derived from the body.
 struct SimulationBoneSettings {

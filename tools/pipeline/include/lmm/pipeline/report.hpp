@@ -31,6 +31,9 @@ class JsonObject {
 // `value` as a quoted, escaped JSON string.
 std::string json_quote(const std::string& value);
 
+// Writes `text` to `path` atomically; throws InputError on failure.
+void write_text_atomic(const std::string& path, const std::string& text);
+
 // Writes `json` to `path` atomically; throws InputError on failure.
 void write_json(const std::string& path, const JsonObject& json);
 
