@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,45 @@ struct SyntheticDatabase {
   std::vector<int32_t> group_items = {2, 20};
 
   // Fills per-frame arrays for 12 frames with deterministic values.
-  SyntheticDatabase() {
-    const int n = 12, j = 3;
+  SyntheticDatabase() { fill_frames(12); }
+
+  // Replaces the clips by ranges of the given lengths whose features are seeded random walks
+  // (so neighbouring frames are similar, as in real motion).
+  void randomize(const std::vector<int>& lengths, uint32_t seed) {
+    range_start.clear();
+    range_stop.clear();
+    range_mirrored.clear();
+    range_names.clear();
+    int frames = 0;
+    for (size_t r = 0; r < lengths.size(); ++r) {
+      range_start.push_back(frames);
+      frames += lengths[r];
+      range_stop.push_back(frames);
+      range_mirrored.push_back(int32_t(r % 2));
+      range_names += "clip" + std::to_string(r) + "\n";
+    }
+    fill_frames(frames);
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> step(0.0f, 0.15f);
+    std::uniform_real_distribution<float> start(-2.0f, 2.0f);
+    for (size_t r = 0; r < lengths.size(); ++r) {
+      float x[5];
+      for (float& v : x) v = start(rng);
+      for (int f = range_start[r]; f < range_stop[r]; ++f) {
+        for (int d = 0; d < 5; ++d) features[size_t(f) * 5 + size_t(d)] = x[d] += step(rng);
+      }
+    }
+  }
+
+  // Sizes and fills the per-frame arrays for `n` frames.
+  void fill_frames(int n) {
+    const int j = 3;
+    positions.clear();
+    rotations.clear();
+    velocities.clear();
+    angular_velocities.clear();
+    contacts.clear();
+    features.clear();
     for (int f = 0; f < n; ++f) {
       for (int k = 0; k < j; ++k) {
         positions.insert(positions.end(), {0.01f * f, float(k), 0.5f});

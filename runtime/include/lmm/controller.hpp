@@ -1,0 +1,51 @@
+// Gamepad to desired motion (seed 001, desired_velocity_update / desired_rotation_update) and
+// a spring-simulated character whose future trajectory feeds the matching query.
+#pragma once
+
+#include "lmm/math.hpp"
+
+namespace lmm {
+
+// One frame of player input. Stick axes in [-1, 1]: x = right, y = up (forward).
+struct GamepadInput {
+  float left_x = 0.0f, left_y = 0.0f;    // movement
+  float right_x = 0.0f, right_y = 0.0f;  // facing while strafing
+  float camera_azimuth = 0.0f;           // radians about +Y; 0 = camera looking along +Z
+  bool strafe = false;                   // face the camera / right stick instead of the motion
+  float gait = 0.0f;                     // 0 = walk speeds, 1 = run speeds (blended between)
+};
+
+// Speeds and spring halflives of the simulated character. The default speeds fit the Bandai
+// locomotion data (walks average 1.1-1.3 m/s, runs 2.7-2.8 m/s).
+struct ControllerSettings {
+  float walk_forward = 1.2f, walk_side = 1.0f, walk_back = 0.9f;  // m/s
+  float run_forward = 2.8f, run_side = 2.2f, run_back = 1.8f;     // m/s
+  float velocity_halflife = 0.2f;  // s
+  float rotation_halflife = 0.2f;  // s
+};
+
+// Stick direction (world, length <= 1) after the camera azimuth: x right, y forward.
+Vec3 stick_direction(float stick_x, float stick_y, float camera_azimuth);
+
+// Seed 001 desired_velocity_update: the stick in world space, scaled per direction relative to
+// the character's facing `rotation` by forward / side / back speeds.
+Vec3 desired_velocity(const GamepadInput& input, Quat rotation, const ControllerSettings& settings);
+
+// Seed 001 desired_rotation_update: face the camera / right stick when strafing, else the
+// desired velocity while the stick is held; otherwise keep `current`.
+Quat desired_rotation(const GamepadInput& input, Quat current, Vec3 desired_velocity);
+
+// The spring-simulated character root (ground position, facing) that the animation follows.
+struct SimulatedRoot {
+  Vec3 position, velocity, acceleration;
+  Quat rotation;
+  Vec3 angular_velocity;
+
+  // Advances the springs by dt towards the desired velocity and rotation.
+  void update(Vec3 desired_velocity, Quat desired_rotation, const ControllerSettings& settings, float dt);
+  // The state `seconds` ahead if the desired velocity and rotation stay as they are.
+  SimulatedRoot predict(Vec3 desired_velocity, Quat desired_rotation, const ControllerSettings& settings,
+                        float seconds) const;
+};
+
+}  // namespace lmm

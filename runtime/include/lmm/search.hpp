@@ -1,0 +1,82 @@
+// Exact nearest-neighbour search over a motion database's normalised features, accelerated by
+// seed 001's two-level bounding boxes (001_eb251c5c79c18bf1.txt, motion_matching_search).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lmm/database.hpp"
+
+namespace lmm {
+
+// Rules of one search, shared by the accelerated and the brute-force paths.
+struct SearchParams {
+  float transition_cost = 0.0f;  // added to every candidate except the current frame
+  int ignore_range_end = 20;     // frames at the end of each clip that are never returned
+  int ignore_surrounding = 20;   // candidates closer than this to the current frame are skipped
+};
+
+// One search answer: a frame and its squared distance (plus transition cost).
+struct SearchResult {
+  int frame = -1;
+  float cost = 0.0f;
+};
+
+constexpr int kSearchLanes = 8;         // distances are summed in 8 independent lanes (SIMD-friendly)
+constexpr int kMaxSearchDims = 256;     // feature dimensions the search supports
+constexpr int kSmallBoxFrames = 16;  // seed 001 BOUND_SM_SIZE
+constexpr int kLargeBoxFrames = 64;  // seed 001 BOUND_LR_SIZE
+
+// Per-caller working memory of FeatureSearch::search (one per thread or character).
+struct SearchScratch {
+  std::vector<float> large_bounds;  // lower bound of every large box for the current query
+};
+
+// Bounding boxes over a database's features, laid out per clip. Build once after loading;
+// search calls never allocate and may run concurrently with distinct scratches.
+class FeatureSearch {
+ public:
+  // Computes the boxes and a padded copy of the features of `db` (which must outlive this
+  // object); false with a message when the database has no frames, no features or more than
+  // kMaxSearchDims dimensions.
+  bool build(const Database& db, std::string& error);
+  // Working memory sized for this index (allocates; call once per caller).
+  SearchScratch make_scratch() const;
+  // The k lowest (cost, frame) pairs, sorted, written to out[0..k); returns how many were
+  // found. `current_frame` (or -1) is a candidate without transition cost. The large box with
+  // the lowest bound is searched first to tighten the bound early; the answer does not depend
+  // on the visiting order. `scratch` must come from make_scratch of this index.
+  int search(const float* query, int current_frame, const SearchParams& params, SearchResult* out,
+             int k, SearchScratch& scratch) const;
+  // The same answer computed without the boxes (reference and benchmark baseline).
+  int brute_force(const float* query, int current_frame, const SearchParams& params,
+                  SearchResult* out, int k) const;
+  // Number of feature dimensions.
+  int dims() const { return dims_; }
+
+ private:
+  struct Box {
+    int start = 0, stop = 0;  // frames covered; its bounds are row `index` of *_min_ / *_max_
+  };
+  struct RangeBoxes {
+    int start = 0, stop = 0;            // clip frames
+    int first_large = 0, large_count = 0;
+  };
+  // Large boxes of `range` that hold frames before its excluded end.
+  int searchable_large_count(const RangeBoxes& range, int end) const;
+  float frame_cost(const float* padded_query, int frame) const;
+  void search_large_box(const float* padded_query, int current_frame, const SearchParams& params,
+                        int large, int end, SearchResult* out, int k, int& found) const;
+  int start(const float* query, int current_frame, float* padded_query, SearchResult* out, int k) const;
+
+  const Database* db_ = nullptr;
+  int dims_ = 0;
+  int padded_dims_ = 0;             // dims rounded up to a multiple of kSearchLanes
+  std::vector<float> features_;     // frames x padded_dims_, zero padded
+  std::vector<RangeBoxes> ranges_;
+  std::vector<Box> large_, small_;
+  std::vector<int> large_first_small_;  // first small box of each large box
+  std::vector<float> small_min_, small_max_, large_min_, large_max_;  // boxes x padded_dims_
+};
+
+}  // namespace lmm

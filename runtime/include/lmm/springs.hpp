@@ -1,0 +1,45 @@
+// Critically damped springs in closed form (exact for any dt), used for the simulated
+// character, trajectory prediction and inertialization offsets.
+#pragma once
+
+#include <cmath>
+
+#include "lmm/math.hpp"
+
+namespace lmm {
+
+// Damping coefficient y (= d / 2) of a critically damped spring whose error halves every
+// `halflife` seconds: e^{-y h} (1 + y h) ~ 1/2 is approximated by y = 2 ln 2 / h.
+inline float spring_y(float halflife) { return 2.0f * 0.69314718f / (halflife + 1e-5f); }
+
+// Velocity v approaches `goal` with a critically damped spring (acceleration a); the position
+// integrates the exact velocity curve over dt.
+inline void spring_velocity_update(Vec3& position, Vec3& velocity, Vec3& acceleration, Vec3 goal,
+                                   float halflife, float dt) {
+  const float y = spring_y(halflife), e = std::exp(-y * dt);
+  const Vec3 j0 = velocity - goal;
+  const Vec3 j1 = acceleration + j0 * y;
+  position = position + goal * dt + j0 * ((1.0f - e) / y) + j1 * ((1.0f - e * (1.0f + y * dt)) / (y * y));
+  velocity = goal + (j0 + j1 * dt) * e;
+  acceleration = (acceleration - j1 * (y * dt)) * e;
+}
+
+// Rotation approaches `goal` with a critically damped spring; angular velocity in world space.
+inline void spring_rotation_update(Quat& rotation, Vec3& angular_velocity, Quat goal, float halflife,
+                                   float dt) {
+  const float y = spring_y(halflife), e = std::exp(-y * dt);
+  const Vec3 j0 = to_scaled_angle_axis(rotation * inverse(goal));
+  const Vec3 j1 = angular_velocity + j0 * y;
+  rotation = from_scaled_angle_axis((j0 + j1 * dt) * e) * goal;
+  angular_velocity = (angular_velocity - j1 * (y * dt)) * e;
+}
+
+// An offset (and its velocity) decaying to zero with a critically damped spring.
+inline void spring_decay(Vec3& offset, Vec3& velocity, float halflife, float dt) {
+  const float y = spring_y(halflife), e = std::exp(-y * dt);
+  const Vec3 j1 = velocity + offset * y;
+  offset = (offset + j1 * dt) * e;
+  velocity = (velocity - j1 * (y * dt)) * e;
+}
+
+}  // namespace lmm

@@ -1,0 +1,56 @@
+#include "lmm/ik.hpp"
+
+#include <algorithm>
+
+namespace lmm {
+namespace {
+
+// Angle between two vectors, robust near 0 and pi.
+float angle_between(Vec3 a, Vec3 b) {
+  return std::atan2(length(cross(a, b)), dot(a, b));
+}
+
+// Interior angle of a triangle opposite the side `opposite`, from its three side lengths.
+float law_of_cosines(float side_a, float side_b, float opposite) {
+  const float c = (side_a * side_a + side_b * side_b - opposite * opposite) / (2.0f * side_a * side_b);
+  return std::acos(std::clamp(c, -1.0f, 1.0f));
+}
+
+// Local rotation after rotating a joint with global rotation `global` by `angle` about the
+// world `axis`.
+Quat rotate_local(Quat local, Quat global, Vec3 axis, float angle) {
+  return local * quat_from_angle_axis(angle, inverse_rotate(global, axis));
+}
+
+}  // namespace
+
+void two_joint_ik(const LegChain& chain, Vec3 target, Vec3 pole, Quat& hip_local, Quat& knee_local,
+                  Quat& ankle_local) {
+  const float upper = length(chain.knee - chain.hip), lower = length(chain.ankle - chain.knee);
+  if (upper < 1e-5f || lower < 1e-5f) return;
+  const float reach = std::clamp(length(target - chain.hip), std::fabs(upper - lower) + 1e-4f,
+                                 upper + lower - 1e-4f);
+  // 1. Bend the knee so that the hip-ankle distance equals the reach.
+  Vec3 bend_axis = cross(chain.hip - chain.knee, chain.ankle - chain.knee);
+  if (length(bend_axis) < 1e-6f) bend_axis = cross(chain.ankle - chain.hip, pole);
+  bend_axis = normalize(bend_axis);
+  const float knee_now = angle_between(chain.hip - chain.knee, chain.ankle - chain.knee);
+  const float knee_goal = law_of_cosines(upper, lower, reach);
+  const Quat bend = quat_from_angle_axis(knee_goal - knee_now, bend_axis);
+  knee_local = rotate_local(knee_local, chain.knee_rotation, bend_axis, knee_goal - knee_now);
+  const Vec3 ankle_bent = chain.knee + rotate(bend, chain.ankle - chain.knee);
+  // 2. Swing the hip so that the ankle points at the target.
+  const Vec3 from = ankle_bent - chain.hip, to = target - chain.hip;
+  const Vec3 swing_axis = cross(from, to);
+  Quat swing{};
+  if (length(swing_axis) > 1e-8f) {
+    const float angle = angle_between(from, to);
+    swing = quat_from_angle_axis(angle, normalize(swing_axis));
+    hip_local = rotate_local(hip_local, chain.hip_rotation, normalize(swing_axis), angle);
+  }
+  // 3. Keep the ankle's global rotation: new knee global = swing * bend * old knee global.
+  const Quat knee_global = swing * bend * chain.knee_rotation;
+  ankle_local = inverse(knee_global) * chain.ankle_rotation;
+}
+
+}  // namespace lmm

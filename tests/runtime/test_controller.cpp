@@ -1,0 +1,122 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "lmm/controller.hpp"
+#include "lmm/ik.hpp"
+#include "lmm/skeleton.hpp"
+#include "lmm/springs.hpp"
+
+using namespace lmm;
+
+namespace {
+
+constexpr float kPi = 3.14159265f;
+
+TEST(Springs, ClosedFormIsStepSizeIndependent) {
+  Vec3 p1, v1{1, 0, 0}, a1, p2, v2{1, 0, 0}, a2;
+  const Vec3 goal{0, 0, 2};
+  spring_velocity_update(p1, v1, a1, goal, 0.3f, 3.0f);
+  for (int i = 0; i < 300; ++i) spring_velocity_update(p2, v2, a2, goal, 0.3f, 0.01f);
+  EXPECT_NEAR(length(p1 - p2), 0.0f, 1e-3f);
+  EXPECT_NEAR(length(v1 - v2), 0.0f, 1e-4f);
+  EXPECT_NEAR(length(v1 - goal), 0.0f, 1e-3f);  // converged after ten halflives
+  // Position integrates velocity: the finite difference over a tiny step matches.
+  Vec3 p3 = p1, v3 = v1, a3 = a1;
+  spring_velocity_update(p3, v3, a3, goal, 0.3f, 1e-3f);
+  EXPECT_NEAR(length((p3 - p1) / 1e-3f - v1), 0.0f, 1e-2f);
+}
+
+TEST(Springs, RotationAndDecayConverge) {
+  Quat q = quat_from_angle_axis(2.0f, {0, 1, 0});
+  Vec3 w;
+  const Quat goal = quat_from_angle_axis(-1.0f, {0, 1, 0});
+  for (int i = 0; i < 120; ++i) spring_rotation_update(q, w, goal, 0.2f, 1.0f / 60.0f);
+  EXPECT_GT(std::fabs(dot(q, goal)), 1.0f - 1e-4f);
+  Vec3 x{1, 2, 3}, v{4, 0, 0};
+  for (int i = 0; i < 120; ++i) spring_decay(x, v, 0.1f, 1.0f / 60.0f);
+  EXPECT_LT(length(x), 1e-3f);
+  EXPECT_LT(length(v), 1e-2f);
+}
+
+TEST(Controller, StickAndCameraGiveDesiredVelocity) {
+  ControllerSettings s;
+  GamepadInput in;
+  in.left_y = 1.0f;  // forward, camera looking along +Z
+  const Vec3 v = desired_velocity(in, Quat{}, s);
+  EXPECT_NEAR(v.z, s.walk_forward, 1e-5f);
+  EXPECT_NEAR(v.x, 0.0f, 1e-5f);
+  in.gait = 1.0f;
+  EXPECT_NEAR(desired_velocity(in, Quat{}, s).z, s.run_forward, 1e-5f);
+  in.gait = 0.0f;
+  in.left_y = -1.0f;  // backwards relative to a character facing +Z
+  EXPECT_NEAR(desired_velocity(in, Quat{}, s).z, -s.walk_back, 1e-5f);
+  in.left_y = 0.0f;
+  in.left_x = 1.0f;  // right on screen = world -X with this camera
+  EXPECT_NEAR(desired_velocity(in, Quat{}, s).x, -s.walk_side, 1e-5f);
+  // Camera turned 90 degrees: stick forward now moves along the camera's forward (+X).
+  in = GamepadInput{};
+  in.left_y = 1.0f;
+  in.camera_azimuth = 0.5f * kPi;
+  const Vec3 turned = desired_velocity(in, quat_from_heading({1, 0, 0}), s);
+  EXPECT_NEAR(turned.x, s.walk_forward, 1e-4f);
+  EXPECT_NEAR(turned.z, 0.0f, 1e-4f);
+}
+
+TEST(Controller, DesiredRotationFollowsMotionOrCamera) {
+  GamepadInput in;
+  const Quat current = quat_from_heading({0, 0, 1});
+  EXPECT_EQ(desired_rotation(in, current, Vec3{}).w, current.w);  // no stick: keep facing
+  in.left_x = -1.0f;  // screen left = world +X
+  const Vec3 forward = rotate(desired_rotation(in, current, Vec3{1, 0, 0}), {0, 0, 1});
+  EXPECT_NEAR(forward.x, 1.0f, 1e-5f);
+  in.strafe = true;  // strafing: face the camera direction whatever the stick does
+  in.camera_azimuth = kPi;
+  const Vec3 facing = rotate(desired_rotation(in, current, Vec3{1, 0, 0}), {0, 0, 1});
+  EXPECT_NEAR(facing.z, -1.0f, 1e-5f);
+}
+
+TEST(Controller, PredictionMatchesStepping) {
+  SimulatedRoot root;
+  ControllerSettings s;
+  root.velocity = Vec3{0.5f, 0, 0};
+  const Vec3 goal{0, 0, 1.5f};
+  const Quat facing = quat_from_heading(goal);
+  const SimulatedRoot predicted = root.predict(goal, facing, s, 1.0f);
+  SimulatedRoot stepped = root;
+  for (int i = 0; i < 60; ++i) stepped.update(goal, facing, s, 1.0f / 60.0f);
+  EXPECT_NEAR(length(predicted.position - stepped.position), 0.0f, 1e-4f);
+  EXPECT_GT(std::fabs(dot(predicted.rotation, stepped.rotation)), 1.0f - 1e-5f);
+}
+
+TEST(TwoJointIk, ReachesTargetsAndKeepsFootOrientation) {
+  // Hip at 1 m, thigh and shin of 0.45 m straight down, slightly bent.
+  const int parents[] = {-1, 0, 1, 2};
+  const Vec3 lp[] = {{0, 1, 0}, {0, 0, 0}, {0, -0.45f, 0.02f}, {0, -0.45f, -0.02f}};
+  Quat lr[] = {Quat{}, Quat{}, Quat{}, quat_from_angle_axis(0.3f, {1, 0, 0})};
+  Vec3 gp[4];
+  Quat gr[4];
+  forward_kinematics(parents, 4, lp, lr, gp, gr);
+  const Quat ankle_before = gr[3];
+  for (const Vec3 target : {Vec3{0.1f, 0.3f, 0.2f}, Vec3{-0.2f, 0.25f, -0.1f}, Vec3{0, 0.5f, 0.3f}}) {
+    Quat hip = lr[1], knee = lr[2], ankle = lr[3];
+    const LegChain chain{gp[1], gp[2], gp[3], gr[1], gr[2], gr[3]};
+    two_joint_ik(chain, target, Vec3{0, 0, 1}, hip, knee, ankle);
+    Quat nr[] = {lr[0], hip, knee, ankle};
+    Vec3 np[4];
+    Quat ng[4];
+    forward_kinematics(parents, 4, lp, nr, np, ng);
+    EXPECT_NEAR(length(np[3] - target), 0.0f, 1e-4f);
+    EXPECT_GT(std::fabs(dot(ng[3], ankle_before)), 1.0f - 1e-5f);
+  }
+  // Out of reach: the leg stretches towards the target.
+  Quat hip = lr[1], knee = lr[2], ankle = lr[3];
+  two_joint_ik(LegChain{gp[1], gp[2], gp[3], gr[1], gr[2], gr[3]}, Vec3{0, -1.0f, 0}, Vec3{0, 0, 1}, hip, knee, ankle);
+  Quat nr[] = {lr[0], hip, knee, ankle};
+  Vec3 np[4];
+  Quat ng[4];
+  forward_kinematics(parents, 4, lp, nr, np, ng);
+  EXPECT_NEAR(np[3].y, 1.0f - length(lp[2]) - length(lp[3]), 1e-3f);
+}
+
+}  // namespace
