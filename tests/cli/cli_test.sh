@@ -11,10 +11,10 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-# Runs a command, keeping its exit status in $rc and its output in $work/out.
-run() { "$@" >"$work/out" 2>&1; rc=$?; }
-expect_rc() { [[ $rc -eq $1 ]] || { cat "$work/out" >&2; fail "exit status $rc, expected $1"; }; }
-expect_out() { grep -q -- "$1" "$work/out" || { cat "$work/out" >&2; fail "output lacks '$1'"; }; }
+# Runs a command, keeping its exit status in $rc and its output in $work/log.
+run() { "$@" >"$work/log" 2>&1; rc=$?; }
+expect_rc() { [[ $rc -eq $1 ]] || { cat "$work/log" >&2; fail "exit status $rc, expected $1"; }; }
+expect_out() { grep -q -- "$1" "$work/log" || { cat "$work/log" >&2; fail "output lacks '$1'"; }; }
 # Value of a top-level numeric JSON key.
 json_number() { grep -o "\"$2\": [-0-9.e]*" "$1" | head -n 1 | sed 's/.*: //'; }
 
@@ -73,6 +73,31 @@ case "$case_name" in
     printf 'name = "x"\nunit_scale = 0.01\n[roles]\nhips = "Hips"\n[simulation]\nfacing_left = ["Nope_L"]\nfacing_right = ["UpperLeg_R"]\n' >"$work/s.toml"
     run "$tools/lmm-import" "$work/in" --skip-bad --out "$work/z.mmdb" --skeleton "$work/s.toml"
     expect_rc 1; expect_out "'Nope_L'"; expect_out "available joints"
+    ;;
+  sim)
+    need_data
+    run "$tools/lmm-sim" --help; expect_rc 0; expect_out "--foot-lock"
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/db.mmdb"; expect_rc 0
+    run "$tools/lmm-sim" --db "$work/db.mmdb"; expect_rc 2; expect_out "exactly one of"
+    run "$tools/lmm-sim" --db "$work/db.mmdb" --random --seconds 5 --dt 0 --out "$work/simout" --json "$work/sim.json"
+    expect_rc 0; expect_out "--dt 0 is outside"
+    for key in searches transitions foot_slide_cm_per_s jitter trajectory_error_m us_per_update; do
+      [[ -n "$(json_number "$work/sim.json" "$key")" ]] || fail "sim JSON lacks $key"
+    done
+    [[ "$(json_number "$work/sim.json" nan_frames)" == 0 ]] || fail "NaN frames in the simulation"
+    for f in motion.bvh root.csv plot.svg; do [[ -s "$work/simout/$f" ]] || fail "missing $f"; done
+    head -n 1 "$work/simout/root.csv" | grep -q "^t,character,x,z" || fail "root.csv header"
+    grep -q "<svg" "$work/simout/plot.svg" || fail "plot.svg is not an SVG"
+    # The BVH output re-imports (the Simulation root is collapsed by the Bandai config).
+    run "$tools/lmm-import" "$work/simout/motion.bvh" --out "$work/again.mmdb" --no-mirror --fps 60 --json "$work/again.json"
+    expect_rc 0
+    [[ "$(json_number "$work/again.json" frames)" == 300 ]] || fail "re-imported BVH should have 300 frames"
+    printf 'time,stick_x,stick_y,camera_deg,strafe,gait\n0,0,1,0,0,0\n1,0,oops,0,0,0\n' >"$work/in.csv"
+    run "$tools/lmm-sim" --db "$work/db.mmdb" --input "$work/in.csv" --seconds 2; expect_rc 1; expect_out "in.csv:3"
+    printf 'time,stick_x,stick_y,camera_deg,strafe,gait\n0,nan,1,0,0,0\n' >"$work/nan.csv"
+    run "$tools/lmm-sim" --db "$work/db.mmdb" --input "$work/nan.csv" --seconds 1 --json "$work/nan.json"
+    expect_rc 0; expect_out "treated as zero"
+    [[ "$(json_number "$work/nan.json" sanitized_inputs)" -gt 0 ]] || fail "NaN input not counted"
     ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -9,6 +9,7 @@
 #include "lmm/database.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/import.hpp"
+#include "lmm/pipeline/simulation.hpp"
 #include "support/synthetic_bvh.hpp"
 
 using namespace lmm;
@@ -80,6 +81,37 @@ TEST(BandaiData, NormalFolderImportsWithTheExpectedFrameCount) {
   EXPECT_GT(db.feature_offset()[hip_velocity_z], 0.5f);
   EXPECT_GT(s.contact_ratio, 0.2);
   EXPECT_LT(s.contact_ratio, 0.8);
+  fs::remove_all(dir);
+}
+
+TEST(BandaiData, RandomMinuteOfDatabaseMotionMatching) {
+  REQUIRE_DATA(data);
+  const std::string dir = test::temp_folder("bandai_sim");
+  ImportOptions o;
+  o.inputs = {data + "/normal"};
+  o.skeleton = load_skeleton_config(default_config_dir() + "/skeletons/bandai.toml");
+  o.features = load_feature_config(default_config_dir() + "/features/locomotion27.toml");
+  import_database(o, dir + "/normal.mmdb");
+  Database db;
+  FeatureSearch search;
+  std::string error;
+  ASSERT_TRUE(db.load_file(dir + "/normal.mmdb", error)) << error;
+  ASSERT_TRUE(search.build(db, error)) << error;
+  const std::vector<InputScript> scripts = {random_input_script(1, 60.0f)};
+  std::vector<CharacterTrack> tracks;
+  CharacterSettings free_feet, locked_feet;
+  locked_feet.foot_lock = true;
+  const SimMetrics a = run_simulation(db, search, free_feet, scripts, 60.0f, 1.0f / 60.0f, tracks);
+  const SimMetrics b = run_simulation(db, search, locked_feet, scripts, 60.0f, 1.0f / 60.0f, tracks);
+  for (const SimMetrics& m : {a, b}) {
+    EXPECT_EQ(m.nan_frames, 0);
+    EXPECT_EQ(m.still_frames, 0);
+    EXPECT_GE(m.searches, 600);  // every 0.1 s at least
+    EXPECT_GT(m.transitions, 0);
+  }
+  EXPECT_LT(b.foot_slide_cm_per_s, a.foot_slide_cm_per_s);
+  std::printf("foot slide %.2f cm/s free, %.2f cm/s locked; trajectory error %.3f m\n",
+              a.foot_slide_cm_per_s, b.foot_slide_cm_per_s, a.trajectory_error_m);
   fs::remove_all(dir);
 }
 

@@ -1,15 +1,23 @@
 // lmm-bench: timing harness. Prints medians over repeated runs (the machines are noisy).
 //   lmm-bench import DIR_OR_BVH... [--runs 3] [--json PATH]   whole-import wall time
 //   lmm-bench features --db X.mmdb [--queries N] [--json PATH] runtime query feature cost
+//   lmm-bench search --db X.mmdb [--queries N] [--json PATH]   accelerated vs brute force
+//                                                              (vs FAISS flat when built with training)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <random>
 
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
 #include "lmm/database.hpp"
+#include "lmm/search.hpp"
+#ifdef LMM_HAVE_FAISS
+#include "lmm/training/flat_index.hpp"
+#endif
 #include "lmm/pipeline/import.hpp"
 #include "lmm/pipeline/report.hpp"
 
@@ -125,12 +133,121 @@ int bench_features(int argc, char** argv) {
   return 0;
 }
 
+// Seeded controller-like queries: the pose part of one random frame with the trajectory part
+// of another (a request the current clip does not fulfil), plus a little noise. `frames`
+// receives the pose frame of each query (the controller's current frame).
+std::vector<float> controller_like_queries(const Database& db, int count, uint32_t seed, std::vector<int>& frames) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> pick(0, db.frame_count() - 1);
+  std::normal_distribution<float> noise(0.0f, 0.1f);
+  const int dims = db.schema().dims;
+  std::vector<bool> trajectory_dim(size_t(dims), false);
+  for (const FeatureGroup& g : db.schema().groups) {
+    const bool trajectory = g.kind == FeatureKind::TrajectoryPosition || g.kind == FeatureKind::TrajectoryDirection;
+    for (int d = g.first_dim; d < g.first_dim + feature_group_dims(g); ++d) trajectory_dim[size_t(d)] = trajectory;
+  }
+  std::vector<float> queries;
+  frames.clear();
+  for (int q = 0; q < count; ++q) {
+    const int pose = pick(rng), wish = pick(rng);
+    frames.push_back(pose);
+    for (int d = 0; d < dims; ++d) {
+      queries.push_back((trajectory_dim[size_t(d)] ? db.features(wish)[d] : db.features(pose)[d]) + noise(rng));
+    }
+  }
+  return queries;
+}
+
+// Median over repetitions of the mean microseconds per call of `one(q)` over all queries.
+double time_per_query(int count, const std::function<void(int)>& one) {
+  std::vector<double> per_query;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto start = Clock::now();
+    for (int q = 0; q < count; ++q) one(q);
+    per_query.push_back(seconds_since(start) * 1e6 / count);
+  }
+  return median(per_query);
+}
+
+// Times the runtime's accelerated search against brute force (and FAISS) on the same queries.
+int bench_search(int argc, char** argv) {
+  cxxopts::Options o("lmm-bench search", "Accelerated exact search vs brute force (vs FAISS IndexFlatL2 "
+                                         "when built with training), single thread, same queries.");
+  o.add_options()
+      ("db", "database", cxxopts::value<std::string>())
+      ("queries", "queries per repetition", cxxopts::value<int>()->default_value("1000"))
+      ("seed", "query seed", cxxopts::value<uint32_t>()->default_value("7"))
+      ("json", "write results as JSON", cxxopts::value<std::string>())
+      ("h,help", "show this help");
+  const auto args = o.parse(argc, argv);
+  if (args.count("help") || !args.count("db")) {
+    std::puts(o.help().c_str());
+    return args.count("help") ? 0 : 2;
+  }
+  Database db;
+  FeatureSearch search;
+  std::string error;
+  if (!db.load_file(args["db"].as<std::string>(), error) || !search.build(db, error)) throw InputError(error);
+  const int count = std::max(1, args["queries"].as<int>()), dims = db.schema().dims;
+  std::vector<int> frames;
+  const std::vector<float> queries = controller_like_queries(db, count, args["seed"].as<uint32_t>(), frames);
+  const SearchParams params;
+  SearchResult out[10], ref[10];
+  SearchScratch scratch = search.make_scratch();
+  int mismatches = 0;
+  for (int q = 0; q < count; ++q) {
+    const int a = search.search(&queries[size_t(q) * dims], frames[size_t(q)], params, out, 1, scratch);
+    const int b = search.brute_force(&queries[size_t(q) * dims], frames[size_t(q)], params, ref, 1);
+    mismatches += (a != b || out[0].frame != ref[0].frame || out[0].cost != ref[0].cost) ? 1 : 0;
+  }
+  auto accelerated = [&](int k) {
+    return time_per_query(count, [&](int q) { search.search(&queries[size_t(q) * dims], frames[size_t(q)], params, out, k, scratch);
+    });
+  };
+  const double us_aabb = accelerated(1), us_k3 = accelerated(3), us_k10 = accelerated(10);
+  const double us_brute = time_per_query(count, [&](int q) {
+    search.brute_force(&queries[size_t(q) * dims], frames[size_t(q)], params, out, 1);
+  });
+  double us_faiss = 0.0;
+#ifdef LMM_HAVE_FAISS
+  const training::FlatIndex flat(db.features(0), db.frame_count(), dims);
+  float distance = 0.0f;
+  us_faiss = time_per_query(count, [&](int q) { flat.nearest(&queries[size_t(q) * dims], distance); });
+#endif
+  std::printf("search: %d frames, %d dims, %d controller-like queries, single thread, median of 5 runs\n"
+              "  accelerated (boxes)  k=1 %9.2f us   k=3 %9.2f us   k=10 %9.2f us\n"
+              "  brute force          k=1 %9.2f us   (%.1fx slower than accelerated)\n",
+              db.frame_count(), dims, count, us_aabb, us_k3, us_k10, us_brute, us_brute / us_aabb);
+  if (us_faiss > 0.0) {
+    std::printf("  FAISS IndexFlatL2    k=1 %9.2f us   (%.1fx slower than accelerated)\n", us_faiss, us_faiss / us_aabb);
+  } else {
+    std::printf("  FAISS IndexFlatL2    not built (configure with -DLMM_BUILD_TRAINING=ON)\n");
+  }
+  std::printf("  accelerated == brute force on %d of %d queries\n", count - mismatches, count);
+  if (args.count("json")) {
+    JsonObject json;
+    json.number("frames", db.frame_count())
+        .number("queries", count)
+        .number("us_aabb", us_aabb)
+        .number("us_aabb_k3", us_k3)
+        .number("us_aabb_k10", us_k10)
+        .number("us_brute", us_brute)
+        .number("speedup_vs_brute", us_brute / us_aabb)
+        .number("mismatches", mismatches);
+    if (us_faiss > 0.0) json.number("us_faiss", us_faiss).number("speedup_vs_faiss", us_faiss / us_aabb);
+    write_json(args["json"].as<std::string>(), json);
+  }
+  return mismatches == 0 ? 0 : 1;
+}
+
 int run(int argc, char** argv) {
   const std::string command = argc > 1 ? argv[1] : "";
   if (command == "import") return bench_import(argc - 1, argv + 1);
   if (command == "features") return bench_features(argc - 1, argv + 1);
+  if (command == "search") return bench_search(argc - 1, argv + 1);
   std::puts("usage: lmm-bench import DIR_OR_BVH... [--runs N] [--json PATH]\n"
             "       lmm-bench features --db X.mmdb [--queries N] [--json PATH]\n"
+            "       lmm-bench search --db X.mmdb [--queries N] [--json PATH]\n"
             "Each command has --help.");
   return command == "-h" || command == "--help" ? 0 : 2;
 }

@@ -1,0 +1,72 @@
+// lmm-sim's engine: scripted or random gamepad input driving database characters, with the
+// metrics and output files (BVH, root CSV, SVG) of a run.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lmm/database_character.hpp"
+#include "lmm/pipeline/motion.hpp"
+
+namespace lmm::pipeline {
+
+// Input from `time` seconds on (until the next key).
+struct InputKey {
+  float time = 0.0f;
+  GamepadInput input;
+};
+
+// Piecewise-constant gamepad input over time.
+struct InputScript {
+  std::vector<InputKey> keys;  // sorted by time
+
+  // The input in effect at `time` (the last key at or before it; neutral before the first).
+  GamepadInput at(float time) const;
+};
+
+// Reads a CSV script: a header naming at least time, stick_x, stick_y, camera_deg, strafe,
+// gait (optional right_x, right_y) in any order, then one key per line; '#' starts a comment.
+// Stick values may be nan / inf (the character sanitises and counts them). Throws InputError
+// naming the file and line of a bad row, a missing column or decreasing time.
+InputScript load_input_script(const std::string& path);
+
+// A seeded random script of `seconds`: held stick directions with pauses, gait changes, a
+// drifting camera and, with `strafe`, strafing segments (which need sideways and backwards
+// steps in the database; the Bandai locomotion set has none).
+InputScript random_input_script(uint32_t seed, float seconds, bool strafe = false);
+
+// What one simulated run measured.
+struct SimMetrics {
+  int characters = 0;
+  int frames = 0;  // per character
+  int searches = 0;
+  int transitions = 0;
+  int sanitized_inputs = 0;
+  int clamped_dt = 0;
+  int nan_frames = 0;              // frames with a non-finite joint position
+  int still_frames = 0;            // same stick held >= 0.5 s, root neither moving nor turning
+  double foot_slide_cm_per_s = 0;  // mean horizontal contact-joint speed while in contact
+  double jitter = 0;               // mean joint acceleration magnitude, m/s^2
+  double trajectory_error_m = 0;   // predicted root vs actual root, 1 s ahead
+  double us_per_update = 0;        // median controller update cost
+};
+
+// The recorded motion of one character.
+struct CharacterTrack {
+  Clip clip;                        // local pose per frame (joint 0 = world root)
+  std::vector<Vec3> root, desired;  // character root and simulated (desired) root per frame
+};
+
+// Runs every script on its own character for `seconds` at step `dt`.
+SimMetrics run_simulation(const Database& db, const FeatureSearch& search,
+                          const CharacterSettings& settings, const std::vector<InputScript>& scripts,
+                          float seconds, float dt, std::vector<CharacterTrack>& tracks);
+
+// Writes the root trajectories as CSV: t, character, x, z, heading_deg, desired_x, desired_z.
+void write_root_csv(const std::string& path, const std::vector<CharacterTrack>& tracks, float dt);
+// Writes an SVG: top-down desired vs actual root paths and a filmstrip of side-view stick figures.
+void write_svg(const std::string& path, const Skeleton& skeleton, const std::vector<CharacterTrack>& tracks,
+               float dt);
+
+}  // namespace lmm::pipeline

@@ -1,0 +1,328 @@
+#include "lmm/pipeline/simulation.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "lmm/pipeline/report.hpp"
+
+namespace lmm::pipeline {
+namespace {
+
+constexpr float kDegToRad = 0.017453292f;
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) {
+    cell.erase(0, cell.find_first_not_of(" \t\r"));
+    cell.erase(cell.find_last_not_of(" \t\r") + 1);
+    cells.push_back(cell);
+  }
+  return cells;
+}
+
+// Parses a number (nan / inf allowed when `finite_only` is false).
+bool parse_number(const std::string& text, bool finite_only, float& out) {
+  char* end = nullptr;
+  out = std::strtof(text.c_str(), &end);
+  return !text.empty() && end == text.c_str() + text.size() && (!finite_only || std::isfinite(out));
+}
+
+float stick_length(const GamepadInput& in) { return std::sqrt(in.left_x * in.left_x + in.left_y * in.left_y); }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// Accumulates the per-frame metrics of one character.
+struct MetricsAccumulator {
+  double slide_sum = 0.0;
+  long slide_count = 0;
+  double jitter_sum = 0.0;
+  long jitter_count = 0;
+  double trajectory_sum = 0.0;
+  long trajectory_count = 0;
+};
+
+}  // namespace
+
+GamepadInput InputScript::at(float time) const {
+  GamepadInput in;
+  for (const InputKey& k : keys) {
+    if (k.time > time) break;
+    in = k.input;
+  }
+  return in;
+}
+
+InputScript load_input_script(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path + ": cannot open");
+  InputScript script;
+  std::map<std::string, size_t> column;
+  std::string line;
+  const char* required[] = {"time", "stick_x", "stick_y", "camera_deg", "strafe", "gait"};
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string where = path + ":" + std::to_string(number) + ": ";
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::vector<std::string> cells = split_csv(line);
+    if (column.empty()) {
+      for (size_t c = 0; c < cells.size(); ++c) column[cells[c]] = c;
+      for (const char* name : required) {
+        if (!column.count(name)) throw InputError(where + "header lacks column '" + name + "'");
+      }
+      continue;
+    }
+    if (cells.size() != column.size()) {
+      throw InputError(where + "expected " + std::to_string(column.size()) + " values, found " +
+                       std::to_string(cells.size()));
+    }
+    auto value = [&](const char* name, bool finite_only) {
+      float v = 0.0f;
+      if (!column.count(name)) return 0.0f;
+      if (!parse_number(cells[column[name]], finite_only, v)) {
+        throw InputError(where + "column '" + name + "': '" + cells[column[name]] + "' is not a valid number");
+      }
+      return v;
+    };
+    InputKey key;
+    key.time = value("time", true);
+    key.input.left_x = value("stick_x", false);
+    key.input.left_y = value("stick_y", false);
+    key.input.camera_azimuth = value("camera_deg", false) * kDegToRad;
+    key.input.strafe = value("strafe", true) != 0.0f;
+    key.input.gait = value("gait", true);
+    key.input.right_x = value("right_x", false);
+    key.input.right_y = value("right_y", false);
+    if (!script.keys.empty() && key.time < script.keys.back().time) {
+      throw InputError(where + "time goes backwards");
+    }
+    script.keys.push_back(key);
+  }
+  if (script.keys.empty()) throw InputError(path + ": no input rows");
+  return script;
+}
+
+InputScript random_input_script(uint32_t seed, float seconds, bool strafe) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  InputScript script;
+  float camera = 0.0f;
+  for (float t = 0.0f; t < seconds; t += 1.0f + 2.0f * unit(rng)) {
+    InputKey key;
+    key.time = t;
+    camera += (unit(rng) - 0.5f) * 1.0f;
+    key.input.camera_azimuth = camera;
+    if (unit(rng) > 0.15f) {
+      const float angle = 6.2831853f * unit(rng), magnitude = 0.5f + 0.5f * unit(rng);
+      key.input.left_x = magnitude * std::sin(angle);
+      key.input.left_y = magnitude * std::cos(angle);
+    }
+    key.input.gait = unit(rng) < 0.4f ? 1.0f : 0.0f;
+    const float strafe_roll = unit(rng);
+    key.input.strafe = strafe && strafe_roll < 0.15f;
+    if (key.input.strafe && unit(rng) < 0.5f) {
+      const float aim = 6.2831853f * unit(rng);
+      key.input.right_x = std::sin(aim);
+      key.input.right_y = std::cos(aim);
+    }
+    script.keys.push_back(key);
+  }
+  return script;
+}
+
+SimMetrics run_simulation(const Database& db, const FeatureSearch& search, const CharacterSettings& settings,
+                          const std::vector<InputScript>& scripts, float seconds, float dt,
+                          std::vector<CharacterTrack>& tracks) {
+  SimMetrics m;
+  m.characters = static_cast<int>(scripts.size());
+  m.frames = static_cast<int>(std::floor(seconds / dt + 1e-4f));
+  const int joints = db.joint_count();
+  const int horizon_offset = db.schema().trajectory_offsets.back();
+  const int horizon = std::max(1, static_cast<int>(std::lround(horizon_offset / db.fps() / dt)));
+  const int still_window = std::max(1, static_cast<int>(std::lround(0.25f / dt)));
+  std::vector<double> update_us;
+  MetricsAccumulator acc;
+  tracks.assign(scripts.size(), CharacterTrack{});
+  for (size_t c = 0; c < scripts.size(); ++c) {
+    DatabaseCharacter character;
+    std::string error;
+    if (!character.init(db, search, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) {
+      throw InputError(error);
+    }
+    CharacterTrack& track = tracks[c];
+    track.clip.fps = 1.0f / dt;
+    track.clip.joints = joints;
+    std::vector<Vec3> predicted;  // predicted root `horizon` updates ahead, per frame
+    std::vector<Vec3> previous_positions, before_previous;
+    float held_since = -1.0f;
+    GamepadInput previous_input;
+    for (int f = 0; f < m.frames; ++f) {
+      const float time = float(f) * dt;
+      const GamepadInput input = scripts[c].at(time);
+      const auto start = std::chrono::steady_clock::now();
+      character.update(input, dt);
+      update_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
+
+      const std::vector<Vec3>& global = character.global_positions();
+      track.clip.positions.insert(track.clip.positions.end(), character.local_positions().begin(),
+                                  character.local_positions().end());
+      track.clip.rotations.insert(track.clip.rotations.end(), character.local_rotations().begin(),
+                                  character.local_rotations().end());
+      track.root.push_back(character.root_position());
+      track.desired.push_back(character.simulation().position);
+      predicted.push_back(character.predicted_trajectory().back().position);
+      if (f >= horizon) {
+        const Vec3 d = track.root.back() - predicted[size_t(f - horizon)];
+        acc.trajectory_sum += length(Vec3{d.x, 0.0f, d.z});
+        ++acc.trajectory_count;
+      }
+      bool finite = true;
+      for (const Vec3& p : global) finite = finite && is_finite(p);
+      m.nan_frames += finite ? 0 : 1;
+      if (!before_previous.empty()) {
+        for (int j = 0; j < joints; ++j) {
+          const Vec3 a = (global[size_t(j)] - previous_positions[size_t(j)] * 2.0f + before_previous[size_t(j)]) / (dt * dt);
+          acc.jitter_sum += length(a);
+          ++acc.jitter_count;
+        }
+      }
+      if (!previous_positions.empty()) {
+        for (size_t k = 0; k < db.contact_joints().size(); ++k) {
+          if (db.contacts(character.current_frame())[k] == 0) continue;
+          const int j = db.contact_joints()[k];
+          const Vec3 v = (global[size_t(j)] - previous_positions[size_t(j)]) / dt;
+          acc.slide_sum += 100.0 * length(Vec3{v.x, 0.0f, v.z});
+          ++acc.slide_count;
+        }
+      }
+      before_previous = previous_positions;
+      previous_positions = global;
+      // "Held": the same stick input (at least half deflected) for 0.5 s.
+      const bool held = stick_length(input) >= 0.5f;
+      const bool same = std::fabs(input.left_x - previous_input.left_x) + std::fabs(input.left_y - previous_input.left_y) < 0.05f;
+      held_since = held ? (held_since < 0.0f || !same ? time : held_since) : -1.0f;
+      previous_input = input;
+      if (held && time - held_since >= 0.5f && f >= still_window) {
+        // Standing still: neither moving (0.1 m/s) nor turning (0.3 rad/s) over the window.
+        const Vec3 moved = track.root.back() - track.root[size_t(f - still_window)];
+        const float turned = length(to_scaled_angle_axis(
+            track.clip.rotation(f, 0) * inverse(track.clip.rotation(f - still_window, 0))));
+        const float window = still_window * dt;
+        if (length(Vec3{moved.x, 0.0f, moved.z}) / window < 0.1f && turned / window < 0.3f) ++m.still_frames;
+      }
+    }
+    track.clip.frames = m.frames;
+    m.searches += character.stats().searches;
+    m.transitions += character.stats().transitions;
+    m.sanitized_inputs += character.stats().sanitized_inputs;
+    m.clamped_dt += character.stats().clamped_dt;
+  }
+  m.foot_slide_cm_per_s = acc.slide_count ? acc.slide_sum / double(acc.slide_count) : 0.0;
+  m.jitter = acc.jitter_count ? acc.jitter_sum / double(acc.jitter_count) : 0.0;
+  m.trajectory_error_m = acc.trajectory_count ? acc.trajectory_sum / double(acc.trajectory_count) : 0.0;
+  m.us_per_update = median(update_us);
+  return m;
+}
+
+void write_root_csv(const std::string& path, const std::vector<CharacterTrack>& tracks, float dt) {
+  std::string text = "t,character,x,z,heading_deg,desired_x,desired_z\n";
+  char row[160];
+  for (size_t c = 0; c < tracks.size(); ++c) {
+    const CharacterTrack& t = tracks[c];
+    for (int f = 0; f < t.clip.frames; ++f) {
+      const Vec3 forward = rotate(t.clip.rotation(f, 0), Vec3{0, 0, 1});
+      std::snprintf(row, sizeof row, "%.4f,%zu,%.4f,%.4f,%.2f,%.4f,%.4f\n", f * dt, c, t.root[size_t(f)].x,
+                    t.root[size_t(f)].z, std::atan2(forward.x, forward.z) / kDegToRad,
+                    t.desired[size_t(f)].x, t.desired[size_t(f)].z);
+      text += row;
+    }
+  }
+  write_text_atomic(path, text);
+}
+
+namespace {
+
+// SVG polyline of (x, z) points mapped by `map`.
+template <typename Map>
+std::string polyline(const std::vector<Vec3>& points, const Map& map, const char* colour, float width) {
+  std::string s = "<polyline fill=\"none\" stroke=\"" + std::string(colour) + "\" stroke-width=\"" +
+                  std::to_string(width) + "\" points=\"";
+  char xy[48];
+  for (size_t i = 0; i < points.size(); i += 2) {
+    const auto p = map(points[i]);
+    std::snprintf(xy, sizeof xy, "%.1f,%.1f ", p.first, p.second);
+    s += xy;
+  }
+  return s + "\"/>\n";
+}
+
+}  // namespace
+
+void write_svg(const std::string& path, const Skeleton& skeleton, const std::vector<CharacterTrack>& tracks,
+               float dt) {
+  float min_x = 1e9f, max_x = -1e9f, min_z = 1e9f, max_z = -1e9f;
+  for (const CharacterTrack& t : tracks) {
+    for (const auto* series : {&t.root, &t.desired}) {
+      for (const Vec3& p : *series) {
+        min_x = std::min(min_x, p.x), max_x = std::max(max_x, p.x);
+        min_z = std::min(min_z, p.z), max_z = std::max(max_z, p.z);
+      }
+    }
+  }
+  const float plot = 600.0f, margin = 20.0f;
+  const float scale = plot / std::max({max_x - min_x, max_z - min_z, 1.0f});
+  // Top view: x to the left (the character's left is +X), z up the page.
+  auto top = [&](Vec3 p) { return std::make_pair(margin + (max_x - p.x) * scale, margin + (max_z - p.z) * scale); };
+  const float strip_top = plot + 2 * margin + 20.0f, cell = 90.0f;
+  const int frames_per_cell = std::max(1, static_cast<int>(std::lround(0.5f / dt)));
+  const int cells = tracks.empty() ? 0 : std::min(12, tracks[0].clip.frames / frames_per_cell);
+  const float width = std::max(plot + 2 * margin, 2 * margin + cells * cell);
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(width)) +
+                    "\" height=\"" + std::to_string(int(strip_top + cell + margin)) + "\" font-family=\"sans-serif\" font-size=\"11\">\n"
+                    "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+                    "<text x=\"20\" y=\"14\">top view: desired (simulated) root in red, character root in blue</text>\n";
+  for (const CharacterTrack& t : tracks) {
+    svg += polyline(t.desired, top, "#d62728", 2.0f);
+    svg += polyline(t.root, top, "#1f77b4", 1.5f);
+  }
+  svg += "<text x=\"20\" y=\"" + std::to_string(int(strip_top - 6)) + "\">character 0, side view every " +
+         std::to_string(frames_per_cell * dt).substr(0, 4) + " s</text>\n";
+  std::vector<Vec3> global(size_t(skeleton.joint_count()));
+  std::vector<Quat> rotations(size_t(skeleton.joint_count()));
+  for (int k = 0; k < cells; ++k) {
+    const Clip& clip = tracks[0].clip;
+    const int f = k * frames_per_cell;
+    forward_kinematics(skeleton.parents.data(), clip.joints, &clip.position(f, 0), &clip.rotation(f, 0),
+                       global.data(), rotations.data());
+    const Vec3 root = global[0];
+    const Quat facing = clip.rotation(f, 0);
+    // Side view in character space: forward to the right, up the page, 40 px per metre.
+    auto side = [&](Vec3 p) {
+      const Vec3 local = inverse_rotate(facing, p - root);
+      return std::make_pair(margin + k * cell + cell / 2 + local.z * 40.0f, strip_top + cell - 5 - local.y * 40.0f);
+    };
+    for (int j = 1; j < clip.joints; ++j) {
+      const int parent = skeleton.parents[size_t(j)];
+      if (parent <= 0) continue;
+      const auto a = side(global[size_t(parent)]), b = side(global[size_t(j)]);
+      char line[160];
+      std::snprintf(line, sizeof line, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+                    a.first, a.second, b.first, b.second);
+      svg += line;
+    }
+  }
+  write_text_atomic(path, svg + "</svg>\n");
+}
+
+}  // namespace lmm::pipeline

@@ -1,0 +1,26 @@
+// Exact single-query nearest neighbour with FAISS IndexFlatL2 (no LibTorch in this header), the
+// baseline that lmm-bench search compares the runtime's accelerated search with.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+namespace lmm::training {
+
+// A FAISS IndexFlatL2 over `rows` x `dims` floats answering one query at a time on one thread.
+class FlatIndex {
+ public:
+  // Copies the data into the index.
+  FlatIndex(const float* data, int64_t rows, int64_t dims);
+  ~FlatIndex();
+  FlatIndex(const FlatIndex&) = delete;
+  FlatIndex& operator=(const FlatIndex&) = delete;
+  // The row nearest to `query` and its squared distance.
+  int64_t nearest(const float* query, float& distance) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace lmm::training
