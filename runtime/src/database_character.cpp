@@ -83,6 +83,7 @@ bool DatabaseCharacter::init(const Database& db, const FeatureSearch& search,
   frame_time_ = db.ranges()[0].start;
   frame_ = db.ranges()[0].start;
   range_ = 0;
+  end_zone_searched_ = false;
   time_since_search_ = settings.search_interval;
   sample_database(frame_time_);
   out_positions_ = sample_positions_;
@@ -137,9 +138,14 @@ void DatabaseCharacter::update(const GamepadInput& raw_input, float raw_dt) {
   }
   predict_trajectory(desired_velocity_, wanted_rotation);
 
-  const bool at_clip_end = frame_ >= db_->ranges()[size_t(range_)].stop - 1;
-  if (should_search(dt, desired_velocity_, wanted_rotation) || at_clip_end) {
+  const int stop = db_->ranges()[size_t(range_)].stop;
+  const bool at_clip_end = frame_ >= stop - 1;
+  // Entering the clip's excluded end zone searches at once (only the current frame can keep
+  // playing from there); the last frame must leave.
+  const bool entering_end_zone = frame_ >= stop - settings_.search.ignore_range_end && !end_zone_searched_;
+  if (should_search(dt, desired_velocity_, wanted_rotation) || at_clip_end || entering_end_zone) {
     search_and_transition(at_clip_end);
+    end_zone_searched_ = frame_ >= db_->ranges()[size_t(range_)].stop - settings_.search.ignore_range_end;
   }
   previous_desired_velocity_ = desired_velocity_;
   previous_desired_rotation_ = wanted_rotation;

@@ -101,6 +101,7 @@ class DatabaseCharacter {
   int frame_ = 0;
   int range_ = 0;
   float time_since_search_ = 0.0f;
+  bool end_zone_searched_ = false;  // searched since playback entered the clip's end zone
   Vec3 previous_desired_velocity_, desired_velocity_;
   Quat previous_desired_rotation_;
 
