@@ -41,6 +41,18 @@ std::string config_error(const std::string& dir, const std::string& skeleton_tom
   return "";
 }
 
+// Imports a circle walk and a straight walk into `dir` and loads the database.
+bool import_circle_and_line(const std::string& dir, Database& db) {
+  ImportOptions o = biped_options(dir);
+  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 90, 30.0f)),
+              test::write_text(dir + "/w.bvh", test::straight_walk_bvh(100.0f, 90, 30.0f))};
+  import_database(o, dir + "/db.mmdb");
+  std::string error;
+  const bool loaded = db.load_file(dir + "/db.mmdb", error);
+  EXPECT_TRUE(loaded) << error;
+  return loaded;
+}
+
 // Raw (unnormalised) feature `d` of frame `f`.
 float raw_feature(const Database& db, int f, int d) {
   return db.features(f)[d] * db.feature_scale()[d] + db.feature_offset()[d];
@@ -83,14 +95,8 @@ TEST(Import, StraightWalkFeaturesEqualAnalyticValues) {
 
 TEST(Import, FeaturesOfImportMatchTheRuntimeQueryPath) {
   // The database features equal what the runtime computes from the stored pose.
-  const std::string dir = test::temp_folder("query");
-  ImportOptions o = biped_options(dir);
-  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 90, 30.0f)),
-              test::write_text(dir + "/w.bvh", test::straight_walk_bvh(100.0f, 90, 30.0f))};
-  import_database(o, dir + "/q.mmdb");
   Database db;
-  std::string error;
-  ASSERT_TRUE(db.load_file(dir + "/q.mmdb", error)) << error;
+  ASSERT_TRUE(import_circle_and_line(test::temp_folder("query"), db));
   const int f = 50;
   std::vector<RootSample> trajectory;
   for (int offset : db.schema().trajectory_offsets) {
@@ -107,14 +113,8 @@ TEST(Import, FeaturesOfImportMatchTheRuntimeQueryPath) {
 }
 
 TEST(Import, WeightsScaleNormalisedGroups) {
-  const std::string dir = test::temp_folder("weights");
-  ImportOptions o = biped_options(dir);
-  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 90, 30.0f)),
-              test::write_text(dir + "/w.bvh", test::straight_walk_bvh(100.0f, 90, 30.0f))};
-  import_database(o, dir + "/w.mmdb");
   Database db;
-  std::string error;
-  ASSERT_TRUE(db.load_file(dir + "/w.mmdb", error)) << error;
+  ASSERT_TRUE(import_circle_and_line(test::temp_folder("weights"), db));
   // Per group: mean-zero dims and mean per-dim std equal to the weight (seed 001).
   for (const FeatureGroup& g : db.schema().groups) {
     double std_sum = 0.0;

@@ -37,6 +37,23 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
+// Parses a subcommand's options; true (with the exit code in `code`) when the command should
+// stop here: help was asked for, or the required option `required` is missing.
+bool parse_or_stop(cxxopts::Options& o, int argc, char** argv, const char* required,
+                   cxxopts::ParseResult& args, int& code) {
+  args = o.parse(argc, argv);
+  if (!args.count("help") && args.count(required)) return false;
+  std::puts(o.help().c_str());
+  code = args.count("help") ? 0 : 2;
+  return true;
+}
+
+// Loads the database at `path`; throws InputError with the loader's message.
+void load_database(const std::string& path, Database& db) {
+  std::string error;
+  if (!db.load_file(path, error)) throw InputError(error);
+}
+
 // Times complete imports (read, process, features, write) of the inputs.
 int bench_import(int argc, char** argv) {
   cxxopts::Options o("lmm-bench import", "Median wall time of a complete lmm-import run.");
@@ -50,11 +67,9 @@ int bench_import(int argc, char** argv) {
       ("json", "write results as JSON", cxxopts::value<std::string>())
       ("h,help", "show this help");
   o.parse_positional({"inputs"});
-  const auto args = o.parse(argc, argv);
-  if (args.count("help") || !args.count("inputs")) {
-    std::puts(o.help().c_str());
-    return args.count("help") ? 0 : 2;
-  }
+  cxxopts::ParseResult args;
+  int code = 0;
+  if (parse_or_stop(o, argc, argv, "inputs", args, code)) return code;
   ImportOptions opt;
   opt.inputs = args["inputs"].as<std::vector<std::string>>();
   opt.skeleton = load_skeleton_config(args["skeleton"].as<std::string>());
@@ -93,14 +108,11 @@ int bench_features(int argc, char** argv) {
       ("queries", "queries per repetition", cxxopts::value<int>()->default_value("10000"))
       ("json", "write results as JSON", cxxopts::value<std::string>())
       ("h,help", "show this help");
-  const auto args = o.parse(argc, argv);
-  if (args.count("help") || !args.count("db")) {
-    std::puts(o.help().c_str());
-    return args.count("help") ? 0 : 2;
-  }
+  cxxopts::ParseResult args;
+  int code = 0;
+  if (parse_or_stop(o, argc, argv, "db", args, code)) return code;
   Database db;
-  std::string error;
-  if (!db.load_file(args["db"].as<std::string>(), error)) throw InputError(error);
+  load_database(args["db"].as<std::string>(), db);
   const int j = db.joint_count(), queries = std::max(1, args["queries"].as<int>());
   const FeatureSchema& schema = db.schema();
   PoseScratch scratch;
@@ -179,15 +191,14 @@ int bench_search(int argc, char** argv) {
       ("seed", "query seed", cxxopts::value<uint32_t>()->default_value("7"))
       ("json", "write results as JSON", cxxopts::value<std::string>())
       ("h,help", "show this help");
-  const auto args = o.parse(argc, argv);
-  if (args.count("help") || !args.count("db")) {
-    std::puts(o.help().c_str());
-    return args.count("help") ? 0 : 2;
-  }
+  cxxopts::ParseResult args;
+  int code = 0;
+  if (parse_or_stop(o, argc, argv, "db", args, code)) return code;
   Database db;
+  load_database(args["db"].as<std::string>(), db);
   FeatureSearch search;
   std::string error;
-  if (!db.load_file(args["db"].as<std::string>(), error) || !search.build(db, error)) throw InputError(error);
+  if (!search.build(db, error)) throw InputError(error);
   const int count = std::max(1, args["queries"].as<int>()), dims = db.schema().dims;
   std::vector<int> frames;
   const std::vector<float> queries = controller_like_queries(db, count, args["seed"].as<uint32_t>(), frames);
