@@ -1,0 +1,139 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "lmm/pipeline/config.hpp"
+#include "lmm/pipeline/import.hpp"
+#include "lmm/skeleton.hpp"
+#include "lmm/training/adan.hpp"
+#include "lmm/training/config.hpp"
+#include "lmm/training/layers.hpp"
+#include "lmm/training/pose_data.hpp"
+#include "lmm/training/trainer.hpp"
+#include "support/synthetic_database.hpp"
+
+using namespace lmm;
+using namespace lmm::training;
+namespace fs = std::filesystem;
+
+namespace {
+
+TEST(Adan, OneStepMatchesHandComputation) {
+  // p = 1, g = 2 at step 1: d = 0, m = 0.02 g, v = 0, n = 0.01 g^2; bias corrections
+  // c1 = 0.02, c2 = 0.08, c3 = 0.01, so the update is lr * g / (|g| + eps) = lr (sign of g).
+  torch::Tensor p = torch::ones({2}, torch::requires_grad());
+  Adan adan({p}, AdanOptions(0.1).weight_decay(0.5));
+  (p * torch::tensor({2.0f, -3.0f})).sum().backward();
+  adan.step();
+  // Then the decoupled decay: p / (1 + lr * wd) = p / 1.05.
+  EXPECT_NEAR(p[0].item<float>(), (1.0f - 0.1f) / 1.05f, 1e-6f);
+  EXPECT_NEAR(p[1].item<float>(), (1.0f + 0.1f) / 1.05f, 1e-6f);
+  // Step 2 with g = (1, 1): d = (-1, 4).
+  adan.zero_grad();
+  p.sum().backward();
+  adan.step();
+  const double b1 = 0.98, b2 = 0.92, b3 = 0.99, lr = 0.1;
+  for (int i = 0; i < 2; ++i) {
+    const double g1 = i == 0 ? 2.0 : -3.0, g2 = 1.0, d = g2 - g1;
+    const double m = b1 * (1 - b1) * g1 + (1 - b1) * g2;
+    const double v = (1 - b2) * d;
+    const double u1 = g1, u2 = g2 + b2 * d;
+    const double n = b3 * (1 - b3) * u1 * u1 + (1 - b3) * u2 * u2;
+    const double c1 = 1 - b1 * b1, c2 = 1 - b2 * b2, c3 = 1 - b3 * b3;
+    const double p1 = i == 0 ? 0.9 / 1.05 : 1.1 / 1.05;
+    const double expected = (p1 - lr * (m / c1 + b2 * v / c2) / (std::sqrt(n / c3) + 1e-8)) / 1.05;
+    EXPECT_NEAR(p[i].item<float>(), expected, 1e-5) << i;
+  }
+}
+
+TEST(Layers, LipschitzLinearBoundsRowsAndStartsAsPlainLinear) {
+  torch::manual_seed(1);
+  LipschitzLinear layer(8, 5);
+  const torch::Tensor x = torch::randn({4, 8});
+  // At initialisation softplus(c) equals the infinity norm: nothing is scaled.
+  EXPECT_TRUE(torch::allclose(layer->forward(x), torch::nn::functional::linear(x, layer->weight, layer->bias), 1e-5, 1e-6));
+  EXPECT_NEAR(layer->bound().item<float>(), layer->weight.abs().sum(1).max().item<float>(), 1e-5f);
+  {
+    torch::NoGradGuard no_grad;
+    layer->c.fill_(-2.0f);  // bound softplus(-2) = 0.127
+  }
+  const torch::Tensor rows = layer->normalized_weight().abs().sum(1);
+  EXPECT_LE(rows.max().item<float>(), layer->bound().item<float>() + 1e-6f);
+}
+
+TEST(Layers, SmoeRoutesToTwoExpertsLikeTheDenseReference) {
+  torch::manual_seed(2);
+  Smoe smoe(6, 8, std::vector<int64_t>{16}, 4, 2);
+  const torch::Tensor x = torch::randn({50, 6});
+  EXPECT_TRUE(torch::allclose(smoe->forward(x), smoe->forward_dense(x), 1e-5, 1e-6));
+  const RoutingStats stats = smoe->last_stats();
+  EXPECT_NEAR(stats.utilisation.sum().item<float>(), 2.0f, 1e-5f);  // each sample uses two experts
+  EXPECT_GE(stats.load_balance.item<float>(), 0.0f);
+  // Gradients reach the gate through the renormalised weights and the balance loss.
+  (smoe->forward(x).sum() + stats.load_balance).backward();
+  bool gate_grad = false;
+  for (const auto& p : smoe->named_parameters()) {
+    if (p.key().rfind("gate", 0) == 0) gate_grad = gate_grad || p.value().grad().abs().sum().item<float>() > 0.0f;
+  }
+  EXPECT_TRUE(gate_grad);
+}
+
+TEST(PoseData, RotationsAndForwardKinematicsMatchTheRuntime) {
+  test::SyntheticDatabase synthetic;
+  for (int f = 0; f < 12; ++f) {  // non-trivial rotations for the hips and foot
+    const Quat q = quat_from_angle_axis(0.1f * f, normalize(Vec3{1, 2, 3}));
+    for (int j = 1; j < 3; ++j) {
+      float* r = &synthetic.rotations[size_t(f * 3 + j) * 4];
+      r[0] = q.w, r[1] = q.x, r[2] = q.y, r[3] = q.z;
+    }
+  }
+  const AlignedBuffer buffer = test::aligned_copy(synthetic.build());
+  Database db;
+  std::string error;
+  ASSERT_TRUE(db.load_buffer(buffer.data(), buffer.size(), error)) << error;
+  const PoseData d = make_pose_data(db);
+  EXPECT_EQ(d.layout.size(), 2 * 9 + 6 + 1);
+  EXPECT_EQ(d.parents, (std::vector<int64_t>{-1, 0}));
+  EXPECT_EQ(d.contact_joints, (std::vector<int64_t>{1}));
+  for (int f : {0, 7, 11}) {
+    Vec3 gp[3];
+    Quat gr[3];
+    Vec3 lp[3] = {Vec3{}, db.positions(f)[1], db.positions(f)[2]};
+    Quat lr[3] = {Quat{}, db.rotations(f)[1], db.rotations(f)[2]};
+    forward_kinematics(db.skeleton().parents.data(), 3, lp, lr, gp, gr);
+    for (int j = 1; j < 3; ++j) {
+      EXPECT_NEAR(d.model_positions[f][j - 1][0].item<float>(), gp[j].x, 1e-5f);
+      EXPECT_NEAR(d.model_positions[f][j - 1][1].item<float>(), gp[j].y, 1e-5f);
+      EXPECT_NEAR(d.model_positions[f][j - 1][2].item<float>(), gp[j].z, 1e-5f);
+    }
+  }
+  // Hierarchical weights: the hips (one descendant) outweigh the foot locally, not in model space.
+  EXPECT_GT(d.local_weights[0].item<float>(), d.local_weights[1].item<float>());
+  EXPECT_LT(d.model_weights[0].item<float>(), d.model_weights[1].item<float>());
+}
+
+TEST(TrainingConfig, PresetsLoadAndUnknownKeysAreNamed) {
+  const std::string configs = pipeline::default_config_dir();
+  for (const char* name : {"tiny", "paper"}) {
+    const TrainingConfig c = load_training_config(name, configs);
+    EXPECT_EQ(c.name, name);
+  }
+  const TrainingConfig paper = load_training_config("paper", configs);
+  EXPECT_EQ(paper.decoder.experts, 128);
+  EXPECT_EQ(paper.stepper.experts, 64);
+  EXPECT_EQ(paper.projector.expert_hidden, (std::vector<int64_t>{64, 64, 64, 64}));
+  const std::string path = testing::TempDir() + "lmm_bad_preset.toml";
+  std::ofstream(path) << "name = \"x\"\n[train]\nbatchsize = 3\n";
+  try {
+    load_training_config(path, configs);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown key 'batchsize'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(load_training_config("no-such-preset", configs), std::runtime_error);
+}
+
+}  // namespace

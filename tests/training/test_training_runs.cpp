@@ -1,0 +1,109 @@
+// Short real training runs of the tiny preset on a small subset of the Bandai data
+// (normal-extra, 7 clips). Data from $LMM_DATA: fails in CI without it, skips elsewhere.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "lmm/pipeline/config.hpp"
+#include "lmm/pipeline/import.hpp"
+#include "lmm/training/config.hpp"
+#include "lmm/training/trainer.hpp"
+#include "support/synthetic_bvh.hpp"
+
+using namespace lmm;
+using namespace lmm::training;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Imports normal-extra into a temp folder once per test; "" after failing or skipping.
+std::string subset_database() {
+  const char* env = std::getenv("LMM_DATA");
+  const std::string data = env != nullptr && env[0] != '\0' ? env : LMM_TEST_DATA_DEFAULT;
+  if (data.empty() || !fs::is_directory(data + "/normal-extra")) return "";
+  const std::string dir = test::temp_folder("subset");
+  pipeline::ImportOptions o;
+  o.inputs = {data + "/normal-extra"};
+  o.skeleton = pipeline::load_skeleton_config(pipeline::default_config_dir() + "/skeletons/bandai.toml");
+  o.features = pipeline::load_feature_config(pipeline::default_config_dir() + "/features/locomotion27.toml");
+  pipeline::import_database(o, dir + "/subset.mmdb");
+  return dir + "/subset.mmdb";
+}
+
+#define REQUIRE_SUBSET(db)                                                                       \
+  const std::string db##_path = subset_database();                                               \
+  if (db##_path.empty()) {                                                                       \
+    if (std::getenv("CI") != nullptr) FAIL() << "LMM_DATA does not point at bandai-loco data";   \
+    GTEST_SKIP() << "set LMM_DATA to the bandai-loco folder to run this test";                   \
+  }                                                                                              \
+  Database db;                                                                                   \
+  {                                                                                              \
+    std::string error;                                                                           \
+    ASSERT_TRUE(db.load_file(db##_path, error)) << error;                                        \
+  }
+
+TrainingConfig tiny() { return load_training_config("tiny", pipeline::default_config_dir()); }
+
+TEST(TrainingRuns, TinyAutoencoderReducesEveryLossTerm) {
+  REQUIRE_SUBSET(db);
+  TrainOptions o;
+  o.out_dir = test::temp_folder("ae");
+  const TrainReport r = train_autoencoder(tiny(), db, o);
+  EXPECT_TRUE(r.finished);
+  EXPECT_EQ(r.steps, 200);
+  ASSERT_FALSE(r.last_losses.empty());
+  for (const auto& [term, last] : r.last_losses) {
+    if (term == "load_balance") {
+      // Starts near 0 (routing is near uniform at initialisation); it must stay small.
+      EXPECT_LT(last, 0.2) << term;
+      continue;
+    }
+    EXPECT_LT(last, r.first_losses.at(term)) << term;
+  }
+  EXPECT_GT(r.metrics.at("mean_joint_error_cm"), 0.0);
+  EXPECT_LT(r.metrics.at("mean_joint_error_cm"), 10.0);
+  EXPECT_GE(r.metrics.at("p95_joint_error_cm"), r.metrics.at("mean_joint_error_cm"));
+  EXPECT_TRUE(fs::exists(checkpoint_path(o.out_dir, "autoencoder")));
+}
+
+TEST(TrainingRuns, ResumedRunEqualsUninterruptedRun) {
+  REQUIRE_SUBSET(db);
+  TrainOptions whole, part;
+  whole.out_dir = test::temp_folder("whole");
+  part.out_dir = test::temp_folder("part");
+  const TrainReport a = train_autoencoder(tiny(), db, whole);
+  part.stop_after = 70;  // mid-epoch
+  const TrainReport stopped = train_autoencoder(tiny(), db, part);
+  EXPECT_EQ(stopped.steps, 70);
+  EXPECT_FALSE(stopped.finished);
+  part.stop_after = -1;
+  part.resume = true;
+  const TrainReport b = train_autoencoder(tiny(), db, part);
+  EXPECT_EQ(b.steps, a.steps);
+  for (const auto& [term, value] : a.last_losses) EXPECT_NEAR(b.last_losses.at(term), value, 1e-4 * (1.0 + std::fabs(value))) << term;
+  EXPECT_NEAR(b.metrics.at("mean_joint_error_cm"), a.metrics.at("mean_joint_error_cm"), 1e-3);
+}
+
+TEST(TrainingRuns, NonFiniteLossStopsAndKeepsTheLastCheckpoint) {
+  REQUIRE_SUBSET(db);
+  TrainOptions o;
+  o.out_dir = test::temp_folder("nan");
+  TrainingConfig c = tiny();
+  c.steps = 20;
+  train_autoencoder(c, db, o);  // a good checkpoint at step 20
+  const auto good_size = fs::file_size(checkpoint_path(o.out_dir, "autoencoder"));
+  c.steps = 400;
+  c.learning_rate = 1e30;  // a fresh run that diverges before its first periodic checkpoint
+  try {
+    train_autoencoder(c, db, o);
+    FAIL() << "expected the run to stop";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not finite"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("autoencoder.pt"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(fs::file_size(checkpoint_path(o.out_dir, "autoencoder")), good_size);
+}
+
+}  // namespace

@@ -1,0 +1,82 @@
+// lmm-train: train the autoencoder, stepper or projector of learned motion matching.
+#include <cstdio>
+
+#include <cxxopts.hpp>
+#include <spdlog/spdlog.h>
+
+#include "lmm/pipeline/bvh.hpp"
+#include "lmm/pipeline/config.hpp"
+#include "lmm/pipeline/report.hpp"
+#include "lmm/training/trainer.hpp"
+
+using namespace lmm;
+using namespace lmm::pipeline;
+using namespace lmm::training;
+
+namespace {
+
+JsonObject report_json(const std::string& model, const TrainingConfig& config, const TrainReport& r) {
+  JsonObject json;
+  json.text("model", model).text("preset", config.name).number("steps", double(r.steps)).boolean("finished", r.finished);
+  for (const auto& [name, value] : r.metrics) json.number(name, value);
+  std::vector<JsonObject> losses;
+  for (const auto& [name, last] : r.last_losses) {
+    losses.push_back(JsonObject().text("term", name).number("first_epoch", r.first_losses.at(name)).number("last_epoch", last));
+  }
+  return json.objects("losses", losses);
+}
+
+int run(int argc, char** argv) {
+  cxxopts::Options options("lmm-train",
+                           "Train a learned motion matching model (seed 004): lmm-train MODEL --db X.mmdb "
+                           "--config PRESET --out DIR\nMODEL: autoencoder | stepper | projector. PRESET: a file or a "
+                           "name in configs/training (tiny, quick, standard, paper, ffn-...).");
+  options.add_options()
+      ("model", "autoencoder, stepper or projector", cxxopts::value<std::string>())
+      ("db", "motion database (*.mmdb)", cxxopts::value<std::string>())
+      ("config", "preset name or TOML file", cxxopts::value<std::string>()->default_value("tiny"))
+      ("out", "output folder (checkpoints)", cxxopts::value<std::string>())
+      ("resume", "continue from the checkpoint in --out")
+      ("stop-after", "stop after this many steps of this run (writes a checkpoint)", cxxopts::value<int64_t>()->default_value("-1"))
+      ("threads", "LibTorch threads (overrides the preset)", cxxopts::value<int>()->default_value("0"))
+      ("json", "write the final metrics as JSON", cxxopts::value<std::string>())
+      ("h,help", "show this help");
+  options.parse_positional({"model"});
+  options.positional_help("MODEL");
+  const auto args = options.parse(argc, argv);
+  if (args.count("help")) {
+    std::puts(options.help().c_str());
+    return 0;
+  }
+  if (!args.count("model") || !args.count("db") || !args.count("out")) {
+    spdlog::error("lmm-train: need MODEL, --db and --out (see --help)");
+    return 2;
+  }
+  const std::string model = args["model"].as<std::string>();
+  TrainingConfig config = load_training_config(args["config"].as<std::string>(), default_config_dir());
+  if (args["threads"].as<int>() > 0) config.threads = args["threads"].as<int>();
+  Database db;
+  std::string error;
+  if (!db.load_file(args["db"].as<std::string>(), error)) throw InputError(error);
+  TrainOptions o;
+  o.out_dir = args["out"].as<std::string>();
+  o.resume = args.count("resume") > 0;
+  o.stop_after = args["stop-after"].as<int64_t>();
+  o.log = [](const std::string& line) { spdlog::info("{}", line); };
+  TrainReport report;
+  if (model == "autoencoder") {
+    report = train_autoencoder(config, db, o);
+  } else {
+    spdlog::error("lmm-train: unknown model '{}' (autoencoder, stepper, projector)", model);
+    return 2;
+  }
+  for (const auto& [name, value] : report.metrics) spdlog::info("{} = {:.4f}", name, value);
+  if (args.count("json")) write_json(args["json"].as<std::string>(), report_json(model, config, report));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return run_cli("lmm-train", [&] { return run(argc, argv); });
+}

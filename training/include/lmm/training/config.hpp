@@ -1,0 +1,54 @@
+// Training presets (configs/training/*.toml): model sizes, optimiser, schedule and loss weights.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lmm::training {
+
+// Shape of one network: an SMoE (experts > 0) or a plain MLP (experts == 0, the FFN baseline).
+struct NetworkConfig {
+  int64_t experts = 0;
+  int64_t top_k = 2;
+  std::vector<int64_t> expert_hidden;  // hidden sizes of each expert
+  int64_t expert_out = 0;              // decoder only: expert output size (0 = network output)
+  std::vector<int64_t> post_hidden;    // decoder only: Linear + GELU layers after the experts
+  std::vector<int64_t> hidden;         // plain MLP hidden sizes (experts == 0)
+};
+
+// Every setting of a preset. Defaults follow seed 004 where it gives a value.
+struct TrainingConfig {
+  std::string source;  // file it came from
+  std::string name;
+  int64_t latent = 32;                      // seed 004 Table 1
+  std::vector<int64_t> encoder_hidden{512, 512, 512};
+  bool lipschitz = true;                    // LipschitzLinear encoder (seed 004 Sec. 3.2)
+  NetworkConfig decoder, stepper, projector;
+
+  uint64_t seed = 1;
+  int threads = 2;
+  int64_t batch = 12288;                    // seed 004 Sec. 5.8
+  int64_t steps = 30000;                    // 300 virtual epochs x 100 batches (Sec. 5.8)
+  int64_t steps_per_epoch = 100;            // a virtual epoch (Sec. 5.8)
+  double learning_rate = 0.02;              // Adan, Sec. 5
+  double weight_decay = 0.0;
+  double plateau_gamma = 0.99;              // lr decay per plateau (Sec. 5)
+  int64_t plateau_patience = 3;             // virtual epochs without improvement
+  double checkpoint_minutes = 5.0;
+
+  // Autoencoder loss weights (Sec. 5.2-5.7).
+  double w_position = 1.0, w_rotation = 1.0, w_velocity = 1.0, w_contact = 0.1,
+         w_contact_velocity = 0.1, w_latent_l1 = 0.1, w_latent_l2 = 0.1, w_latent_velocity = 0.01,
+         w_lipschitz = 0.001, w_load_balance = 0.01;
+  // Stepper (Sec. 5.9) and projector (Sec. 5.6).
+  int64_t rollout = 30;
+  double start_noise = 0.15;
+  double w_projector_features = 1.0, w_projector_latent = 10.0, w_projector_distance = 0.3;
+};
+
+// Reads a preset by name (resolved to configs/training/NAME.toml) or path. Throws
+// std::runtime_error naming the file and the unknown key, bad value or syntax error.
+TrainingConfig load_training_config(const std::string& name_or_path, const std::string& config_dir);
+
+}  // namespace lmm::training

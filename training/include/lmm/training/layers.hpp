@@ -1,0 +1,78 @@
+// Building blocks of the learned models (seed 004 Sec. 3): the Lipschitz-bounded linear layer,
+// the sparse mixture of experts with top-2 routing, and plain MLPs.
+#pragma once
+
+#include <vector>
+
+#include <torch/torch.h>
+
+namespace lmm::training {
+
+// Linear layer whose Lipschitz bound (infinity norm) is a learnable c (seed 004 Eq. 4-7):
+// W' = W * min(softplus(c) / max(sum_j |W_ij|, 1e-7), 1) row-wise; c starts at the value whose
+// softplus is the infinity norm of the initial W.
+class LipschitzLinearImpl : public torch::nn::Module {
+ public:
+  LipschitzLinearImpl(int64_t in, int64_t out);
+  // y = x W'^T + b.
+  torch::Tensor forward(const torch::Tensor& x);
+  // The effective (normalised) weight W'.
+  torch::Tensor normalized_weight() const;
+  // softplus(c), this layer's Lipschitz bound (its product over layers is the Lipschitz loss).
+  torch::Tensor bound() const;
+  // Plain linear layer parameters (W, b) and the bound parameter c.
+  torch::Tensor weight, bias, c;
+};
+TORCH_MODULE(LipschitzLinear);
+
+// A stack of Linear (or LipschitzLinear) + GELU layers with a final linear layer.
+class MlpImpl : public torch::nn::Module {
+ public:
+  // Layers in -> hidden[0] -> ... -> out; GELU after every layer but the last.
+  MlpImpl(int64_t in, const std::vector<int64_t>& hidden, int64_t out, bool lipschitz);
+  // Runs the stack.
+  torch::Tensor forward(torch::Tensor x);
+  // Product of the Lipschitz bounds of its LipschitzLinear layers (1 when there are none).
+  torch::Tensor lipschitz_product() const;
+  // Number of multiply-accumulates per sample.
+  int64_t macs() const;
+
+ private:
+  std::vector<torch::nn::Linear> linear_;
+  std::vector<LipschitzLinear> lipschitz_;
+};
+TORCH_MODULE(Mlp);
+
+// Routing statistics of the last SMoE forward pass.
+struct RoutingStats {
+  torch::Tensor load_balance;   // KL(mean gate probabilities || uniform), seed 004 Eq. 17
+  torch::Tensor utilisation;    // [experts] fraction of samples routed to each expert (no grad)
+};
+
+// Sparse mixture of experts (seed 004 Sec. 3.1, Eq. 2-3): a linear gate, softmax, the two
+// largest probabilities renormalised to sum to one, and the weighted sum of those two experts'
+// outputs. Each expert runs only on the samples routed to it; the second expert is never dropped.
+class SmoeImpl : public torch::nn::Module {
+ public:
+  SmoeImpl(int64_t in, int64_t experts, const std::vector<int64_t>& hidden, int64_t out, int64_t top_k);
+  // Routed forward pass (grouped by expert); fills last_stats().
+  torch::Tensor forward(const torch::Tensor& x);
+  // Every expert on every sample, then the same routing (reference for tests and benchmarks).
+  torch::Tensor forward_dense(const torch::Tensor& x);
+  // Statistics of the last forward pass.
+  const RoutingStats& last_stats() const { return stats_; }
+  // Multiply-accumulates per sample with top-k routing.
+  int64_t macs() const;
+  int64_t experts() const { return static_cast<int64_t>(experts_.size()); }
+
+ private:
+  std::pair<torch::Tensor, torch::Tensor> route(const torch::Tensor& x);
+  torch::nn::Linear gate_{nullptr};
+  std::vector<Mlp> experts_;
+  int64_t top_k_ = 2;
+  int64_t out_ = 0;
+  RoutingStats stats_;
+};
+TORCH_MODULE(Smoe);
+
+}  // namespace lmm::training

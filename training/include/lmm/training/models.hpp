@@ -1,0 +1,43 @@
+// The learned motion matching networks of seed 004 Sec. 4.2 (Tables 1-7) and their FFN
+// baselines: encoder, decoder, stepper and projector.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "lmm/training/config.hpp"
+#include "lmm/training/layers.hpp"
+
+namespace lmm::training {
+
+// One network: an SMoE (optionally followed by Linear + GELU post layers, the decoder of
+// Table 2) or, with experts == 0, a plain MLP.
+class NetworkImpl : public torch::nn::Module {
+ public:
+  NetworkImpl(int64_t in, int64_t out, const NetworkConfig& config);
+  // Runs the network (the SMoE path routes each sample to its top-k experts).
+  torch::Tensor forward(const torch::Tensor& x);
+  // Load-balancing loss of the last forward pass (zero for a plain MLP).
+  torch::Tensor load_balance() const;
+  // Expert utilisation of the last forward pass, or an undefined tensor for a plain MLP.
+  torch::Tensor utilisation() const;
+  // Multiply-accumulates per sample.
+  int64_t macs() const;
+  // The SMoE part (null for a plain MLP).
+  Smoe smoe() const { return smoe_; }
+
+ private:
+  Smoe smoe_{nullptr};
+  Mlp mlp_{nullptr};  // post layers after the SMoE, or the whole plain network
+};
+TORCH_MODULE(Network);
+
+// Encoder (Table 1, Lipschitz layers when configured) and decoder (Tables 2-3) of the pose
+// autoencoder. Decoder output: normalised pose with raw contact logits in the contact slots.
+struct AutoencoderImpl : public torch::nn::Module {
+  AutoencoderImpl(int64_t encoder_in, int64_t features, int64_t pose_size, const TrainingConfig& config);
+  Mlp encoder{nullptr};
+  Network decoder{nullptr};
+};
+TORCH_MODULE(Autoencoder);
+
+}  // namespace lmm::training

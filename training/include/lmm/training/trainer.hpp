@@ -1,0 +1,37 @@
+// Trainers for the autoencoder, stepper and projector (seed 004 Sec. 5) with atomic
+// checkpoints, resume, plateau learning-rate decay, live progress and final metrics.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "lmm/database.hpp"
+#include "lmm/training/config.hpp"
+
+namespace lmm::training {
+
+// How one lmm-train run behaves besides the preset.
+struct TrainOptions {
+  std::string out_dir;        // checkpoints and metrics go here
+  bool resume = false;        // continue from out_dir's checkpoint of this model
+  int64_t stop_after = -1;    // stop (with a checkpoint) after this many steps of this run
+  std::function<void(const std::string&)> log;  // progress lines
+};
+
+// What a run measured: loss terms averaged over its first and last virtual epochs, and the
+// model's final metrics (e.g. mean_joint_error_cm, samples_per_s, seconds_wall).
+struct TrainReport {
+  int64_t steps = 0;  // optimiser steps done in total (including resumed ones)
+  std::map<std::string, double> first_losses, last_losses, metrics;
+  bool finished = false;  // reached the preset's step count
+};
+
+// Trains the pose autoencoder on `db` and writes out_dir/autoencoder.pt. Throws
+// std::runtime_error on bad input or a non-finite loss (the last good checkpoint is kept).
+TrainReport train_autoencoder(const TrainingConfig& config, const Database& db, const TrainOptions& options);
+
+// Path of a model's checkpoint in `out_dir`.
+std::string checkpoint_path(const std::string& out_dir, const std::string& model);
+
+}  // namespace lmm::training

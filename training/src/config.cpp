@@ -1,0 +1,147 @@
+#include "lmm/training/config.hpp"
+
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
+#include <toml++/toml.h>
+
+namespace lmm::training {
+namespace {
+
+using Keys = std::set<std::string>;
+
+void check_keys(const toml::table& table, const Keys& allowed, const std::string& where) {
+  for (const auto& [key, value] : table) {
+    if (allowed.count(std::string(key.str())) == 0) {
+      throw std::runtime_error(where + ": unknown key '" + std::string(key.str()) + "'");
+    }
+  }
+}
+
+template <typename T>
+void read(const toml::table& t, const char* key, T& out, const std::string& where) {
+  const toml::node* node = t.get(key);
+  if (node == nullptr) return;
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!node->is_boolean()) throw std::runtime_error(where + ": '" + key + "' must be true or false");
+    out = *node->value<bool>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!node->is_string()) throw std::runtime_error(where + ": '" + key + "' must be a string");
+    out = *node->value<std::string>();
+  } else {
+    const auto v = node->value<double>();
+    if (!v) throw std::runtime_error(where + ": '" + key + "' must be a number");
+    out = static_cast<T>(*v);
+  }
+}
+
+void read_sizes(const toml::table& t, const char* key, std::vector<int64_t>& out, const std::string& where) {
+  const toml::node* node = t.get(key);
+  if (node == nullptr) return;
+  const toml::array* array = node->as_array();
+  if (array == nullptr) throw std::runtime_error(where + ": '" + key + "' must be an array of sizes");
+  out.clear();
+  for (const toml::node& item : *array) {
+    const auto v = item.value<int64_t>();
+    if (!v || *v <= 0) throw std::runtime_error(where + ": '" + key + "' must hold positive integers");
+    out.push_back(*v);
+  }
+}
+
+const toml::table* section(const toml::table& root, const char* name, const std::string& where) {
+  const toml::node* node = root.get(name);
+  if (node == nullptr) return nullptr;
+  if (!node->is_table()) throw std::runtime_error(where + ": '" + name + "' must be a table");
+  return node->as_table();
+}
+
+void read_network(const toml::table& root, const char* name, NetworkConfig& n, const std::string& path) {
+  const toml::table* t = section(root, name, path);
+  if (t == nullptr) return;
+  const std::string where = path + " [" + name + "]";
+  check_keys(*t, {"experts", "top_k", "expert_hidden", "expert_out", "post_hidden", "hidden"}, where);
+  read(*t, "experts", n.experts, where);
+  read(*t, "top_k", n.top_k, where);
+  read(*t, "expert_out", n.expert_out, where);
+  read_sizes(*t, "expert_hidden", n.expert_hidden, where);
+  read_sizes(*t, "post_hidden", n.post_hidden, where);
+  read_sizes(*t, "hidden", n.hidden, where);
+  if (n.experts < 0 || (n.experts > 0 && (n.top_k < 1 || n.top_k > n.experts))) {
+    throw std::runtime_error(where + ": need experts >= top_k >= 1 (or experts = 0 for a plain MLP)");
+  }
+}
+
+}  // namespace
+
+TrainingConfig load_training_config(const std::string& name_or_path, const std::string& config_dir) {
+  std::string path = name_or_path;
+  if (!std::filesystem::exists(path)) path = config_dir + "/training/" + name_or_path + ".toml";
+  if (!std::filesystem::exists(path)) {
+    throw std::runtime_error("training config '" + name_or_path + "' not found (neither a file nor " + path + ")");
+  }
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw std::runtime_error(path + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+  }
+  TrainingConfig c;
+  c.source = path;
+  check_keys(root, {"name", "model", "decoder", "stepper", "projector", "train", "loss"}, path);
+  read(root, "name", c.name, path);
+  if (const toml::table* m = section(root, "model", path)) {
+    const std::string where = path + " [model]";
+    check_keys(*m, {"latent", "encoder_hidden", "lipschitz"}, where);
+    read(*m, "latent", c.latent, where);
+    read_sizes(*m, "encoder_hidden", c.encoder_hidden, where);
+    read(*m, "lipschitz", c.lipschitz, where);
+  }
+  read_network(root, "decoder", c.decoder, path);
+  read_network(root, "stepper", c.stepper, path);
+  read_network(root, "projector", c.projector, path);
+  if (const toml::table* t = section(root, "train", path)) {
+    const std::string where = path + " [train]";
+    check_keys(*t, {"seed", "threads", "batch", "steps", "steps_per_epoch", "learning_rate", "weight_decay",
+                    "plateau_gamma", "plateau_patience", "checkpoint_minutes", "rollout", "start_noise"}, where);
+    read(*t, "seed", c.seed, where);
+    read(*t, "threads", c.threads, where);
+    read(*t, "batch", c.batch, where);
+    read(*t, "steps", c.steps, where);
+    read(*t, "steps_per_epoch", c.steps_per_epoch, where);
+    read(*t, "learning_rate", c.learning_rate, where);
+    read(*t, "weight_decay", c.weight_decay, where);
+    read(*t, "plateau_gamma", c.plateau_gamma, where);
+    read(*t, "plateau_patience", c.plateau_patience, where);
+    read(*t, "checkpoint_minutes", c.checkpoint_minutes, where);
+    read(*t, "rollout", c.rollout, where);
+    read(*t, "start_noise", c.start_noise, where);
+  }
+  if (const toml::table* t = section(root, "loss", path)) {
+    const std::string where = path + " [loss]";
+    check_keys(*t, {"position", "rotation", "velocity", "contact", "contact_velocity", "latent_l1", "latent_l2",
+                    "latent_velocity", "lipschitz", "load_balance", "projector_features", "projector_latent",
+                    "projector_distance"}, where);
+    read(*t, "position", c.w_position, where);
+    read(*t, "rotation", c.w_rotation, where);
+    read(*t, "velocity", c.w_velocity, where);
+    read(*t, "contact", c.w_contact, where);
+    read(*t, "contact_velocity", c.w_contact_velocity, where);
+    read(*t, "latent_l1", c.w_latent_l1, where);
+    read(*t, "latent_l2", c.w_latent_l2, where);
+    read(*t, "latent_velocity", c.w_latent_velocity, where);
+    read(*t, "lipschitz", c.w_lipschitz, where);
+    read(*t, "load_balance", c.w_load_balance, where);
+    read(*t, "projector_features", c.w_projector_features, where);
+    read(*t, "projector_latent", c.w_projector_latent, where);
+    read(*t, "projector_distance", c.w_projector_distance, where);
+  }
+  if (c.batch < 2 || c.steps < 1 || c.steps_per_epoch < 1 || c.latent < 1 || !(c.learning_rate > 0.0) ||
+      c.threads < 1 || c.rollout < 1) {
+    throw std::runtime_error(path + ": batch >= 2, steps, steps_per_epoch, latent, threads, rollout >= 1 and "
+                             "learning_rate > 0 are required");
+  }
+  return c;
+}
+
+}  // namespace lmm::training

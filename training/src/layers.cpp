@@ -1,0 +1,122 @@
+#include "lmm/training/layers.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace lmm::training {
+namespace {
+
+// Inverse of softplus: log(exp(y) - 1), stable for large y.
+double inverse_softplus(double y) { return y > 20.0 ? y : std::log(std::expm1(y)); }
+
+}  // namespace
+
+LipschitzLinearImpl::LipschitzLinearImpl(int64_t in, int64_t out) {
+  torch::nn::Linear init(in, out);  // torch's default initialisation
+  weight = register_parameter("weight", init->weight.detach().clone());
+  bias = register_parameter("bias", init->bias.detach().clone());
+  const double inf_norm = weight.abs().sum(1).max().item<double>();
+  c = register_parameter("c", torch::full({1}, inverse_softplus(inf_norm)));
+}
+
+torch::Tensor LipschitzLinearImpl::bound() const { return torch::softplus(c); }
+
+torch::Tensor LipschitzLinearImpl::normalized_weight() const {
+  const torch::Tensor row_sums = weight.abs().sum(1, /*keepdim=*/true).clamp_min(1e-7);
+  const torch::Tensor scale = torch::clamp_max(bound() / row_sums, 1.0);
+  return weight * scale;
+}
+
+torch::Tensor LipschitzLinearImpl::forward(const torch::Tensor& x) {
+  return torch::nn::functional::linear(x, normalized_weight(), bias);
+}
+
+MlpImpl::MlpImpl(int64_t in, const std::vector<int64_t>& hidden, int64_t out, bool lipschitz) {
+  std::vector<int64_t> sizes{in};
+  sizes.insert(sizes.end(), hidden.begin(), hidden.end());
+  sizes.push_back(out);
+  for (size_t i = 0; i + 1 < sizes.size(); ++i) {
+    const std::string name = "layer" + std::to_string(i);
+    if (lipschitz) {
+      lipschitz_.push_back(register_module(name, LipschitzLinear(sizes[i], sizes[i + 1])));
+    } else {
+      linear_.push_back(register_module(name, torch::nn::Linear(sizes[i], sizes[i + 1])));
+    }
+  }
+}
+
+torch::Tensor MlpImpl::forward(torch::Tensor x) {
+  const size_t n = lipschitz_.empty() ? linear_.size() : lipschitz_.size();
+  for (size_t i = 0; i < n; ++i) {
+    x = lipschitz_.empty() ? linear_[i]->forward(x) : lipschitz_[i]->forward(x);
+    if (i + 1 < n) x = torch::gelu(x);
+  }
+  return x;
+}
+
+torch::Tensor MlpImpl::lipschitz_product() const {
+  torch::Tensor product = torch::ones({1});
+  for (const LipschitzLinear& layer : lipschitz_) product = product * layer->bound();
+  return product;
+}
+
+int64_t MlpImpl::macs() const {
+  int64_t total = 0;
+  for (const auto& l : linear_) total += l->weight.numel();
+  for (const auto& l : lipschitz_) total += l->weight.numel();
+  return total;
+}
+
+SmoeImpl::SmoeImpl(int64_t in, int64_t experts, const std::vector<int64_t>& hidden, int64_t out, int64_t top_k)
+    : top_k_(top_k), out_(out) {
+  TORCH_CHECK(experts >= top_k && top_k >= 1, "SMoE needs at least top_k experts");
+  gate_ = register_module("gate", torch::nn::Linear(in, experts));
+  for (int64_t e = 0; e < experts; ++e) {
+    experts_.push_back(register_module("expert" + std::to_string(e), Mlp(in, hidden, out, false)));
+  }
+}
+
+std::pair<torch::Tensor, torch::Tensor> SmoeImpl::route(const torch::Tensor& x) {
+  const torch::Tensor probabilities = torch::softmax(gate_->forward(x), -1);
+  auto [top, index] = probabilities.topk(top_k_, -1);
+  const torch::Tensor weights = top / top.sum(-1, /*keepdim=*/true);  // Eq. 3 renormalisation
+  // Eq. 17: KL divergence of the mean routing distribution from the uniform one.
+  const torch::Tensor mean = probabilities.mean(0);
+  const double experts = double(experts_.size());
+  stats_.load_balance = (mean * (mean * experts).clamp_min(1e-12).log()).sum();
+  {
+    torch::NoGradGuard no_grad;
+    stats_.utilisation = torch::zeros({int64_t(experts_.size())});
+    stats_.utilisation.index_add_(0, index.reshape(-1), torch::ones({index.numel()}));
+    stats_.utilisation /= double(x.size(0));
+  }
+  return {weights, index};
+}
+
+torch::Tensor SmoeImpl::forward(const torch::Tensor& x) {
+  auto [weights, index] = route(x);
+  torch::Tensor out = torch::zeros({x.size(0), out_}, x.options());
+  for (int64_t e = 0; e < int64_t(experts_.size()); ++e) {
+    const torch::Tensor hit = (index == e);                    // [B, k]
+    const torch::Tensor rows = hit.any(1).nonzero().squeeze(1);
+    if (rows.numel() == 0) continue;
+    const torch::Tensor w = (weights * hit).sum(1).index_select(0, rows).unsqueeze(1);
+    out = out.index_add(0, rows, experts_[size_t(e)]->forward(x.index_select(0, rows)) * w);
+  }
+  return out;
+}
+
+torch::Tensor SmoeImpl::forward_dense(const torch::Tensor& x) {
+  auto [weights, index] = route(x);
+  std::vector<torch::Tensor> all;
+  for (auto& expert : experts_) all.push_back(expert->forward(x));
+  const torch::Tensor stacked = torch::stack(all, 1);  // [B, E, out]
+  const torch::Tensor picked = stacked.gather(1, index.unsqueeze(-1).expand({-1, -1, out_}));
+  return (picked * weights.unsqueeze(-1)).sum(1);
+}
+
+int64_t SmoeImpl::macs() const {
+  return gate_->weight.numel() + top_k_ * experts_.front()->macs();
+}
+
+}  // namespace lmm::training

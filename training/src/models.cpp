@@ -1,0 +1,39 @@
+#include "lmm/training/models.hpp"
+
+namespace lmm::training {
+
+NetworkImpl::NetworkImpl(int64_t in, int64_t out, const NetworkConfig& c) {
+  if (c.experts == 0) {
+    mlp_ = register_module("mlp", Mlp(in, c.hidden, out, false));
+    return;
+  }
+  const bool post = c.expert_out > 0;
+  smoe_ = register_module("smoe", Smoe(in, c.experts, c.expert_hidden, post ? c.expert_out : out, c.top_k));
+  if (post) mlp_ = register_module("post", Mlp(c.expert_out, c.post_hidden, out, false));
+}
+
+torch::Tensor NetworkImpl::forward(const torch::Tensor& x) {
+  if (!smoe_) return mlp_->forward(x);
+  const torch::Tensor y = smoe_->forward(x);
+  return mlp_ ? mlp_->forward(y) : y;
+}
+
+torch::Tensor NetworkImpl::load_balance() const {
+  return smoe_ ? smoe_->last_stats().load_balance : torch::zeros({});
+}
+
+torch::Tensor NetworkImpl::utilisation() const {
+  return smoe_ ? smoe_->last_stats().utilisation : torch::Tensor();
+}
+
+int64_t NetworkImpl::macs() const {
+  return (smoe_ ? smoe_->macs() : 0) + (mlp_ ? mlp_->macs() : 0);
+}
+
+AutoencoderImpl::AutoencoderImpl(int64_t encoder_in, int64_t features, int64_t pose_size,
+                                 const TrainingConfig& config) {
+  encoder = register_module("encoder", Mlp(encoder_in, config.encoder_hidden, config.latent, config.lipschitz));
+  decoder = register_module("decoder", Network(config.latent + features, pose_size, config.decoder));
+}
+
+}  // namespace lmm::training

@@ -1,0 +1,303 @@
+#include "lmm/training/trainer.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/torch.h>
+
+#include "lmm/training/adan.hpp"
+#include "lmm/training/models.hpp"
+#include "lmm/training/pose_data.hpp"
+
+namespace lmm::training {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using Terms = std::vector<std::pair<std::string, torch::Tensor>>;  // first entry: "total"
+
+constexpr double kTwoPi = 6.283185307179586;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// Everything a generic loop needs from one model's trainer.
+struct LoopSpec {
+  std::string model;                           // checkpoint name, e.g. "autoencoder"
+  torch::nn::Module* net = nullptr;            // parameters to optimise and checkpoint
+  std::function<Terms()> step;                 // one batch: named loss terms, "total" first
+  int64_t samples_per_step = 0;
+};
+
+// Scalars of a training run that a checkpoint restores.
+struct LoopState {
+  int64_t step = 0;
+  double best = INFINITY, epoch_sum = 0.0, smoothed = NAN;
+  int64_t epoch_count = 0, bad_epochs = 0;
+  std::map<std::string, double> sums, first, last;
+};
+
+torch::Tensor scalar(double v) { return torch::tensor(v, torch::kFloat64); }
+
+void save_checkpoint(const std::string& path, const LoopSpec& spec, const Adan& optimizer, const LoopState& s) {
+  torch::serialize::OutputArchive archive, model, optim, losses;
+  spec.net->save(model);
+  optimizer.save(optim);
+  archive.write("model", model);
+  archive.write("optimizer", optim);
+  archive.write("step", torch::tensor(s.step));
+  archive.write("best", scalar(s.best));
+  archive.write("epoch_sum", scalar(s.epoch_sum));
+  archive.write("smoothed", scalar(s.smoothed));
+  archive.write("epoch_count", torch::tensor(s.epoch_count));
+  archive.write("bad_epochs", torch::tensor(s.bad_epochs));
+  archive.write("lr", scalar(optimizer.param_groups()[0].options().get_lr()));
+  for (const auto& [name, v] : s.sums) losses.write("sum_" + name, scalar(v));
+  for (const auto& [name, v] : s.first) losses.write("first_" + name, scalar(v));
+  for (const auto& [name, v] : s.last) losses.write("last_" + name, scalar(v));
+  archive.write("losses", losses);
+  archive.write("rng", at::detail::getDefaultCPUGenerator().get_state());
+  const std::string temp = path + ".tmp";
+  archive.save_to(temp);
+  fs::rename(temp, path);
+}
+
+void load_checkpoint(const std::string& path, const LoopSpec& spec, Adan& optimizer, LoopState& s,
+                     const std::vector<std::string>& terms) {
+  torch::serialize::InputArchive archive, model, optim, losses;
+  archive.load_from(path);
+  archive.read("model", model);
+  spec.net->load(model);
+  archive.read("optimizer", optim);
+  optimizer.load(optim);
+  auto value = [&](const char* key) {
+    torch::Tensor t;
+    archive.read(key, t);
+    return t;
+  };
+  s.step = value("step").item<int64_t>();
+  s.best = value("best").item<double>();
+  s.epoch_sum = value("epoch_sum").item<double>();
+  s.smoothed = value("smoothed").item<double>();
+  s.epoch_count = value("epoch_count").item<int64_t>();
+  s.bad_epochs = value("bad_epochs").item<int64_t>();
+  optimizer.param_groups()[0].options().set_lr(value("lr").item<double>());
+  archive.read("losses", losses);
+  const std::pair<const char*, std::map<std::string, double>*> maps[] = {
+      {"sum_", &s.sums}, {"first_", &s.first}, {"last_", &s.last}};
+  for (const std::string& name : terms) {
+    for (const auto& [prefix, map] : maps) {
+      c10::IValue value;
+      if (losses.try_read(prefix + name, value)) (*map)[name] = value.toTensor().item<double>();
+    }
+  }
+  at::Generator generator = at::detail::getDefaultCPUGenerator();
+  generator.set_state(value("rng"));
+}
+
+// Ends a virtual epoch: records first / last averages and applies the plateau decay
+// (seed 004 Sec. 5: lr *= gamma after `patience` epochs without improvement of the smoothed loss).
+void end_epoch(const TrainingConfig& c, Adan& optimizer, LoopState& s) {
+  for (auto& [name, sum] : s.sums) {
+    const double mean = sum / double(c.steps_per_epoch);
+    if (!s.first.count(name)) s.first[name] = mean;
+    s.last[name] = mean;
+    sum = 0.0;
+  }
+  const double epoch = s.epoch_sum / double(c.steps_per_epoch);
+  s.smoothed = std::isnan(s.smoothed) ? epoch : 0.7 * s.smoothed + 0.3 * epoch;
+  s.epoch_sum = 0.0;
+  ++s.epoch_count;
+  if (s.smoothed < s.best) {
+    s.best = s.smoothed;
+    s.bad_epochs = 0;
+  } else if (++s.bad_epochs >= c.plateau_patience) {
+    auto& options = optimizer.param_groups()[0].options();
+    options.set_lr(options.get_lr() * c.plateau_gamma);
+    s.bad_epochs = 0;
+  }
+}
+
+std::string progress_line(const LoopSpec& spec, const TrainingConfig& c, const LoopState& s, const Terms& terms,
+                          double rate, double lr) {
+  char head[160];
+  const double eta = rate > 0.0 ? double(c.steps - s.step) * double(spec.samples_per_step) / rate : 0.0;
+  std::snprintf(head, sizeof head, "%s step %lld/%lld loss %.5f lr %.5f %.0f samples/s ETA %.0f s |", spec.model.c_str(),
+                static_cast<long long>(s.step), static_cast<long long>(c.steps), terms.front().second.item<double>(), lr,
+                rate, eta);
+  std::string line = head;
+  for (size_t i = 1; i < terms.size(); ++i) {
+    char part[64];
+    std::snprintf(part, sizeof part, " %s %.4f", terms[i].first.c_str(), terms[i].second.item<double>());
+    line += part;
+  }
+  return line;
+}
+
+// Runs (or resumes) the optimisation loop of `spec` and fills `report`.
+void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions& o, TrainReport& report) {
+  Adan optimizer(spec.net->parameters(), AdanOptions(c.learning_rate).weight_decay(c.weight_decay));
+  LoopState s;
+  const std::string path = checkpoint_path(o.out_dir, spec.model);
+  if (o.resume) {
+    if (!fs::exists(path)) throw std::runtime_error("--resume: no checkpoint " + path);
+    std::vector<std::string> names;
+    for (const auto& term : spec.step()) names.push_back(term.first);  // term names only
+    optimizer.zero_grad();
+    load_checkpoint(path, spec, optimizer, s, names);
+    if (o.log) o.log("resumed " + spec.model + " at step " + std::to_string(s.step));
+  }
+  const auto start = Clock::now();
+  auto last_save = Clock::now(), last_log = Clock::now();
+  const int64_t first_step = s.step;
+  while (s.step < c.steps && (o.stop_after < 0 || s.step - first_step < o.stop_after)) {
+    optimizer.zero_grad();
+    const Terms terms = spec.step();
+    const torch::Tensor total = terms.front().second;
+    if (!std::isfinite(total.item<double>())) {
+      throw std::runtime_error(spec.model + ": loss is not finite at step " + std::to_string(s.step) +
+                               "; stopped, last good checkpoint kept at " + path);
+    }
+    total.backward();
+    optimizer.step();
+    ++s.step;
+    for (const auto& [name, value] : terms) s.sums[name] += value.item<double>();
+    s.epoch_sum += total.item<double>();
+    if (s.step % c.steps_per_epoch == 0) end_epoch(c, optimizer, s);
+    const double elapsed = seconds_since(start);
+    const double rate = double((s.step - first_step) * spec.samples_per_step) / std::max(elapsed, 1e-9);
+    if (o.log && (seconds_since(last_log) > 2.0 || s.step == c.steps)) {
+      o.log(progress_line(spec, c, s, terms, rate, optimizer.param_groups()[0].options().get_lr()));
+      last_log = Clock::now();
+    }
+    if (seconds_since(last_save) > 60.0 * c.checkpoint_minutes) {
+      save_checkpoint(path, spec, optimizer, s);
+      last_save = Clock::now();
+    }
+  }
+  save_checkpoint(path, spec, optimizer, s);
+  report.steps = s.step;
+  report.finished = s.step >= c.steps;
+  report.first_losses = s.first;
+  report.last_losses = s.last;
+  const double wall = seconds_since(start);
+  report.metrics["seconds_wall"] = wall;
+  report.metrics["samples_per_s"] = double((s.step - first_step) * spec.samples_per_step) / std::max(wall, 1e-9);
+}
+
+// Geodesic angle between rotation matrices [..., 3, 3] (seed 004 Eq. 19), in radians.
+torch::Tensor geodesic(const torch::Tensor& a, const torch::Tensor& b) {
+  const torch::Tensor trace = torch::matmul(a, b.transpose(-1, -2)).diagonal(0, -2, -1).sum(-1);
+  return torch::acos(((trace - 1.0) / 2.0).clamp(-1.0 + 1e-6, 1.0 - 1e-6));
+}
+
+// Per-joint weighted mean over joints of per-joint errors [B, J].
+torch::Tensor weighted(const torch::Tensor& per_joint, const torch::Tensor& weights) {
+  return (per_joint * weights).mean();
+}
+
+// Standardised encoder inputs [N, P + 3J]: pose vector and model-space positions.
+torch::Tensor encoder_inputs(const PoseData& d, torch::Tensor& mean, torch::Tensor& std) {
+  const torch::Tensor x = torch::cat({d.pose, d.model_positions.reshape({d.pose.size(0), -1})}, 1);
+  mean = x.mean(0);
+  std = x.std(0).clamp_min(1e-4);
+  return (x - mean) / std;
+}
+
+// Decoder output to pose vectors: denormalised, contact slots kept as logits.
+torch::Tensor denormalize(const PoseData& d, const torch::Tensor& out) { return out * d.pose_std + d.pose_mean; }
+
+// Mean and 95th percentile of model-space joint position errors (cm) over all frames.
+void decoder_metrics(const PoseData& d, Autoencoder& ae, const torch::Tensor& x, TrainReport& report) {
+  torch::NoGradGuard no_grad;
+  ae->eval();
+  std::vector<torch::Tensor> errors;
+  const int64_t n = x.size(0);
+  for (int64_t s = 0; s < n; s += 4096) {
+    const int64_t b = std::min<int64_t>(4096, n - s);
+    const torch::Tensor z = ae->encoder->forward(x.narrow(0, s, b));
+    const torch::Tensor pose = denormalize(d, ae->decoder->forward(torch::cat({z, d.features.narrow(0, s, b)}, 1)));
+    errors.push_back((pose_to_model_positions(d, pose) - d.model_positions.narrow(0, s, b)).norm(2, -1).reshape(-1));
+  }
+  const torch::Tensor all = torch::cat(errors) * 100.0;
+  report.metrics["mean_joint_error_cm"] = all.mean().item<double>();
+  report.metrics["p95_joint_error_cm"] = all.quantile(0.95).item<double>();
+  ae->train();
+}
+
+}  // namespace
+
+std::string checkpoint_path(const std::string& out_dir, const std::string& model) {
+  return (fs::path(out_dir) / (model + ".pt")).string();
+}
+
+TrainReport train_autoencoder(const TrainingConfig& c, const Database& db, const TrainOptions& o) {
+  torch::manual_seed(c.seed);
+  at::set_num_threads(c.threads);
+  fs::create_directories(o.out_dir);
+  const PoseData d = make_pose_data(db);
+  const PoseLayout& l = d.layout;
+  torch::Tensor x_mean, x_std;
+  const torch::Tensor x = encoder_inputs(d, x_mean, x_std);
+  Autoencoder ae(x.size(1), d.features.size(1), l.size(), c);
+  const torch::Tensor contact_index = torch::tensor(d.contact_joints, torch::kInt64);
+  const double fps = d.fps;
+
+  LoopSpec spec;
+  spec.model = "autoencoder";
+  spec.net = ae.ptr().get();
+  spec.samples_per_step = c.batch;
+  spec.step = [&]() -> Terms {
+    const torch::Tensor i0 = d.pair_starts.index_select(0, torch::randint(d.pair_starts.size(0), {c.batch / 2}, torch::kInt64));
+    const torch::Tensor frames = torch::cat({i0, i0 + 1});  // [frame 0 of each pair..., frame 1...]
+    const int64_t b = frames.size(0), half = b / 2;
+    const torch::Tensor truth = d.pose.index_select(0, frames);
+    const torch::Tensor z = ae->encoder->forward(x.index_select(0, frames));
+    const torch::Tensor out = ae->decoder->forward(torch::cat({z, d.features.index_select(0, frames)}, 1));
+    const torch::Tensor pose = denormalize(d, out);
+    // Local positions (and root velocities) and rotations, hierarchically weighted (Sec. 5.2-5.3).
+    const torch::Tensor lp = pose.narrow(1, l.positions(), 3 * l.joints).reshape({b, l.joints, 3});
+    const torch::Tensor lt = truth.narrow(1, l.positions(), 3 * l.joints).reshape({b, l.joints, 3});
+    const torch::Tensor root = (pose.narrow(1, l.root_velocity(), 6) - truth.narrow(1, l.root_velocity(), 6)).abs().mean();
+    const torch::Tensor local_pos = weighted((lp - lt).abs().sum(-1), d.local_weights);
+    const torch::Tensor r6 = pose.narrow(1, l.rotations(), 6 * l.joints).reshape({b, l.joints, 6});
+    const torch::Tensor m_pred = matrices_from_6d(r6);
+    const torch::Tensor m_true = matrices_from_6d(truth.narrow(1, l.rotations(), 6 * l.joints).reshape({b, l.joints, 6}));
+    const torch::Tensor norms = (1.0 - r6.narrow(-1, 0, 3).norm(2, -1)).abs() + (1.0 - r6.narrow(-1, 3, 3).norm(2, -1)).abs();
+    const torch::Tensor rotation = weighted(geodesic(m_pred, m_true) / kTwoPi + norms, d.local_weights);
+    // Model space (Sec. 5.3) and velocities over the consecutive pair (Sec. 5.4).
+    const torch::Tensor mp = model_space_positions(d.parents, lp, m_pred);
+    const torch::Tensor mt = d.model_positions.index_select(0, frames);
+    const torch::Tensor model_pos = weighted((mp - mt).abs().sum(-1), d.model_weights);
+    auto velocity = [&](const torch::Tensor& p) { return (p.narrow(0, half, half) - p.narrow(0, 0, half)) * fps; };
+    const torch::Tensor vel = (velocity(lp) - velocity(lt)).abs().mean() + (velocity(mp) - velocity(mt)).abs().mean();
+    // Contacts (Sec. 5.5): BCE on the labels, and contact joints' velocity error where in contact.
+    const torch::Tensor logits = pose.narrow(1, l.contact(), l.contacts);
+    const torch::Tensor labels = truth.narrow(1, l.contact(), l.contacts);
+    const torch::Tensor bce = torch::binary_cross_entropy_with_logits(logits, labels);
+    const torch::Tensor cv_err = (velocity(mp.index_select(1, contact_index)) - velocity(mt.index_select(1, contact_index))).norm(2, -1);
+    const torch::Tensor contact_velocity = (cv_err * labels.narrow(0, half, half)).mean();
+    // Latent regularisation (Sec. 5.7).
+    const torch::Tensor l1 = z.abs().mean(), l2 = z.pow(2).mean();
+    const torch::Tensor latent_velocity = velocity(z).abs().mean();
+    const torch::Tensor lipschitz = ae->encoder->lipschitz_product().squeeze();
+    const torch::Tensor balance = ae->decoder->load_balance();
+    const torch::Tensor total = c.w_position * (local_pos + model_pos + root) + c.w_rotation * rotation +
+                                c.w_velocity * vel + c.w_contact * bce + c.w_contact_velocity * contact_velocity +
+                                c.w_latent_l1 * l1 + c.w_latent_l2 * l2 + c.w_latent_velocity * latent_velocity +
+                                (c.lipschitz ? c.w_lipschitz * lipschitz : torch::zeros({})) + c.w_load_balance * balance;
+    return {{"total", total},          {"position", local_pos + model_pos + root}, {"rotation", rotation},
+            {"velocity", vel},         {"contact", bce},   {"contact_velocity", contact_velocity},
+            {"latent_l1", l1},         {"latent_l2", l2},  {"latent_velocity", latent_velocity},
+            {"load_balance", balance}};
+  };
+  TrainReport report;
+  run_loop(c, spec, o, report);
+  decoder_metrics(d, ae, x, report);
+  return report;
+}
+
+}  // namespace lmm::training
