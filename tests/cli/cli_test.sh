@@ -99,6 +99,29 @@ case "$case_name" in
     expect_rc 0; expect_out "treated as zero"
     [[ "$(json_number "$work/nan.json" sanitized_inputs)" -gt 0 ]] || fail "NaN input not counted"
     ;;
+  train)
+    need_data
+    [[ -x "$tools/lmm-train" ]] || { echo "skipped: built without training"; exit 77; }
+    run "$tools/lmm-train" --help; expect_rc 0; expect_out "autoencoder | stepper | projector"
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/db.mmdb"; expect_rc 0
+    run "$tools/lmm-train" stepper --db "$work/db.mmdb" --out "$work/t"; expect_rc 1; expect_out "autoencoder"
+    run "$tools/lmm-train" dancer --db "$work/db.mmdb" --out "$work/t"; expect_rc 2; expect_out "unknown model"
+    printf 'name = "x"\n[train]\nbatchsize = 3\n' >"$work/bad.toml"
+    run "$tools/lmm-train" autoencoder --db "$work/db.mmdb" --config "$work/bad.toml" --out "$work/t"
+    expect_rc 1; expect_out "unknown key 'batchsize'"
+    for model in autoencoder stepper projector; do
+      run "$tools/lmm-train" "$model" --db "$work/db.mmdb" --config tiny --out "$work/t" --json "$work/$model.json"
+      expect_rc 0; expect_out "samples/s"
+      for key in samples_per_s seconds_wall steps; do
+        [[ -n "$(json_number "$work/$model.json" "$key")" ]] || fail "$model JSON lacks $key"
+      done
+    done
+    for key in mean_joint_error_cm p95_joint_error_cm; do
+      [[ -n "$(json_number "$work/autoencoder.json" "$key")" ]] || fail "autoencoder JSON lacks $key"
+    done
+    [[ -n "$(json_number "$work/stepper.json" rollout_error_cm_2s)" ]] || fail "stepper JSON lacks rollout_error_cm_2s"
+    [[ -n "$(json_number "$work/projector.json" projector_feature_error)" ]] || fail "projector JSON lacks projector_feature_error"
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"

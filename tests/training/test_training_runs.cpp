@@ -106,4 +106,35 @@ TEST(TrainingRuns, NonFiniteLossStopsAndKeepsTheLastCheckpoint) {
   EXPECT_EQ(fs::file_size(checkpoint_path(o.out_dir, "autoencoder")), good_size);
 }
 
+TEST(TrainingRuns, TinyStepperAndProjectorLearnFromTheAutoencoder) {
+  REQUIRE_SUBSET(db);
+  TrainOptions o;
+  o.out_dir = test::temp_folder("all");
+  EXPECT_THROW(train_stepper(tiny(), db, o), std::runtime_error);  // needs the autoencoder first
+  train_autoencoder(tiny(), db, o);
+  const TrainReport stepper = train_stepper(tiny(), db, o);
+  const TrainReport projector = train_projector(tiny(), db, o);
+  for (const TrainReport* r : {&stepper, &projector}) {
+    EXPECT_TRUE(r->finished);
+    for (const auto& [term, last] : r->last_losses) {
+      if (term != "load_balance") {
+        EXPECT_LT(last, r->first_losses.at(term)) << term;
+      }
+    }
+  }
+  EXPECT_GT(stepper.metrics.at("rollout_error_cm_2s"), stepper.metrics.at("rollout_error_cm_0.5s"));
+  EXPECT_LT(stepper.metrics.at("rollout_error_cm_2s"), 50.0);
+  EXPECT_GT(projector.metrics.at("projector_feature_error"), 0.5);  // ratio to the exact neighbour's
+  EXPECT_LT(projector.metrics.at("projector_feature_error"), 3.0);
+  // A preset with other sizes does not fit the saved autoencoder: a clear error.
+  TrainingConfig other = tiny();
+  other.latent = 12;
+  try {
+    train_stepper(other, db, o);
+    FAIL() << "expected a mismatch error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not match"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace

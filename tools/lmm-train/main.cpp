@@ -66,6 +66,10 @@ int run(int argc, char** argv) {
   TrainReport report;
   if (model == "autoencoder") {
     report = train_autoencoder(config, db, o);
+  } else if (model == "stepper") {
+    report = train_stepper(config, db, o);
+  } else if (model == "projector") {
+    report = train_projector(config, db, o);
   } else {
     spdlog::error("lmm-train: unknown model '{}' (autoencoder, stepper, projector)", model);
     return 2;

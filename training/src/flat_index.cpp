@@ -3,6 +3,8 @@
 #include <faiss/IndexFlat.h>
 #include <omp.h>
 
+#include <vector>
+
 namespace lmm::training {
 
 struct FlatIndex::Impl {
@@ -21,6 +23,13 @@ int64_t FlatIndex::nearest(const float* query, float& distance) const {
   faiss::Index::idx_t label = -1;
   impl_->index.search(1, query, 1, &distance, &label);
   return label;
+}
+
+void FlatIndex::nearest_batch(const float* queries, int64_t count, int64_t* labels, int threads) const {
+  static_assert(sizeof(faiss::Index::idx_t) == sizeof(int64_t), "FAISS ids must be 64-bit");
+  omp_set_num_threads(threads);
+  std::vector<float> distances(static_cast<size_t>(count));
+  impl_->index.search(count, queries, 1, distances.data(), reinterpret_cast<faiss::Index::idx_t*>(labels));
 }
 
 }  // namespace lmm::training

@@ -36,4 +36,21 @@ AutoencoderImpl::AutoencoderImpl(int64_t encoder_in, int64_t features, int64_t p
   decoder = register_module("decoder", Network(config.latent + features, pose_size, config.decoder));
 }
 
+StepperImpl::StepperImpl(int64_t state, const NetworkConfig& config) {
+  net = register_module("net", Network(state, state, config));
+  delta_scale = register_buffer("delta_scale", torch::ones({state}));
+}
+
+torch::Tensor StepperImpl::forward(const torch::Tensor& state) { return net->forward(state) * delta_scale; }
+
+ProjectorImpl::ProjectorImpl(int64_t features, int64_t state, const NetworkConfig& config) {
+  net = register_module("net", Network(features, state, config));
+  state_mean = register_buffer("state_mean", torch::zeros({state}));
+  state_std = register_buffer("state_std", torch::ones({state}));
+}
+
+torch::Tensor ProjectorImpl::forward(const torch::Tensor& query) {
+  return net->forward(query) * state_std + state_mean;
+}
+
 }  // namespace lmm::training

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <filesystem>
 #include <stdexcept>
 
@@ -10,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "lmm/training/adan.hpp"
+#include "lmm/training/flat_index.hpp"
 #include "lmm/training/models.hpp"
 #include "lmm/training/pose_data.hpp"
 
@@ -65,12 +67,37 @@ void save_checkpoint(const std::string& path, const LoopSpec& spec, const Adan& 
   fs::rename(temp, path);
 }
 
+// Loads `module` from the "model" entry of `archive`; throws when a tensor's name or shape
+// differs from the module's own (LibTorch would otherwise adopt the file's shapes silently).
+void load_module_checked(torch::nn::Module& module, torch::serialize::InputArchive& archive, const std::string& path) {
+  std::vector<std::pair<std::string, std::vector<int64_t>>> expected;
+  for (const auto& item : module.named_parameters()) expected.emplace_back(item.key(), item.value().sizes().vec());
+  for (const auto& item : module.named_buffers()) expected.emplace_back(item.key(), item.value().sizes().vec());
+  const std::string mismatch = path + " does not match this preset and database (was it trained with another "
+                                      "--config or --db?)";
+  torch::serialize::InputArchive model;
+  try {
+    archive.read("model", model);
+    module.load(model);
+  } catch (const c10::Error&) {
+    throw std::runtime_error(mismatch);
+  }
+  size_t i = 0;
+  for (const auto& item : module.named_parameters()) {
+    if (expected[i].first != item.key() || expected[i].second != item.value().sizes().vec()) throw std::runtime_error(mismatch);
+    ++i;
+  }
+  for (const auto& item : module.named_buffers()) {
+    if (expected[i].first != item.key() || expected[i].second != item.value().sizes().vec()) throw std::runtime_error(mismatch);
+    ++i;
+  }
+}
+
 void load_checkpoint(const std::string& path, const LoopSpec& spec, Adan& optimizer, LoopState& s,
                      const std::vector<std::string>& terms) {
-  torch::serialize::InputArchive archive, model, optim, losses;
+  torch::serialize::InputArchive archive, optim, losses;
   archive.load_from(path);
-  archive.read("model", model);
-  spec.net->load(model);
+  load_module_checked(*spec.net, archive, path);
   archive.read("optimizer", optim);
   optimizer.load(optim);
   auto value = [&](const char* key) {
@@ -228,7 +255,183 @@ void decoder_metrics(const PoseData& d, Autoencoder& ae, const torch::Tensor& x,
   ae->train();
 }
 
+// The trained autoencoder of `out_dir` for this preset and database, in eval mode.
+Autoencoder load_autoencoder(const TrainingConfig& c, const PoseData& d, int64_t encoder_in, const std::string& out_dir) {
+  const std::string path = checkpoint_path(out_dir, "autoencoder");
+  if (!fs::exists(path)) throw std::runtime_error("no " + path + ": run 'lmm-train autoencoder' with this --out first");
+  Autoencoder ae(encoder_in, d.features.size(1), d.layout.size(), c);
+  torch::serialize::InputArchive archive;
+  archive.load_from(path);
+  load_module_checked(*ae, archive, path);
+  ae->eval();
+  for (auto& p : ae->parameters()) p.set_requires_grad(false);
+  return ae;
+}
+
+// Latent of every frame [N, L] from the encoder.
+torch::Tensor latents(Autoencoder& ae, const torch::Tensor& x) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> parts;
+  for (int64_t s = 0; s < x.size(0); s += 8192) parts.push_back(ae->encoder->forward(x.narrow(0, s, std::min<int64_t>(8192, x.size(0) - s))));
+  return torch::cat(parts, 0);
+}
+
+// Frames f whose clip continues for at least `length` more frames.
+torch::Tensor rollout_starts(const Database& db, int64_t length) {
+  std::vector<int64_t> starts;
+  for (const DatabaseRange& r : db.ranges()) {
+    for (int64_t f = r.start; f + length < r.stop; ++f) starts.push_back(f);
+  }
+  return torch::tensor(starts, torch::kInt64);
+}
+
+// Mean model-space joint error (cm) after rolling the stepper `frames` frames from 1,000
+// seeded random starts and decoding; NaN when no clip is long enough.
+double rollout_error_cm(const Database& db, const PoseData& d, Autoencoder& ae, Stepper& stepper,
+                        const torch::Tensor& state, int64_t frames) {
+  const torch::Tensor candidates = rollout_starts(db, frames);
+  if (candidates.numel() == 0) return NAN;
+  torch::NoGradGuard no_grad;
+  std::mt19937 rng(12345);
+  std::vector<int64_t> picks;
+  for (int i = 0; i < 1000; ++i) picks.push_back(candidates[int64_t(rng() % uint64_t(candidates.numel()))].item<int64_t>());
+  const torch::Tensor starts = torch::tensor(picks, torch::kInt64);
+  torch::Tensor s = state.index_select(0, starts);
+  stepper->eval();
+  for (int64_t n = 0; n < frames; ++n) s = s + stepper->forward(s);
+  stepper->train();
+  const torch::Tensor pose = denormalize(d, ae->decoder->forward(s));
+  const torch::Tensor truth = d.model_positions.index_select(0, starts + frames);
+  return (pose_to_model_positions(d, pose) - truth).norm(2, -1).mean().item<double>() * 100.0;
+}
+
+// Everything stepper and projector training share: pose data, encoder inputs, the frozen
+// autoencoder and the per-frame state (latent ++ features).
+struct LatentSetup {
+  PoseData d;
+  torch::Tensor x, state;
+  Autoencoder ae{nullptr};
+};
+
+LatentSetup latent_setup(const TrainingConfig& c, const Database& db, const TrainOptions& o) {
+  torch::manual_seed(c.seed);
+  at::set_num_threads(c.threads);
+  fs::create_directories(o.out_dir);
+  LatentSetup s{make_pose_data(db), {}, {}, nullptr};
+  torch::Tensor x_mean, x_std;
+  s.x = encoder_inputs(s.d, x_mean, x_std);
+  s.ae = load_autoencoder(c, s.d, s.x.size(1), o.out_dir);
+  s.state = torch::cat({latents(s.ae, s.x), s.d.features}, 1);
+  return s;
+}
+
 }  // namespace
+
+TrainReport train_stepper(const TrainingConfig& c, const Database& db, const TrainOptions& o) {
+  LatentSetup setup = latent_setup(c, db, o);
+  const torch::Tensor& state = setup.state;
+  const int64_t dims = state.size(1), latent = c.latent;
+  const torch::Tensor starts = rollout_starts(db, c.rollout);
+  if (starts.numel() == 0) throw std::runtime_error("no clip is longer than the rollout of " + std::to_string(c.rollout) + " frames");
+  Stepper stepper(dims, c.stepper);
+  const torch::Tensor deltas = state.narrow(0, 1, state.size(0) - 1) - state.narrow(0, 0, state.size(0) - 1);
+  const torch::Tensor state_std = state.std(0).clamp_min(1e-4);
+  {
+    torch::NoGradGuard no_grad;
+    stepper->delta_scale.copy_(deltas.index_select(0, setup.d.pair_starts).std(0).clamp_min(1e-5));
+  }
+  // Latent dimensions weigh twice the feature dimensions (Sec. 5.9).
+  const torch::Tensor weights = torch::cat({torch::full({latent}, 2.0), torch::ones({dims - latent})});
+  const torch::Tensor offsets = torch::arange(c.rollout + 1, torch::kInt64);
+  LoopSpec spec;
+  spec.model = "stepper";
+  spec.net = stepper.ptr().get();
+  spec.samples_per_step = c.batch * c.rollout;
+  spec.step = [&]() -> Terms {
+    const torch::Tensor f = starts.index_select(0, torch::randint(starts.size(0), {c.batch}, torch::kInt64));
+    const torch::Tensor frames = (f.unsqueeze(1) + offsets.unsqueeze(0)).reshape(-1);
+    const torch::Tensor truth = state.index_select(0, frames).reshape({c.batch, c.rollout + 1, dims});
+    torch::Tensor s = truth.select(1, 0) + torch::randn({c.batch, dims}) * (c.start_noise * state_std);
+    torch::Tensor values = torch::zeros({}), changes = torch::zeros({}), balance = torch::zeros({});
+    for (int64_t n = 0; n < c.rollout; ++n) {
+      const torch::Tensor delta = stepper->forward(s);
+      const torch::Tensor next = s + delta;
+      const torch::Tensor target = truth.select(1, n + 1);
+      values = values + (((next - target) / state_std).pow(2) * weights).mean();
+      changes = changes + (((delta - (target - truth.select(1, n))) / stepper->delta_scale).pow(2) * weights).mean();
+      balance = balance + stepper->net->load_balance();
+      s = next;
+    }
+    values = values / double(c.rollout);
+    changes = changes / double(c.rollout);
+    balance = balance / double(c.rollout);
+    return {{"total", values + changes + c.w_load_balance * balance}, {"values", values}, {"deltas", changes},
+            {"load_balance", balance}};
+  };
+  TrainReport report;
+  run_loop(c, spec, o, report);
+  const int64_t fps = int64_t(std::lround(setup.d.fps));
+  report.metrics["rollout_error_cm_0.5s"] = rollout_error_cm(db, setup.d, setup.ae, stepper, state, fps / 2);
+  report.metrics["rollout_error_cm_2s"] = rollout_error_cm(db, setup.d, setup.ae, stepper, state, 2 * fps);
+  return report;
+}
+
+TrainReport train_projector(const TrainingConfig& c, const Database& db, const TrainOptions& o) {
+  LatentSetup setup = latent_setup(c, db, o);
+  const torch::Tensor& state = setup.state;
+  const torch::Tensor& features = setup.d.features;
+  const int64_t dims = state.size(1), latent = c.latent, n = features.size(0);
+  Projector projector(features.size(1), dims, c.projector);
+  {
+    torch::NoGradGuard no_grad;
+    projector->state_mean.copy_(state.mean(0));
+    projector->state_std.copy_(state.std(0).clamp_min(1e-4));
+  }
+  const torch::Tensor contiguous = features.contiguous();
+  const FlatIndex index(contiguous.data_ptr<float>(), n, features.size(1));
+  // A noisy query and the exact nearest frame of its noisy version (Sec. 5.6, Eq. 26-31).
+  auto noisy_batch = [&](int64_t count, torch::Tensor& query, torch::Tensor& nearest) {
+    const torch::Tensor f = torch::randint(n, {count}, torch::kInt64);
+    query = (features.index_select(0, f) + torch::rand({count, 1}) * torch::randn({count, features.size(1)})).contiguous();
+    nearest = torch::empty({count}, torch::kInt64);
+    index.nearest_batch(query.data_ptr<float>(), count, nearest.data_ptr<int64_t>(), c.threads);
+  };
+  LoopSpec spec;
+  spec.model = "projector";
+  spec.net = projector.ptr().get();
+  spec.samples_per_step = c.batch;
+  spec.step = [&]() -> Terms {
+    torch::Tensor query, nearest;
+    noisy_batch(c.batch, query, nearest);
+    const torch::Tensor target = state.index_select(0, nearest);
+    const torch::Tensor predicted = projector->forward(query);
+    const torch::Tensor feature_loss = (predicted.narrow(1, latent, dims - latent) - target.narrow(1, latent, dims - latent)).abs().mean();
+    const torch::Tensor latent_loss = (predicted.narrow(1, 0, latent) - target.narrow(1, 0, latent)).abs().mean();
+    const torch::Tensor distance = ((target.narrow(1, latent, dims - latent) - query).pow(2).sum(1) -
+                                    (predicted.narrow(1, latent, dims - latent) - query).pow(2).sum(1)).abs().mean();
+    const torch::Tensor balance = projector->net->load_balance();
+    const torch::Tensor total = c.w_projector_features * feature_loss + c.w_projector_latent * latent_loss +
+                                c.w_projector_distance * distance + c.w_load_balance * balance;
+    return {{"total", total}, {"features", feature_loss}, {"latent", latent_loss}, {"query_distance", distance},
+            {"load_balance", balance}};
+  };
+  TrainReport report;
+  run_loop(c, spec, o, report);
+  {
+    torch::NoGradGuard no_grad;
+    torch::manual_seed(777);
+    torch::Tensor query, nearest;
+    noisy_batch(1000, query, nearest);
+    projector->eval();
+    const torch::Tensor projected = projector->forward(query).narrow(1, latent, dims - latent);
+    const double ours = (projected - query).norm(2, 1).mean().item<double>();
+    const double exact = (features.index_select(0, nearest) - query).norm(2, 1).mean().item<double>();
+    report.metrics["projector_feature_error"] = ours / exact;
+    report.metrics["projector_latent_error"] = (projector->forward(query).narrow(1, 0, latent) -
+                                                setup.state.index_select(0, nearest).narrow(1, 0, latent)).abs().mean().item<double>();
+  }
+  return report;
+}
 
 std::string checkpoint_path(const std::string& out_dir, const std::string& model) {
   return (fs::path(out_dir) / (model + ".pt")).string();

@@ -40,4 +40,26 @@ struct AutoencoderImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Autoencoder);
 
+// Stepper (Tables 4-5): state (latent ++ features) -> the state's change over one frame. The
+// network predicts the change divided by `delta_scale` (per-dimension std of the changes).
+struct StepperImpl : public torch::nn::Module {
+  StepperImpl(int64_t state, const NetworkConfig& config);
+  // The predicted change of `state` over one frame.
+  torch::Tensor forward(const torch::Tensor& state);
+  Network net{nullptr};
+  torch::Tensor delta_scale;  // buffer [state]
+};
+TORCH_MODULE(Stepper);
+
+// Projector (Tables 6-7): a (noisy) feature query -> the state of its nearest database frame.
+// The network predicts the standardised state; `state_mean` / `state_std` undo that.
+struct ProjectorImpl : public torch::nn::Module {
+  ProjectorImpl(int64_t features, int64_t state, const NetworkConfig& config);
+  // The predicted state (latent ++ features) for `query`.
+  torch::Tensor forward(const torch::Tensor& query);
+  Network net{nullptr};
+  torch::Tensor state_mean, state_std;  // buffers [state]
+};
+TORCH_MODULE(Projector);
+
 }  // namespace lmm::training
