@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake git ca-certificates pkg-config
   libtorch-dev libfaiss-dev
-  libcxxopts-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
+  libcxxopts-dev libspdlog-dev libfmt-dev libtomlplusplus-dev libopenblas0-pthread
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

@@ -38,6 +38,7 @@ int run(int argc, char** argv) {
       ("out", "output folder (checkpoints)", cxxopts::value<std::string>())
       ("resume", "continue from the checkpoint in --out")
       ("stop-after", "stop after this many steps of this run (writes a checkpoint)", cxxopts::value<int64_t>()->default_value("-1"))
+      ("max-minutes", "also stop (with a checkpoint) after this much wall time", cxxopts::value<double>()->default_value("0"))
       ("threads", "LibTorch threads (overrides the preset)", cxxopts::value<int>()->default_value("0"))
       ("json", "write the final metrics as JSON", cxxopts::value<std::string>())
       ("h,help", "show this help");
@@ -62,6 +63,7 @@ int run(int argc, char** argv) {
   o.out_dir = args["out"].as<std::string>();
   o.resume = args.count("resume") > 0;
   o.stop_after = args["stop-after"].as<int64_t>();
+  o.max_minutes = args["max-minutes"].as<double>();
   o.log = [](const std::string& line) { spdlog::info("{}", line); };
   TrainReport report;
   if (model == "autoencoder") {

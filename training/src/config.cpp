@@ -60,7 +60,9 @@ void read_network(const toml::table& root, const char* name, NetworkConfig& n, c
   const toml::table* t = section(root, name, path);
   if (t == nullptr) return;
   const std::string where = path + " [" + name + "]";
-  check_keys(*t, {"experts", "top_k", "expert_hidden", "expert_out", "post_hidden", "hidden"}, where);
+  check_keys(*t, {"experts", "top_k", "expert_hidden", "expert_out", "post_hidden", "hidden", "steps", "batch"}, where);
+  read(*t, "steps", n.steps, where);
+  read(*t, "batch", n.batch, where);
   read(*t, "experts", n.experts, where);
   read(*t, "top_k", n.top_k, where);
   read(*t, "expert_out", n.expert_out, where);
@@ -73,6 +75,12 @@ void read_network(const toml::table& root, const char* name, NetworkConfig& n, c
 }
 
 }  // namespace
+
+TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network) {
+  if (network.steps > 0) config.steps = network.steps;
+  if (network.batch > 0) config.batch = network.batch;
+  return config;
+}
 
 TrainingConfig load_training_config(const std::string& name_or_path, const std::string& config_dir) {
   std::string path = name_or_path;

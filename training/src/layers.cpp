@@ -1,5 +1,6 @@
 #include "lmm/training/layers.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <string>
 
@@ -117,6 +118,26 @@ torch::Tensor SmoeImpl::forward_dense(const torch::Tensor& x) {
 
 int64_t SmoeImpl::macs() const {
   return gate_->weight.numel() + top_k_ * experts_.front()->macs();
+}
+
+SmoeThroughput measure_smoe_throughput(int64_t in, int64_t experts, const std::vector<int64_t>& hidden,
+                                       int64_t out, int64_t batch, int repetitions) {
+  Smoe smoe(in, experts, hidden, out, 2);
+  const torch::Tensor x = torch::randn({batch, in});
+  auto rate = [&](bool dense) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int r = 0; r < repetitions; ++r) {
+      smoe->zero_grad();
+      (dense ? smoe->forward_dense(x) : smoe->forward(x)).pow(2).mean().backward();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return double(batch) * repetitions / seconds;
+  };
+  rate(false);  // warm-up
+  SmoeThroughput t;
+  t.grouped_samples_per_s = rate(false);
+  t.dense_samples_per_s = rate(true);
+  return t;
 }
 
 }  // namespace lmm::training

@@ -180,7 +180,11 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
   const auto start = Clock::now();
   auto last_save = Clock::now(), last_log = Clock::now();
   const int64_t first_step = s.step;
-  while (s.step < c.steps && (o.stop_after < 0 || s.step - first_step < o.stop_after)) {
+  auto within_budget = [&] {
+    return (o.stop_after < 0 || s.step - first_step < o.stop_after) &&
+           (o.max_minutes <= 0.0 || seconds_since(start) < 60.0 * o.max_minutes);
+  };
+  while (s.step < c.steps && within_budget()) {
     optimizer.zero_grad();
     const Terms terms = spec.step();
     const torch::Tensor total = terms.front().second;
@@ -327,7 +331,8 @@ LatentSetup latent_setup(const TrainingConfig& c, const Database& db, const Trai
 
 }  // namespace
 
-TrainReport train_stepper(const TrainingConfig& c, const Database& db, const TrainOptions& o) {
+TrainReport train_stepper(const TrainingConfig& preset, const Database& db, const TrainOptions& o) {
+  const TrainingConfig c = for_network(preset, preset.stepper);
   LatentSetup setup = latent_setup(c, db, o);
   const torch::Tensor& state = setup.state;
   const int64_t dims = state.size(1), latent = c.latent;
@@ -376,7 +381,8 @@ TrainReport train_stepper(const TrainingConfig& c, const Database& db, const Tra
   return report;
 }
 
-TrainReport train_projector(const TrainingConfig& c, const Database& db, const TrainOptions& o) {
+TrainReport train_projector(const TrainingConfig& preset, const Database& db, const TrainOptions& o) {
+  const TrainingConfig c = for_network(preset, preset.projector);
   LatentSetup setup = latent_setup(c, db, o);
   const torch::Tensor& state = setup.state;
   const torch::Tensor& features = setup.d.features;
@@ -437,7 +443,8 @@ std::string checkpoint_path(const std::string& out_dir, const std::string& model
   return (fs::path(out_dir) / (model + ".pt")).string();
 }
 
-TrainReport train_autoencoder(const TrainingConfig& c, const Database& db, const TrainOptions& o) {
+TrainReport train_autoencoder(const TrainingConfig& preset, const Database& db, const TrainOptions& o) {
+  const TrainingConfig c = for_network(preset, preset.decoder);
   torch::manual_seed(c.seed);
   at::set_num_threads(c.threads);
   fs::create_directories(o.out_dir);

@@ -15,6 +15,8 @@ struct NetworkConfig {
   int64_t expert_out = 0;              // decoder only: expert output size (0 = network output)
   std::vector<int64_t> post_hidden;    // decoder only: Linear + GELU layers after the experts
   std::vector<int64_t> hidden;         // plain MLP hidden sizes (experts == 0)
+  int64_t steps = 0;                   // training steps of this model (0 = [train] steps)
+  int64_t batch = 0;                   // batch size of this model (0 = [train] batch)
 };
 
 // Every setting of a preset. Defaults follow seed 004 where it gives a value.
@@ -46,6 +48,9 @@ struct TrainingConfig {
   double start_noise = 0.15;
   double w_projector_features = 1.0, w_projector_latent = 10.0, w_projector_distance = 0.3;
 };
+
+// The preset with the [train] steps and batch replaced by `network`'s own, where it sets them.
+TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network);
 
 // Reads a preset by name (resolved to configs/training/NAME.toml) or path. Throws
 // std::runtime_error naming the file and the unknown key, bad value or syntax error.

@@ -75,4 +75,15 @@ class SmoeImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Smoe);
 
+// Training throughput (forward + backward samples per second) of one SMoE layer with routed
+// (grouped) experts and with every expert on every sample, on random inputs.
+struct SmoeThroughput {
+  double grouped_samples_per_s = 0.0;
+  double dense_samples_per_s = 0.0;
+};
+
+// Measures SmoeThroughput for an SMoE of the given shape over `repetitions` batches.
+SmoeThroughput measure_smoe_throughput(int64_t in, int64_t experts, const std::vector<int64_t>& hidden,
+                                       int64_t out, int64_t batch, int repetitions);
+
 }  // namespace lmm::training

@@ -16,6 +16,7 @@ struct TrainOptions {
   std::string out_dir;        // checkpoints and metrics go here
   bool resume = false;        // continue from out_dir's checkpoint of this model
   int64_t stop_after = -1;    // stop (with a checkpoint) after this many steps of this run
+  double max_minutes = 0.0;   // > 0: also stop (with a checkpoint) after this much wall time
   std::function<void(const std::string&)> log;  // progress lines
 };
 

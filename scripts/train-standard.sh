@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Trains a preset's three models on bandai-loco/normal within a fixed wall-time budget and
+# prints their metrics: the autoencoder on 2 threads, then stepper and projector as two
+# concurrent 1-thread processes (they only read the autoencoder checkpoint).
+#
+# Usage: scripts/train-standard.sh [PRESET] [OUT_DIR]      (default: standard build/train-PRESET)
+# Environment: LMM_DATA (bandai-loco folder), LMM_BUILD (default build/release),
+#              AE_MINUTES (default 30), SP_MINUTES (default 25), AE_THREADS (default 2).
+# Run it for `standard` and `ffn-standard` to compare both with the same wall time.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+preset="${1:-standard}"
+out="${2:-build/train-$preset}"
+build="${LMM_BUILD:-build/release}"
+data="${LMM_DATA:?set LMM_DATA to the bandai-loco folder}"
+tools="$build/tools"
+[[ -x "$tools/lmm-train" ]] || { echo "train-standard.sh: $tools/lmm-train not built (configure with -DLMM_BUILD_TRAINING=ON)" >&2; exit 1; }
+mkdir -p "$out"
+db="$out/normal.mmdb"
+[[ -f "$db" ]] || "$tools/lmm-import" "$data/normal" --out "$db"
+"$tools/lmm-train" autoencoder --db "$db" --config "$preset" --out "$out" --threads "${AE_THREADS:-2}" \
+  --max-minutes "${AE_MINUTES:-30}" --json "$out/autoencoder.json"
+"$tools/lmm-train" stepper --db "$db" --config "$preset" --out "$out" --threads 1 \
+  --max-minutes "${SP_MINUTES:-25}" --json "$out/stepper.json" > "$out/stepper.log" 2>&1 &
+stepper=$!
+"$tools/lmm-train" projector --db "$db" --config "$preset" --out "$out" --threads 1 \
+  --max-minutes "${SP_MINUTES:-25}" --json "$out/projector.json" > "$out/projector.log" 2>&1
+wait "$stepper"
+for model in autoencoder stepper projector; do echo "$model: $(cat "$out/$model.json")"; done
