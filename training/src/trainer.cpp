@@ -32,7 +32,17 @@ struct LoopSpec {
   torch::nn::Module* net = nullptr;            // parameters to optimise and checkpoint
   std::function<Terms()> step;                 // one batch: named loss terms, "total" first
   int64_t samples_per_step = 0;
+  Network routed{nullptr};                     // SMoE network whose expert use is logged, if any
 };
+
+// " | experts used MIN-MAX" (fraction of the batch routed to the least / most used expert).
+std::string utilisation_text(const Network& net) {
+  if (!net || !net->utilisation().defined()) return "";
+  const torch::Tensor u = net->utilisation();
+  char text[64];
+  std::snprintf(text, sizeof text, " | experts used %.3f-%.3f", u.min().item<double>(), u.max().item<double>());
+  return text;
+}
 
 // Scalars of a training run that a checkpoint restores.
 struct LoopState {
@@ -201,7 +211,8 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
     const double elapsed = seconds_since(start);
     const double rate = double((s.step - first_step) * spec.samples_per_step) / std::max(elapsed, 1e-9);
     if (o.log && (seconds_since(last_log) > 2.0 || s.step == c.steps)) {
-      o.log(progress_line(spec, c, s, terms, rate, optimizer.param_groups()[0].options().get_lr()));
+      o.log(progress_line(spec, c, s, terms, rate, optimizer.param_groups()[0].options().get_lr()) +
+            utilisation_text(spec.routed));
       last_log = Clock::now();
     }
     if (seconds_since(last_save) > 60.0 * c.checkpoint_minutes) {
@@ -351,6 +362,7 @@ TrainReport train_stepper(const TrainingConfig& preset, const Database& db, cons
   LoopSpec spec;
   spec.model = "stepper";
   spec.net = stepper.ptr().get();
+  spec.routed = stepper->net;
   spec.samples_per_step = c.batch * c.rollout;
   spec.step = [&]() -> Terms {
     const torch::Tensor f = starts.index_select(0, torch::randint(starts.size(0), {c.batch}, torch::kInt64));
@@ -405,6 +417,7 @@ TrainReport train_projector(const TrainingConfig& preset, const Database& db, co
   LoopSpec spec;
   spec.model = "projector";
   spec.net = projector.ptr().get();
+  spec.routed = projector->net;
   spec.samples_per_step = c.batch;
   spec.step = [&]() -> Terms {
     torch::Tensor query, nearest;
@@ -459,6 +472,7 @@ TrainReport train_autoencoder(const TrainingConfig& preset, const Database& db, 
   LoopSpec spec;
   spec.model = "autoencoder";
   spec.net = ae.ptr().get();
+  spec.routed = ae->decoder;
   spec.samples_per_step = c.batch;
   spec.step = [&]() -> Terms {
     const torch::Tensor i0 = d.pair_starts.index_select(0, torch::randint(d.pair_starts.size(0), {c.batch / 2}, torch::kInt64));
