@@ -121,6 +121,18 @@ case "$case_name" in
     done
     [[ -n "$(json_number "$work/stepper.json" rollout_error_cm_2s)" ]] || fail "stepper JSON lacks rollout_error_cm_2s"
     [[ -n "$(json_number "$work/projector.json" projector_feature_error)" ]] || fail "projector JSON lacks projector_feature_error"
+    # SIGINT: the run stops cleanly with a checkpoint that --resume continues.
+    printf 'name = "long"\n[model]\nlatent = 4\nencoder_hidden = [16]\n[decoder]\nexperts = 2\nexpert_hidden = [8]\n[train]\nbatch = 16\nsteps = 10000000\n' >"$work/long.toml"
+    "$tools/lmm-train" autoencoder --db "$work/db.mmdb" --config "$work/long.toml" --out "$work/sig" >"$work/log" 2>&1 &
+    pid=$!
+    for _ in $(seq 1 100); do [[ -f "$work/sig/autoencoder.pt" ]] && break; grep -q "step" "$work/log" && break; sleep 0.1; done
+    sleep 1
+    kill -INT "$pid"
+    wait "$pid"; rc=$?
+    expect_rc 0; expect_out "continue with --resume"
+    [[ -f "$work/sig/autoencoder.pt" ]] || fail "no checkpoint after SIGINT"
+    run "$tools/lmm-train" autoencoder --db "$work/db.mmdb" --config "$work/long.toml" --out "$work/sig" --resume --stop-after 5
+    expect_rc 0; expect_out "resumed autoencoder at step"
     ;;
   *) fail "unknown case $case_name" ;;
 esac

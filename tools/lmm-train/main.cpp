@@ -1,4 +1,6 @@
 // lmm-train: train the autoencoder, stepper or projector of learned motion matching.
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 
 #include <cxxopts.hpp>
@@ -14,6 +16,11 @@ using namespace lmm::pipeline;
 using namespace lmm::training;
 
 namespace {
+
+std::atomic<bool> g_stop{false};
+
+// SIGINT / SIGTERM: finish the current step, write a checkpoint and exit normally.
+void request_stop(int) { g_stop = true; }
 
 JsonObject report_json(const std::string& model, const TrainingConfig& config, const TrainReport& r) {
   JsonObject json;
@@ -64,6 +71,9 @@ int run(int argc, char** argv) {
   o.resume = args.count("resume") > 0;
   o.stop_after = args["stop-after"].as<int64_t>();
   o.max_minutes = args["max-minutes"].as<double>();
+  o.stop_requested = &g_stop;
+  std::signal(SIGINT, request_stop);
+  std::signal(SIGTERM, request_stop);
   o.log = [](const std::string& line) { spdlog::info("{}", line); };
   TrainReport report;
   if (model == "autoencoder") {
@@ -75,6 +85,9 @@ int run(int argc, char** argv) {
   } else {
     spdlog::error("lmm-train: unknown model '{}' (autoencoder, stepper, projector)", model);
     return 2;
+  }
+  if (!report.finished) {
+    spdlog::warn("stopped at step {} of {}; continue with --resume", report.steps, config.steps);
   }
   for (const auto& [name, value] : report.metrics) spdlog::info("{} = {:.4f}", name, value);
   if (args.count("json")) write_json(args["json"].as<std::string>(), report_json(model, config, report));

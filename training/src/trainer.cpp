@@ -192,7 +192,8 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
   const int64_t first_step = s.step;
   auto within_budget = [&] {
     return (o.stop_after < 0 || s.step - first_step < o.stop_after) &&
-           (o.max_minutes <= 0.0 || seconds_since(start) < 60.0 * o.max_minutes);
+           (o.max_minutes <= 0.0 || seconds_since(start) < 60.0 * o.max_minutes) &&
+           (o.stop_requested == nullptr || !o.stop_requested->load());
   };
   while (s.step < c.steps && within_budget()) {
     optimizer.zero_grad();

@@ -2,6 +2,7 @@
 // checkpoints, resume, plateau learning-rate decay, live progress and final metrics.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -17,6 +18,7 @@ struct TrainOptions {
   bool resume = false;        // continue from out_dir's checkpoint of this model
   int64_t stop_after = -1;    // stop (with a checkpoint) after this many steps of this run
   double max_minutes = 0.0;   // > 0: also stop (with a checkpoint) after this much wall time
+  const std::atomic<bool>* stop_requested = nullptr;  // set (e.g. by SIGINT): checkpoint and stop
   std::function<void(const std::string&)> log;  // progress lines
 };
 
