@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <new>
 
 namespace lmm {
@@ -193,7 +194,10 @@ bool BlobView::open(const uint8_t* data, size_t size, const char* kind, uint32_t
                     uint32_t max_version, std::string& error) {
   tensors_.clear();
   if (!read_header(data, size, kind, min_version, max_version, error)) return false;
-  if (!read_table(data, size, error)) return false;
+  if (!read_table(data, size, error)) {
+    tensors_.clear();
+    return false;
+  }
   if ((flags_ & kBlobFlagPayloadHash) != 0 &&
       hash64(data + payload_offset_, size - payload_offset_) != payload_hash_) {
     error = "payload hash mismatch (corrupted file)";
@@ -291,7 +295,7 @@ AlignedBuffer::AlignedBuffer(AlignedBuffer&& other) noexcept
 
 AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
   if (this != &other) {
-    this->~AlignedBuffer();
+    if (data_ != nullptr) ::operator delete(data_, std::align_val_t(kBlobAlignment));
     data_ = other.data_;
     size_ = other.size_;
     other.data_ = nullptr;
@@ -305,22 +309,23 @@ AlignedBuffer::~AlignedBuffer() {
 }
 
 bool read_file(const std::string& path, AlignedBuffer& out, std::string& error) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) {
     error = path + ": cannot open for reading";
     return false;
   }
-  bool ok = std::fseek(f, 0, SEEK_END) == 0;
-  const long size = ok ? std::ftell(f) : -1;
-  ok = ok && size >= 0 && std::fseek(f, 0, SEEK_SET) == 0;
-  if (ok) {
-    AlignedBuffer buffer(static_cast<size_t>(size));
-    ok = std::fread(buffer.data(), 1, buffer.size(), f) == buffer.size();
-    if (ok) out = std::move(buffer);
+  const std::streamoff size = in.tellg();  // 64-bit on every platform
+  if (size < 0 || !in.seekg(0)) {
+    error = path + ": read error";
+    return false;
   }
-  std::fclose(f);
-  if (!ok) error = path + ": read error";
-  return ok;
+  AlignedBuffer buffer(static_cast<size_t>(size));
+  if (!in.read(reinterpret_cast<char*>(buffer.data()), size)) {
+    error = path + ": read error";
+    return false;
+  }
+  out = std::move(buffer);
+  return true;
 }
 
 bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size,

@@ -1,5 +1,6 @@
 #include "lmm/database.hpp"
 
+#include <charconv>
 #include <cmath>
 
 namespace lmm {
@@ -51,16 +52,24 @@ std::vector<std::string> split_lines(const std::string& text) {
 }
 
 bool Database::load_file(const std::string& path, std::string& error) {
-  AlignedBuffer buffer;
-  if (!read_file(path, buffer, error)) return false;
-  owned_ = std::move(buffer);
-  if (load_buffer(owned_.data(), owned_.size(), error)) return true;
-  error = path + ": " + error;
-  owned_ = AlignedBuffer();
-  return false;
+  Database fresh;
+  if (!read_file(path, fresh.owned_, error)) return false;
+  if (!fresh.parse(fresh.owned_.data(), fresh.owned_.size(), error)) {
+    error = path + ": " + error;
+    return false;
+  }
+  *this = std::move(fresh);  // only a fully valid database replaces the current one
+  return true;
 }
 
 bool Database::load_buffer(const uint8_t* data, size_t size, std::string& error) {
+  Database fresh;
+  if (!fresh.parse(data, size, error)) return false;
+  *this = std::move(fresh);
+  return true;
+}
+
+bool Database::parse(const uint8_t* data, size_t size, std::string& error) {
   if (!view_.open(data, size, kDatabaseKind, kDatabaseVersion, kDatabaseVersion, error)) {
     return false;
   }
@@ -97,7 +106,11 @@ bool Database::read_skeleton(std::string& error) {
   roles_.clear();
   for (const std::string& line : split_lines(roles->text())) {
     const size_t eq = line.find('=');
-    const int joint = eq == std::string::npos ? -1 : std::atoi(line.c_str() + eq + 1);
+    int joint = -1;
+    if (eq != std::string::npos) {
+      const auto r = std::from_chars(line.data() + eq + 1, line.data() + line.size(), joint);
+      if (r.ec != std::errc() || r.ptr != line.data() + line.size()) joint = -1;
+    }
     if (joint < 0 || joint >= joints) {
       error = "bad role entry '" + line + "'";
       return false;
@@ -192,6 +205,10 @@ bool Database::read_schema(std::string& error) {
     group.items.assign(items->i32() + next_item, items->i32() + next_item + count);
     next_item += uint64_t(count);
     schema_.groups.push_back(std::move(group));
+  }
+  if (next_item != items->element_count) {
+    error = "feature group items hold " + std::to_string(items->element_count - next_item) + " unused entries";
+    return false;
   }
   return schema_.finalize(joint_count(), error);
 }

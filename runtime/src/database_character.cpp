@@ -37,9 +37,9 @@ bool DatabaseCharacter::init(const Database& db, const FeatureSearch& search,
     error = "database has no frames";
     return false;
   }
-  if (search.dims() != db.schema().dims) {
-    error = "search index has " + std::to_string(search.dims()) + " feature dims, database has " +
-            std::to_string(db.schema().dims);
+  if (search.database() != &db) {
+    error = "the search index was not built over this database (" + std::to_string(search.dims()) +
+            " feature dims, database has " + std::to_string(db.schema().dims) + ")";
     return false;
   }
   if (!settings.expected_schema.empty() && settings.expected_schema != db.schema().name) {
@@ -63,15 +63,17 @@ bool DatabaseCharacter::init(const Database& db, const FeatureSearch& search,
                   &global_angular_}) {
     v->assign(j, Vec3{});
   }
-  for (auto* q : {&sample_rotations_, &out_rotations_, &global_rotations_}) q->assign(j, Quat{});
+  for (auto* q : {&sample_rotations_, &out_rotations_, &animated_rotations_, &global_rotations_}) {
+    q->assign(j, Quat{});
+  }
   scratch_.resize(joints_);
   query_.assign(size_t(db.schema().dims), 0.0f);
   trajectory_.assign(db.schema().trajectory_offsets.size(), RootSample{});
   query_trajectory_ = trajectory_;
   history_.assign(kHistoryCapacity, RootSample{position, quat_from_heading(Vec3{std::sin(heading), 0, std::cos(heading)})});
-  history_time_.assign(kHistoryCapacity, 0.0f);
+  history_time_.assign(kHistoryCapacity, 0.0);
   history_next_ = 0;
-  clock_ = 0.0f;
+  clock_ = 0.0;
   result_.assign(1, SearchResult{});
   search_scratch_ = search.make_scratch();
 
@@ -90,6 +92,7 @@ bool DatabaseCharacter::init(const Database& db, const FeatureSearch& search,
   out_rotations_ = sample_rotations_;
   out_positions_[0] = sim_.position;
   out_rotations_[0] = sim_.rotation;
+  animated_rotations_ = out_rotations_;
   forward_kinematics(db.skeleton().parents.data(), joints_, out_positions_.data(), out_rotations_.data(),
                      global_positions_.data(), global_rotations_.data());
 
@@ -156,6 +159,7 @@ void DatabaseCharacter::update(const GamepadInput& raw_input, float raw_dt) {
   integrate_root(dt);
   forward_kinematics(db_->skeleton().parents.data(), joints_, out_positions_.data(), out_rotations_.data(),
                      global_positions_.data(), global_rotations_.data());
+  animated_rotations_ = out_rotations_;  // the pose before IK: what transitions blend from
   if (settings_.foot_lock) apply_foot_lock(dt);
   record_history();
 }
@@ -178,7 +182,7 @@ void DatabaseCharacter::predict_trajectory(Vec3 wanted_velocity, Quat wanted_rot
       continue;
     }
     // Past samples: the newest recorded root at or before the requested time.
-    const float wanted = clock_ + seconds;
+    const double wanted = clock_ + seconds;
     RootSample pick = history_[size_t(history_next_)];  // oldest
     for (int i = 1; i <= kHistoryCapacity; ++i) {
       const int h = (history_next_ - i + kHistoryCapacity) % kHistoryCapacity;
@@ -232,7 +236,8 @@ void DatabaseCharacter::start_transition(int frame) {
   for (int j = 1; j < joints_; ++j) {
     offset_positions_[size_t(j)] = out_positions_[size_t(j)] - sample_positions_[size_t(j)];
     offset_velocities_[size_t(j)] = out_velocities_[size_t(j)] - sample_velocities_[size_t(j)];
-    offset_rotations_[size_t(j)] = to_scaled_angle_axis(out_rotations_[size_t(j)] * inverse(sample_rotations_[size_t(j)]));
+    offset_rotations_[size_t(j)] =
+        to_scaled_angle_axis(animated_rotations_[size_t(j)] * inverse(sample_rotations_[size_t(j)]));
     offset_angular_[size_t(j)] = out_angular_[size_t(j)] - sample_angular_[size_t(j)];
   }
 }
@@ -296,7 +301,6 @@ void DatabaseCharacter::integrate_root(float dt) {
 }
 
 void DatabaseCharacter::apply_foot_lock(float dt) {
-  bool changed = false;
   const Vec3 forward = rotate(out_rotations_[0], Vec3{0, 0, 1});
   for (size_t c = 0; c < feet_.size(); ++c) {
     FootLock& foot = feet_[c];
@@ -322,9 +326,7 @@ void DatabaseCharacter::apply_foot_lock(float dt) {
                          global_rotations_[size_t(foot.knee)], global_rotations_[size_t(foot.ankle)]};
     two_joint_ik(chain, chain.ankle + foot.offset, forward, out_rotations_[size_t(foot.hip)],
                  out_rotations_[size_t(foot.knee)], out_rotations_[size_t(foot.ankle)]);
-    changed = true;
-  }
-  if (changed) {
+    // Refresh the global pose before the next foot (chains may share joints).
     forward_kinematics(db_->skeleton().parents.data(), joints_, out_positions_.data(), out_rotations_.data(),
                        global_positions_.data(), global_rotations_.data());
   }

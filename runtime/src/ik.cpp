@@ -33,15 +33,21 @@ void two_joint_ik(const LegChain& chain, Vec3 target, Vec3 pole, Quat& hip_local
   // 1. Bend the knee so that the hip-ankle distance equals the reach.
   Vec3 bend_axis = cross(chain.hip - chain.knee, chain.ankle - chain.knee);
   if (length(bend_axis) < 1e-6f) bend_axis = cross(chain.ankle - chain.hip, pole);
-  bend_axis = normalize(bend_axis);
-  const float knee_now = angle_between(chain.hip - chain.knee, chain.ankle - chain.knee);
-  const float knee_goal = law_of_cosines(upper, lower, reach);
-  const Quat bend = quat_from_angle_axis(knee_goal - knee_now, bend_axis);
-  knee_local = rotate_local(knee_local, chain.knee_rotation, bend_axis, knee_goal - knee_now);
+  Quat bend{};
+  if (length(bend_axis) > 1e-6f) {  // no bend plane at all (straight leg along the pole): skip
+    bend_axis = normalize(bend_axis);
+    const float knee_now = angle_between(chain.hip - chain.knee, chain.ankle - chain.knee);
+    const float knee_goal = law_of_cosines(upper, lower, reach);
+    bend = quat_from_angle_axis(knee_goal - knee_now, bend_axis);
+    knee_local = rotate_local(knee_local, chain.knee_rotation, bend_axis, knee_goal - knee_now);
+  }
   const Vec3 ankle_bent = chain.knee + rotate(bend, chain.ankle - chain.knee);
   // 2. Swing the hip so that the ankle points at the target.
   const Vec3 from = ankle_bent - chain.hip, to = target - chain.hip;
-  const Vec3 swing_axis = cross(from, to);
+  Vec3 swing_axis = cross(from, to);
+  if (length(swing_axis) < 1e-8f && dot(from, to) < 0.0f) {  // opposite: any perpendicular axis
+    swing_axis = cross(from, std::fabs(from.x) < 0.9f * length(from) ? Vec3{1, 0, 0} : Vec3{0, 1, 0});
+  }
   Quat swing{};
   if (length(swing_axis) > 1e-8f) {
     const float angle = angle_between(from, to);

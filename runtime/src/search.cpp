@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstdlib>
 
 namespace lmm {
@@ -26,8 +27,9 @@ void insert_sorted(SearchResult* out, int k, int& found, int frame, float cost) 
 
 // Pruning bound: a box whose lower bound exceeds the k-th cost cannot contribute (equal
 // bounds are kept, as an equal cost with a lower frame index would still enter the list).
+// Infinite while the list is not full, so nothing is pruned then (not even infinite costs).
 float kth_cost(const SearchResult* out, int k, int found) {
-  return found < k ? FLT_MAX : out[k - 1].cost;
+  return found < k ? INFINITY : out[k - 1].cost;
 }
 
 // Squared distance of two padded vectors, summed in kSearchLanes lanes then combined in a
@@ -42,6 +44,7 @@ float squared_distance(const float* a, const float* b, int padded_dims) {
   }
   return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
 }
+static_assert(kSearchLanes == 8, "the final sums above combine exactly eight lanes");
 
 // Squared distance from a padded query to a box, summed like squared_distance: every lane term
 // is at most the matching term of any frame inside the box, so the result is a lower bound of
@@ -57,8 +60,14 @@ float box_distance(const float* q, const float* min, const float* max, int padde
   return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
 }
 
+// The current frame is a candidate once (without transition cost), never again in the scan.
 bool skipped(int frame, int current_frame, const SearchParams& params) {
-  return current_frame >= 0 && std::abs(frame - current_frame) < params.ignore_surrounding;
+  return current_frame >= 0 && (frame == current_frame || std::abs(frame - current_frame) < params.ignore_surrounding);
+}
+
+// First excluded frame at the end of `range`.
+int searchable_end(int start, int stop, const SearchParams& params) {
+  return std::max(start, stop - std::max(0, params.ignore_range_end));
 }
 
 // Sets [min, max] rows (padded_dims wide) to the bounds of rows [start, stop) of `features`.
@@ -158,6 +167,9 @@ void FeatureSearch::search_large_box(const float* q, int current_frame, const Se
 int FeatureSearch::start(const float* query, int current_frame, float* q, SearchResult* out, int k) const {
   std::copy(query, query + dims_, q);
   int found = 0;
+  for (int d = 0; d < dims_; ++d) {
+    if (!std::isfinite(q[d])) return -1;  // no answer for a non-finite query
+  }
   if (current_frame >= 0 && current_frame < db_->frame_count()) {
     insert_sorted(out, k, found, current_frame, frame_cost(q, current_frame));
   }
@@ -169,12 +181,13 @@ int FeatureSearch::search(const float* query, int current_frame, const SearchPar
   if (db_ == nullptr || k <= 0 || scratch.large_bounds.size() != large_.size()) return 0;
   float q[kMaxSearchDims] = {};
   int found = start(query, current_frame, q, out, k);
+  if (found < 0) return 0;
   if (current_frame >= db_->frame_count()) current_frame = -1;
   // Pass 1: the lower bound of every searchable large box; remember the most promising one.
   const size_t p = size_t(padded_dims_);
   int best = -1, best_end = 0;
   for (const RangeBoxes& range : ranges_) {
-    const int end = range.stop - params.ignore_range_end;
+    const int end = searchable_end(range.start, range.stop, params);
     const int count = searchable_large_count(range, end);
     for (int l = range.first_large; l < range.first_large + count; ++l) {
       const float bound = params.transition_cost +
@@ -191,7 +204,7 @@ int FeatureSearch::search(const float* query, int current_frame, const SearchPar
   // hold a better frame.
   search_large_box(q, current_frame, params, best, best_end, out, k, found);
   for (const RangeBoxes& range : ranges_) {
-    const int end = range.stop - params.ignore_range_end;
+    const int end = searchable_end(range.start, range.stop, params);
     const int count = searchable_large_count(range, end);
     for (int l = range.first_large; l < range.first_large + count; ++l) {
       if (l == best || scratch.large_bounds[size_t(l)] > kth_cost(out, k, found)) continue;
@@ -206,9 +219,10 @@ int FeatureSearch::brute_force(const float* query, int current_frame, const Sear
   if (db_ == nullptr || k <= 0) return 0;
   float q[kMaxSearchDims] = {};
   int found = start(query, current_frame, q, out, k);
+  if (found < 0) return 0;
   if (current_frame >= db_->frame_count()) current_frame = -1;
   for (const RangeBoxes& range : ranges_) {
-    for (int f = range.start; f < range.stop - params.ignore_range_end; ++f) {
+    for (int f = range.start; f < searchable_end(range.start, range.stop, params); ++f) {
       if (!skipped(f, current_frame, params)) insert_sorted(out, k, found, f, params.transition_cost + frame_cost(q, f));
     }
   }

@@ -187,9 +187,13 @@ TEST(BvhErrors, ZeroFrames) {
 
 TEST(BvhErrors, FrameCountLargerThanData) {
   std::string text = test::straight_walk_bvh(100.0f, 3, 30.0f);
-  text.replace(text.find("Frames: 3"), 9, "Frames: 50");
-  const std::string error = parse_error(text);
-  EXPECT_NE(error.find("declares 50 frames but the data ends after 3"), std::string::npos) << error;
+  std::string four = text, huge = text;
+  four.replace(four.find("Frames: 3"), 9, "Frames: 4");
+  const std::string error = parse_error(four);
+  EXPECT_NE(error.find("declares 4 frames but the data ends after 3"), std::string::npos) << error;
+  // A count the file cannot possibly hold is rejected before anything is allocated.
+  huge.replace(huge.find("Frames: 3"), 9, "Frames: 90000000");
+  EXPECT_NE(parse_error(huge).find("too short to hold them"), std::string::npos);
 }
 
 TEST(BvhErrors, UnknownChannelAndMissingFile) {

@@ -84,6 +84,21 @@ TEST(Database, RejectsTruncationAndCorruption) {
   }
 }
 
+TEST(Database, FailedReloadKeepsTheLoadedDatabase) {
+  const AlignedBuffer good = test::aligned_copy(test::SyntheticDatabase().build());
+  Database db;
+  std::string error;
+  ASSERT_TRUE(db.load_buffer(good.data(), good.size(), error)) << error;
+  test::SyntheticDatabase broken;
+  broken.range_start = {0, 6};
+  const AlignedBuffer bad = test::aligned_copy(broken.build());
+  EXPECT_FALSE(db.load_buffer(bad.data(), bad.size(), error));
+  EXPECT_FALSE(db.load_file("/nonexistent/x.mmdb", error));
+  EXPECT_EQ(db.frame_count(), 12);
+  EXPECT_EQ(db.ranges().size(), 2u);
+  EXPECT_FLOAT_EQ(db.positions(7)[1].x, 0.07f);
+}
+
 TEST(Database, LoadFileNamesTheFile) {
   Database db;
   std::string error;

@@ -99,4 +99,27 @@ TEST(Search, FindsExactFramesAndRejectsBadDatabases) {
   EXPECT_EQ(fx.search.search(q, -1, SearchParams{}, &r, 1, none), 0);  // scratch of another index
 }
 
+TEST(Search, HandlesEdgeParametersLikeBruteForce) {
+  SearchFixture fx(21);
+  float query[5];
+  for (int d = 0; d < 5; ++d) query[d] = fx.db.features(300)[d] + 0.3f;
+  for (const SearchParams& params : {SearchParams{0.5f, -5, 0}, SearchParams{INFINITY, 0, 0}, SearchParams{0.0f, 400, -3}}) {
+    SearchResult fast[10], slow[10];
+    const int a = fx.search.search(query, 300, params, fast, 10, fx.scratch);
+    const int b = fx.search.brute_force(query, 300, params, slow, 10);
+    ASSERT_EQ(a, b);
+    int current_entries = 0;
+    for (int i = 0; i < a; ++i) {
+      EXPECT_EQ(fast[i].frame, slow[i].frame);
+      EXPECT_EQ(fast[i].cost, slow[i].cost);
+      current_entries += fast[i].frame == 300 ? 1 : 0;
+    }
+    EXPECT_EQ(current_entries, 1);  // the current frame is a candidate once, never twice
+  }
+  query[2] = NAN;
+  SearchResult r;
+  EXPECT_EQ(fx.search.search(query, 300, SearchParams{}, &r, 1, fx.scratch), 0);
+  EXPECT_EQ(fx.search.brute_force(query, 300, SearchParams{}, &r, 1), 0);
+}
+
 }  // namespace

@@ -56,7 +56,8 @@ constexpr const char* kGroupItems = "features.group_items";
 // A loaded, validated motion database. Read-only after load; safe to share between threads.
 class Database {
  public:
-  // Reads and validates `path`; false with a message naming the file on failure.
+  // Reads and validates `path`; false with a message naming the file on failure (the object
+  // then keeps what it held before).
   bool load_file(const std::string& path, std::string& error);
   // Validates and uses a caller-owned buffer (16-byte aligned) that must outlive this object.
   bool load_buffer(const uint8_t* data, size_t size, std::string& error);
@@ -101,6 +102,7 @@ class Database {
   const float* feature_scale() const { return feature_scale_; }
 
  private:
+  bool parse(const uint8_t* data, size_t size, std::string& error);
   bool read_skeleton(std::string& error);
   bool read_ranges(std::string& error);
   bool read_frames(std::string& error);

@@ -113,6 +113,7 @@ class DatabaseCharacter {
   // Output pose.
   std::vector<Vec3> out_positions_, out_velocities_, out_angular_;
   std::vector<Quat> out_rotations_;
+  std::vector<Quat> animated_rotations_;  // output rotations before the foot-lock IK
   std::vector<Vec3> global_positions_, global_velocities_, global_angular_;
   std::vector<Quat> global_rotations_;
 
@@ -120,9 +121,9 @@ class DatabaseCharacter {
   SimulatedRoot sim_;
   std::vector<RootSample> trajectory_;
   std::vector<RootSample> history_;  // ring buffer of past roots, one per update
-  std::vector<float> history_time_;
+  std::vector<double> history_time_;
   int history_next_ = 0;
-  float clock_ = 0.0f;
+  double clock_ = 0.0;
   std::vector<RootSample> query_trajectory_;  // trajectory mapped into the database frame
   std::vector<float> query_;
   PoseScratch scratch_;

@@ -45,7 +45,8 @@ class FeatureSearch {
   // The k lowest (cost, frame) pairs, sorted, written to out[0..k); returns how many were
   // found. `current_frame` (or -1) is a candidate without transition cost. The large box with
   // the lowest bound is searched first to tighten the bound early; the answer does not depend
-  // on the visiting order. `scratch` must come from make_scratch of this index.
+  // on the visiting order. `scratch` must come from make_scratch of this index. A query with a
+  // non-finite value has no answer (returns 0).
   int search(const float* query, int current_frame, const SearchParams& params, SearchResult* out,
              int k, SearchScratch& scratch) const;
   // The same answer computed without the boxes (reference and benchmark baseline).
@@ -53,6 +54,8 @@ class FeatureSearch {
                   SearchResult* out, int k) const;
   // Number of feature dimensions.
   int dims() const { return dims_; }
+  // The database this index was built over (nullptr before build).
+  const Database* database() const { return db_; }
 
  private:
   struct Box {

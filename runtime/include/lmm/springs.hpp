@@ -8,8 +8,8 @@
 
 namespace lmm {
 
-// Damping coefficient y (= d / 2) of a critically damped spring whose error halves every
-// `halflife` seconds: e^{-y h} (1 + y h) ~ 1/2 is approximated by y = 2 ln 2 / h.
+// Decay rate y of a critically damped spring, x(t) = (x0 + j t) e^{-y t}, from a halflife in
+// seconds: the common parameterisation y = 2 ln 2 / halflife (an approximate halflife).
 inline float spring_y(float halflife) { return 2.0f * 0.69314718f / (halflife + 1e-5f); }
 
 // Velocity v approaches `goal` with a critically damped spring (acceleration a); the position

@@ -143,6 +143,13 @@ void parse_joint(Tokenizer& tok, BvhFile& file, int parent) {
 void parse_frames(const std::string& text, size_t pos, int first_line, const std::string& source,
                   BvhFile& file) {
   const int channels = file.channel_count();
+  // Every value takes at least two bytes ("0 "): a header claiming more frames than the rest of
+  // the file can hold is rejected before anything is allocated.
+  const size_t remaining = pos < text.size() ? text.size() - pos : 0;
+  if (size_t(file.frame_count) > remaining / (2 * size_t(std::max(channels, 1))) + 1) {
+    throw InputError(source + ": header declares " + std::to_string(file.frame_count) +
+                     " frames but the file is too short to hold them");
+  }
   file.values.resize(size_t(file.frame_count) * channels);
   int line = first_line;
   int frame = 0;

@@ -56,7 +56,7 @@ ParsedFile parse_file(const std::string& path, const SkeletonConfig& config) {
       if (parsed.skeleton.find(name) >= 0) present.push_back(name);
     }
     collapse_joints(present, parsed.skeleton, parsed.clip);
-  } catch (const InputError& e) {
+  } catch (const std::exception& e) {  // InputError, or e.g. bad_alloc on a hostile file
     parsed.error = e.what();
     if (parsed.error.rfind(path, 0) != 0) parsed.error = path + ": " + parsed.error;
   }

@@ -256,6 +256,15 @@ MirrorMap mirror_map(const Skeleton& skeleton,
   MirrorMap map;
   map.pairs = mirror_pairs(skeleton, patterns);
   const int n = skeleton.joint_count();
+  for (int j = 0; j < n; ++j) {
+    const int pair = map.pairs[size_t(j)], parent = skeleton.parents[size_t(j)];
+    const int pair_parent = skeleton.parents[size_t(pair)];
+    if (map.pairs[size_t(pair)] != j || (parent < 0) != (pair_parent < 0) ||
+        (parent >= 0 && map.pairs[size_t(parent)] != pair_parent)) {
+      throw InputError("mirror: joints '" + skeleton.names[size_t(j)] + "' and '" + skeleton.names[size_t(pair)] +
+                       "' are paired but their parents are not (check the [mirror] patterns)");
+    }
+  }
   map.corrections.assign(size_t(n), Quat{});
   for (int j = 0; j < n; ++j) {
     const int pair = map.pairs[size_t(j)], parent = skeleton.parents[size_t(j)];
