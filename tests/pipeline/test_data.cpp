@@ -1,5 +1,4 @@
-// Tests on the real Bandai mocap. The data folder comes from $LMM_DATA (or the LMM_TEST_DATA
-// CMake cache entry); without it these tests fail in CI (CI set) and are skipped elsewhere.
+// Tests on the real Bandai mocap (support/bandai_data.hpp says where it comes from).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -10,6 +9,7 @@
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/import.hpp"
 #include "lmm/pipeline/simulation.hpp"
+#include "support/bandai_data.hpp"
 #include "support/synthetic_bvh.hpp"
 
 using namespace lmm;
@@ -17,21 +17,6 @@ using namespace lmm::pipeline;
 namespace fs = std::filesystem;
 
 namespace {
-
-// The bandai-loco folder, or "" after failing (CI) or skipping (elsewhere) the test.
-std::string data_folder() {
-  const char* env = std::getenv("LMM_DATA");
-  const std::string folder = env != nullptr && env[0] != '\0' ? env : LMM_TEST_DATA_DEFAULT;
-  if (!folder.empty() && fs::is_directory(folder + "/normal")) return folder;
-  return "";
-}
-
-#define REQUIRE_DATA(folder)                                                                   \
-  const std::string folder = data_folder();                                                    \
-  if (folder.empty()) {                                                                        \
-    if (std::getenv("CI") != nullptr) FAIL() << "LMM_DATA does not point at bandai-loco data"; \
-    GTEST_SKIP() << "set LMM_DATA to the bandai-loco folder to run this test";                 \
-  }
 
 // Sum over the folder's BVH files of the "Frames:" header and the frame count after
 // resampling 30 -> 60 Hz (2n - 1), read independently of the importer.
@@ -52,7 +37,7 @@ void count_frames(const std::string& folder, int& files, long& frames_30, long& 
 }
 
 TEST(BandaiData, NormalFolderImportsWithTheExpectedFrameCount) {
-  REQUIRE_DATA(data);
+  REQUIRE_BANDAI(data, "normal");
   int files = 0;
   long frames_30 = 0, frames_60 = 0;
   count_frames(data + "/normal", files, frames_30, frames_60);
@@ -60,11 +45,7 @@ TEST(BandaiData, NormalFolderImportsWithTheExpectedFrameCount) {
   EXPECT_EQ(frames_30, 21791);  // shared/data/README.md
 
   const std::string dir = test::temp_folder("bandai");
-  ImportOptions o;
-  o.inputs = {data + "/normal"};
-  o.skeleton = load_skeleton_config(default_config_dir() + "/skeletons/bandai.toml");
-  o.features = load_feature_config(default_config_dir() + "/features/locomotion27.toml");
-  const ImportSummary s = import_database(o, dir + "/normal.mmdb");
+  const ImportSummary s = test::import_bandai({data + "/normal"}, dir + "/normal.mmdb");
   EXPECT_EQ(s.files, files);
   EXPECT_EQ(s.clips, 2 * files);
   EXPECT_EQ(s.frames, 2 * frames_60);
@@ -85,13 +66,9 @@ TEST(BandaiData, NormalFolderImportsWithTheExpectedFrameCount) {
 }
 
 TEST(BandaiData, RandomMinuteOfDatabaseMotionMatching) {
-  REQUIRE_DATA(data);
+  REQUIRE_BANDAI(data, "normal");
   const std::string dir = test::temp_folder("bandai_sim");
-  ImportOptions o;
-  o.inputs = {data + "/normal"};
-  o.skeleton = load_skeleton_config(default_config_dir() + "/skeletons/bandai.toml");
-  o.features = load_feature_config(default_config_dir() + "/features/locomotion27.toml");
-  import_database(o, dir + "/normal.mmdb");
+  test::import_bandai({data + "/normal"}, dir + "/normal.mmdb");
   Database db;
   FeatureSearch search;
   std::string error;

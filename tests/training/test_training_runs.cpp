@@ -10,6 +10,7 @@
 #include "lmm/pipeline/import.hpp"
 #include "lmm/training/config.hpp"
 #include "lmm/training/trainer.hpp"
+#include "support/bandai_data.hpp"
 #include "support/synthetic_bvh.hpp"
 
 using namespace lmm;
@@ -18,30 +19,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Imports normal-extra into a temp folder once per test; "" after failing or skipping.
-std::string subset_database() {
-  const char* env = std::getenv("LMM_DATA");
-  const std::string data = env != nullptr && env[0] != '\0' ? env : LMM_TEST_DATA_DEFAULT;
-  if (data.empty() || !fs::is_directory(data + "/normal-extra")) return "";
-  const std::string dir = test::temp_folder("subset");
-  pipeline::ImportOptions o;
-  o.inputs = {data + "/normal-extra"};
-  o.skeleton = pipeline::load_skeleton_config(pipeline::default_config_dir() + "/skeletons/bandai.toml");
-  o.features = pipeline::load_feature_config(pipeline::default_config_dir() + "/features/locomotion27.toml");
-  pipeline::import_database(o, dir + "/subset.mmdb");
-  return dir + "/subset.mmdb";
-}
-
-#define REQUIRE_SUBSET(db)                                                                       \
-  const std::string db##_path = subset_database();                                               \
-  if (db##_path.empty()) {                                                                       \
-    if (std::getenv("CI") != nullptr) FAIL() << "LMM_DATA does not point at bandai-loco data";   \
-    GTEST_SKIP() << "set LMM_DATA to the bandai-loco folder to run this test";                   \
-  }                                                                                              \
-  Database db;                                                                                   \
-  {                                                                                              \
-    std::string error;                                                                           \
-    ASSERT_TRUE(db.load_file(db##_path, error)) << error;                                        \
+#define REQUIRE_SUBSET(db)                                                  \
+  REQUIRE_BANDAI(db##_data, "normal-extra");                                \
+  const std::string db##_path = test::temp_folder("subset") + "/subset.mmdb"; \
+  test::import_bandai({db##_data + "/normal-extra"}, db##_path);            \
+  Database db;                                                              \
+  {                                                                         \
+    std::string error;                                                      \
+    ASSERT_TRUE(db.load_file(db##_path, error)) << error;                   \
   }
 
 TrainingConfig tiny() { return load_training_config("tiny", pipeline::default_config_dir()); }
