@@ -51,6 +51,16 @@ bool parse_or_stop(cxxopts::Options& o, int argc, char** argv, const char* requi
   return true;
 }
 
+// Options shared by the commands that time queries against a database: --db, --queries
+// (default `queries`), --json, --help.
+void add_query_options(cxxopts::Options& o, const char* queries) {
+  o.add_options()
+      ("db", "database", cxxopts::value<std::string>())
+      ("queries", "queries per repetition", cxxopts::value<int>()->default_value(queries))
+      ("json", "write results as JSON", cxxopts::value<std::string>())
+      ("h,help", "show this help");
+}
+
 // Loads the database at `path`; throws InputError with the loader's message.
 void load_database(const std::string& path, Database& db) {
   std::string error;
@@ -106,11 +116,7 @@ int bench_import(int argc, char** argv) {
 // Times the runtime query path: velocity FK of one pose, features, normalisation.
 int bench_features(int argc, char** argv) {
   cxxopts::Options o("lmm-bench features", "Median cost of building one runtime query.");
-  o.add_options()
-      ("db", "database", cxxopts::value<std::string>())
-      ("queries", "queries per repetition", cxxopts::value<int>()->default_value("10000"))
-      ("json", "write results as JSON", cxxopts::value<std::string>())
-      ("h,help", "show this help");
+  add_query_options(o, "10000");
   cxxopts::ParseResult args;
   int code = 0;
   if (parse_or_stop(o, argc, argv, "db", args, code)) return code;
@@ -188,12 +194,8 @@ double time_per_query(int count, const std::function<void(int)>& one) {
 int bench_search(int argc, char** argv) {
   cxxopts::Options o("lmm-bench search", "Accelerated exact search vs brute force (vs FAISS IndexFlatL2 "
                                          "when built with training), single thread, same queries.");
-  o.add_options()
-      ("db", "database", cxxopts::value<std::string>())
-      ("queries", "queries per repetition", cxxopts::value<int>()->default_value("1000"))
-      ("seed", "query seed", cxxopts::value<uint32_t>()->default_value("7"))
-      ("json", "write results as JSON", cxxopts::value<std::string>())
-      ("h,help", "show this help");
+  add_query_options(o, "1000");
+  o.add_options()("seed", "query seed", cxxopts::value<uint32_t>()->default_value("7"));
   cxxopts::ParseResult args;
   int code = 0;
   if (parse_or_stop(o, argc, argv, "db", args, code)) return code;
