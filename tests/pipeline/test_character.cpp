@@ -7,6 +7,7 @@
 #include "lmm/pipeline/import.hpp"
 #include "lmm/pipeline/simulation.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/foot_lock_runs.hpp"
 #include "support/synthetic_bvh.hpp"
 
 using namespace lmm;
@@ -120,17 +121,14 @@ TEST_F(CharacterTest, RejectsMismatchedSchemasAndBadSearchIndexes) {
 }
 
 TEST_F(CharacterTest, FootLockReducesSliding) {
-  const std::vector<InputScript> scripts = {random_input_script(3, 20.0f)};
-  std::vector<CharacterTrack> tracks;
-  CharacterSettings free_feet, locked_feet;
-  locked_feet.foot_lock = true;
-  const SimMetrics a = run_simulation(db_, search_, free_feet, scripts, 20.0f, 1.0f / 60.0f, tracks);
-  const SimMetrics b = run_simulation(db_, search_, locked_feet, scripts, 20.0f, 1.0f / 60.0f, tracks);
+  const test::FootLockRuns runs = test::run_with_and_without_foot_lock(db_, search_, 3, 20.0f);
+  const SimMetrics& a = runs.free_feet;
+  const SimMetrics& b = runs.locked_feet;
   EXPECT_EQ(a.nan_frames, 0);
   EXPECT_EQ(b.nan_frames, 0);
   EXPECT_LE(b.foot_slide_cm_per_s, a.foot_slide_cm_per_s);
-  EXPECT_EQ(tracks.size(), 1u);
-  EXPECT_EQ(tracks[0].clip.frames, 1200);
+  EXPECT_EQ(runs.tracks.size(), 1u);
+  EXPECT_EQ(runs.tracks[0].clip.frames, 1200);
 }
 
 // The error of load_input_script for `csv`, or "".

@@ -10,6 +10,7 @@
 #include "lmm/pipeline/import.hpp"
 #include "lmm/pipeline/simulation.hpp"
 #include "support/bandai_data.hpp"
+#include "support/foot_lock_runs.hpp"
 #include "support/synthetic_bvh.hpp"
 
 using namespace lmm;
@@ -74,12 +75,9 @@ TEST(BandaiData, RandomMinuteOfDatabaseMotionMatching) {
   std::string error;
   ASSERT_TRUE(db.load_file(dir + "/normal.mmdb", error)) << error;
   ASSERT_TRUE(search.build(db, error)) << error;
-  const std::vector<InputScript> scripts = {random_input_script(1, 60.0f)};
-  std::vector<CharacterTrack> tracks;
-  CharacterSettings free_feet, locked_feet;
-  locked_feet.foot_lock = true;
-  const SimMetrics a = run_simulation(db, search, free_feet, scripts, 60.0f, 1.0f / 60.0f, tracks);
-  const SimMetrics b = run_simulation(db, search, locked_feet, scripts, 60.0f, 1.0f / 60.0f, tracks);
+  const test::FootLockRuns runs = test::run_with_and_without_foot_lock(db, search, 1, 60.0f);
+  const SimMetrics& a = runs.free_feet;
+  const SimMetrics& b = runs.locked_feet;
   for (const SimMetrics& m : {a, b}) {
     EXPECT_EQ(m.nan_frames, 0);
     EXPECT_EQ(m.still_frames, 0);
