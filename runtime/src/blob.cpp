@@ -226,6 +226,71 @@ const TensorView* BlobView::require(const std::string& name, DType dtype, int ra
   return t;
 }
 
+const TensorView* BlobView::require_shape(const std::string& name, DType dtype,
+                                          const std::vector<int64_t>& shape,
+                                          std::string& error) const {
+  const TensorView* t = require(name, dtype, static_cast<int>(shape.size()), error);
+  if (t == nullptr) return nullptr;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] != kAnyDim && t->dims[d] != uint64_t(shape[d])) {
+      error = "tensor '" + name + "' dimension " + std::to_string(d) + " is " +
+              std::to_string(t->dims[d]) + ", expected " + std::to_string(shape[d]);
+      return nullptr;
+    }
+  }
+  if (t->element_count > uint64_t(INT32_MAX)) {
+    error = "tensor '" + name + "' is too large";
+    return nullptr;
+  }
+  return t;
+}
+
+uint16_t float_to_half(float value) {
+  uint32_t f;
+  std::memcpy(&f, &value, 4);
+  const uint32_t sign = (f >> 16) & 0x8000u;
+  const uint32_t abs = f & 0x7fffffffu;
+  if (abs >= 0x7f800000u) return uint16_t(sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0u));
+  if (abs >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // rounds past the largest half
+  if (abs < 0x38800000u) {                                   // half subnormal or zero
+    const uint32_t shift = 126u - (abs >> 23);               // 14 + (113 - exponent)
+    if (shift > 24u) return uint16_t(sign);
+    const uint32_t mantissa = (abs & 0x7fffffu) | 0x800000u;
+    uint32_t half = mantissa >> shift;
+    const uint32_t rest = mantissa & ((1u << shift) - 1u), halfway = 1u << (shift - 1u);
+    if (rest > halfway || (rest == halfway && (half & 1u))) ++half;
+    return uint16_t(sign | half);
+  }
+  uint32_t half = ((abs - 0x38000000u) >> 13);  // rebias exponent 127 -> 15
+  const uint32_t rest = abs & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;
+  return uint16_t(sign | half);
+}
+
+float half_to_float(uint16_t bits) {
+  const uint32_t sign = uint32_t(bits & 0x8000u) << 16;
+  const uint32_t exponent = (bits >> 10) & 0x1fu, mantissa = bits & 0x3ffu;
+  uint32_t f;
+  if (exponent == 0x1fu) {
+    f = sign | 0x7f800000u | (mantissa << 13);
+  } else if (exponent != 0) {
+    f = sign | ((exponent + 112u) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    f = sign;
+  } else {  // subnormal: normalise
+    int e = -1;
+    uint32_t m = mantissa;
+    do {
+      ++e;
+      m <<= 1;
+    } while ((m & 0x400u) == 0);
+    f = sign | (uint32_t(112 - e) << 23) | ((m & 0x3ffu) << 13);
+  }
+  float value;
+  std::memcpy(&value, &f, 4);
+  return value;
+}
+
 void BlobBuilder::add(const std::string& name, DType dtype, std::vector<uint64_t> shape,
                       const void* data) {
   entries_.push_back(Entry{name, dtype, std::move(shape), data, 0});

@@ -9,27 +9,6 @@ namespace {
 static_assert(sizeof(Vec3) == 3 * sizeof(float), "Vec3 must be three packed floats");
 static_assert(sizeof(Quat) == 4 * sizeof(float), "Quat must be four packed floats");
 
-constexpr int64_t kAny = -1;
-
-// The tensor `name` with `dtype` and exactly `shape` (kAny matches any size), else nullptr.
-const TensorView* require_shape(const BlobView& view, const char* name, DType dtype,
-                                std::vector<int64_t> shape, std::string& error) {
-  const TensorView* t = view.require(name, dtype, static_cast<int>(shape.size()), error);
-  if (t == nullptr) return nullptr;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] != kAny && t->dims[d] != uint64_t(shape[d])) {
-      error = std::string("tensor '") + name + "' dimension " + std::to_string(d) + " is " +
-              std::to_string(t->dims[d]) + ", expected " + std::to_string(shape[d]);
-      return nullptr;
-    }
-  }
-  if (t->element_count > uint64_t(INT32_MAX)) {
-    error = std::string("tensor '") + name + "' is too large";
-    return nullptr;
-  }
-  return t;
-}
-
 bool all_finite(const float* v, uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) {
     if (!std::isfinite(v[i])) return false;
@@ -73,8 +52,10 @@ bool Database::parse(const uint8_t* data, size_t size, std::string& error) {
   if (!view_.open(data, size, kDatabaseKind, kDatabaseVersion, kDatabaseVersion, error)) {
     return false;
   }
-  return read_skeleton(error) && read_ranges(error) && read_frames(error) &&
-         read_schema(error) && read_features(error);
+  return read_skeleton_section(view_, skeleton_, roles_, fps_, error) && read_ranges(error) &&
+         read_frames(error) && read_contact_joints(view_, joint_count(), contact_joints_, error) &&
+         read_contacts(error) && read_schema_section(view_, joint_count(), schema_, error) &&
+         read_features(error);
 }
 
 int Database::role(const std::string& name) const {
@@ -84,26 +65,28 @@ int Database::role(const std::string& name) const {
   return -1;
 }
 
-bool Database::read_skeleton(std::string& error) {
-  const TensorView* fps = require_shape(view_, db_tensor::kFps, DType::F32, {1}, error);
-  const TensorView* parents = fps ? require_shape(view_, db_tensor::kParents, DType::I32, {kAny}, error) : nullptr;
+bool read_skeleton_section(const BlobView& view, Skeleton& skeleton,
+                           std::vector<std::pair<std::string, int>>& roles_out,
+                           float& fps_out, std::string& error) {
+  const TensorView* fps = view.require_shape(db_tensor::kFps, DType::F32, {1}, error);
+  const TensorView* parents = fps ? view.require_shape(db_tensor::kParents, DType::I32, {kAnyDim}, error) : nullptr;
   if (parents == nullptr) return false;
   const int64_t joints = int64_t(parents->dims[0]);
-  const TensorView* offsets = require_shape(view_, db_tensor::kOffsets, DType::F32, {joints, 3}, error);
-  const TensorView* names = offsets ? require_shape(view_, db_tensor::kJointNames, DType::U8, {kAny}, error) : nullptr;
-  const TensorView* roles = names ? require_shape(view_, db_tensor::kRoles, DType::U8, {kAny}, error) : nullptr;
+  const TensorView* offsets = view.require_shape(db_tensor::kOffsets, DType::F32, {joints, 3}, error);
+  const TensorView* names = offsets ? view.require_shape(db_tensor::kJointNames, DType::U8, {kAnyDim}, error) : nullptr;
+  const TensorView* roles = names ? view.require_shape(db_tensor::kRoles, DType::U8, {kAnyDim}, error) : nullptr;
   if (roles == nullptr) return false;
-  fps_ = fps->f32()[0];
-  if (!(fps_ > 0.0f && fps_ < 10000.0f)) {
-    error = "frame rate " + std::to_string(fps_) + " is not valid";
+  fps_out = fps->f32()[0];
+  if (!(fps_out > 0.0f && fps_out < 10000.0f)) {
+    error = "frame rate " + std::to_string(fps_out) + " is not valid";
     return false;
   }
-  skeleton_.names = split_lines(names->text());
-  skeleton_.parents.assign(parents->i32(), parents->i32() + joints);
+  skeleton.names = split_lines(names->text());
+  skeleton.parents.assign(parents->i32(), parents->i32() + joints);
   const Vec3* o = reinterpret_cast<const Vec3*>(offsets->f32());
-  skeleton_.offsets.assign(o, o + joints);
-  if (!skeleton_.validate(error)) return false;
-  roles_.clear();
+  skeleton.offsets.assign(o, o + joints);
+  if (!skeleton.validate(error)) return false;
+  roles_out.clear();
   for (const std::string& line : split_lines(roles->text())) {
     const size_t eq = line.find('=');
     int joint = -1;
@@ -115,18 +98,18 @@ bool Database::read_skeleton(std::string& error) {
       error = "bad role entry '" + line + "'";
       return false;
     }
-    roles_.emplace_back(line.substr(0, eq), joint);
+    roles_out.emplace_back(line.substr(0, eq), joint);
   }
   return true;
 }
 
 bool Database::read_ranges(std::string& error) {
-  const TensorView* start = require_shape(view_, db_tensor::kRangeStart, DType::I32, {kAny}, error);
+  const TensorView* start = view_.require_shape(db_tensor::kRangeStart, DType::I32, {kAnyDim}, error);
   if (start == nullptr) return false;
   const int64_t count = int64_t(start->dims[0]);
-  const TensorView* stop = require_shape(view_, db_tensor::kRangeStop, DType::I32, {count}, error);
-  const TensorView* mirrored = stop ? require_shape(view_, db_tensor::kRangeMirrored, DType::I32, {count}, error) : nullptr;
-  const TensorView* names = mirrored ? require_shape(view_, db_tensor::kRangeNames, DType::U8, {kAny}, error) : nullptr;
+  const TensorView* stop = view_.require_shape(db_tensor::kRangeStop, DType::I32, {count}, error);
+  const TensorView* mirrored = stop ? view_.require_shape(db_tensor::kRangeMirrored, DType::I32, {count}, error) : nullptr;
+  const TensorView* names = mirrored ? view_.require_shape(db_tensor::kRangeNames, DType::U8, {kAnyDim}, error) : nullptr;
   if (names == nullptr) return false;
   const std::vector<std::string> lines = split_lines(names->text());
   if (count == 0 || lines.size() != size_t(count)) {
@@ -151,46 +134,57 @@ bool Database::read_ranges(std::string& error) {
 
 bool Database::read_frames(std::string& error) {
   const int64_t n = frames_, j = joint_count();
-  const TensorView* pos = require_shape(view_, db_tensor::kPositions, DType::F32, {n, j, 3}, error);
-  const TensorView* rot = pos ? require_shape(view_, db_tensor::kRotations, DType::F32, {n, j, 4}, error) : nullptr;
-  const TensorView* vel = rot ? require_shape(view_, db_tensor::kVelocities, DType::F32, {n, j, 3}, error) : nullptr;
-  const TensorView* ang = vel ? require_shape(view_, db_tensor::kAngularVelocities, DType::F32, {n, j, 3}, error) : nullptr;
-  const TensorView* cj = ang ? require_shape(view_, db_tensor::kContactJoints, DType::I32, {kAny}, error) : nullptr;
-  if (cj == nullptr) return false;
-  const TensorView* contacts = require_shape(view_, db_tensor::kContacts, DType::U8, {n, int64_t(cj->dims[0])}, error);
-  if (contacts == nullptr) return false;
-  contact_joints_.assign(cj->i32(), cj->i32() + cj->dims[0]);
-  for (int c : contact_joints_) {
-    if (c < 0 || c >= j) {
-      error = "contact joint index " + std::to_string(c) + " out of range";
-      return false;
-    }
-  }
+  const TensorView* pos = view_.require_shape(db_tensor::kPositions, DType::F32, {n, j, 3}, error);
+  const TensorView* rot = pos ? view_.require_shape(db_tensor::kRotations, DType::F32, {n, j, 4}, error) : nullptr;
+  const TensorView* vel = rot ? view_.require_shape(db_tensor::kVelocities, DType::F32, {n, j, 3}, error) : nullptr;
+  const TensorView* ang = vel ? view_.require_shape(db_tensor::kAngularVelocities, DType::F32, {n, j, 3}, error) : nullptr;
+  if (ang == nullptr) return false;
   positions_ = reinterpret_cast<const Vec3*>(pos->f32());
   rotations_ = reinterpret_cast<const Quat*>(rot->f32());
   velocities_ = reinterpret_cast<const Vec3*>(vel->f32());
   angular_velocities_ = reinterpret_cast<const Vec3*>(ang->f32());
+  return true;
+}
+
+bool Database::read_contacts(std::string& error) {
+  const TensorView* contacts = view_.require_shape(
+      db_tensor::kContacts, DType::U8, {frames_, int64_t(contact_joints_.size())}, error);
+  if (contacts == nullptr) return false;
   contacts_ = contacts->data;
   return true;
 }
 
-bool Database::read_schema(std::string& error) {
-  const TensorView* kind = require_shape(view_, db_tensor::kGroupKind, DType::I32, {kAny}, error);
+bool read_contact_joints(const BlobView& view, int joints, std::vector<int>& contact_joints,
+                         std::string& error) {
+  const TensorView* cj = view.require_shape(db_tensor::kContactJoints, DType::I32, {kAnyDim}, error);
+  if (cj == nullptr) return false;
+  contact_joints.assign(cj->i32(), cj->i32() + cj->dims[0]);
+  for (int c : contact_joints) {
+    if (c < 0 || c >= joints) {
+      error = "contact joint index " + std::to_string(c) + " out of range";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool read_schema_section(const BlobView& view, int joints, FeatureSchema& schema, std::string& error) {
+  const TensorView* kind = view.require_shape(db_tensor::kGroupKind, DType::I32, {kAnyDim}, error);
   if (kind == nullptr) return false;
   const int64_t groups = int64_t(kind->dims[0]);
-  const TensorView* weight = require_shape(view_, db_tensor::kGroupWeight, DType::F32, {groups}, error);
-  const TensorView* counts = weight ? require_shape(view_, db_tensor::kGroupItemCount, DType::I32, {groups}, error) : nullptr;
-  const TensorView* items = counts ? require_shape(view_, db_tensor::kGroupItems, DType::I32, {kAny}, error) : nullptr;
-  const TensorView* names = items ? require_shape(view_, db_tensor::kGroupNames, DType::U8, {kAny}, error) : nullptr;
-  const TensorView* schema_name = names ? require_shape(view_, db_tensor::kSchemaName, DType::U8, {kAny}, error) : nullptr;
+  const TensorView* weight = view.require_shape(db_tensor::kGroupWeight, DType::F32, {groups}, error);
+  const TensorView* counts = weight ? view.require_shape(db_tensor::kGroupItemCount, DType::I32, {groups}, error) : nullptr;
+  const TensorView* items = counts ? view.require_shape(db_tensor::kGroupItems, DType::I32, {kAnyDim}, error) : nullptr;
+  const TensorView* names = items ? view.require_shape(db_tensor::kGroupNames, DType::U8, {kAnyDim}, error) : nullptr;
+  const TensorView* schema_name = names ? view.require_shape(db_tensor::kSchemaName, DType::U8, {kAnyDim}, error) : nullptr;
   if (schema_name == nullptr) return false;
   const std::vector<std::string> group_names = split_lines(names->text());
   if (group_names.size() != size_t(groups)) {
     error = "feature group names do not match the group count";
     return false;
   }
-  schema_ = FeatureSchema{};
-  schema_.name = schema_name->text();
+  schema = FeatureSchema{};
+  schema.name = schema_name->text();
   uint64_t next_item = 0;
   for (int64_t g = 0; g < groups; ++g) {
     const int count = counts->i32()[g];
@@ -204,20 +198,20 @@ bool Database::read_schema(std::string& error) {
     group.weight = weight->f32()[g];
     group.items.assign(items->i32() + next_item, items->i32() + next_item + count);
     next_item += uint64_t(count);
-    schema_.groups.push_back(std::move(group));
+    schema.groups.push_back(std::move(group));
   }
   if (next_item != items->element_count) {
     error = "feature group items hold " + std::to_string(items->element_count - next_item) + " unused entries";
     return false;
   }
-  return schema_.finalize(joint_count(), error);
+  return schema.finalize(joints, error);
 }
 
-bool Database::read_features(std::string& error) {
-  const int64_t d = schema_.dims;
-  const TensorView* values = require_shape(view_, db_tensor::kFeatures, DType::F32, {frames_, d}, error);
-  const TensorView* offset = values ? require_shape(view_, db_tensor::kFeatureOffset, DType::F32, {d}, error) : nullptr;
-  const TensorView* scale = offset ? require_shape(view_, db_tensor::kFeatureScale, DType::F32, {d}, error) : nullptr;
+bool read_feature_scaling(const BlobView& view, int dims, const float*& offset_out,
+                          const float*& scale_out, std::string& error) {
+  const int64_t d = dims;
+  const TensorView* offset = view.require_shape(db_tensor::kFeatureOffset, DType::F32, {d}, error);
+  const TensorView* scale = offset ? view.require_shape(db_tensor::kFeatureScale, DType::F32, {d}, error) : nullptr;
   if (scale == nullptr) return false;
   for (int64_t i = 0; i < d; ++i) {
     if (!(scale->f32()[i] > 0.0f) || !std::isfinite(scale->f32()[i])) {
@@ -225,14 +219,25 @@ bool Database::read_features(std::string& error) {
       return false;
     }
   }
-  if (!all_finite(values->f32(), values->element_count) ||
-      !all_finite(offset->f32(), offset->element_count)) {
+  if (!all_finite(offset->f32(), offset->element_count)) {
+    error = "feature offsets contain NaN or infinite values";
+    return false;
+  }
+  offset_out = offset->f32();
+  scale_out = scale->f32();
+  return true;
+}
+
+bool Database::read_features(std::string& error) {
+  const TensorView* values = view_.require_shape(db_tensor::kFeatures, DType::F32, {frames_, schema_.dims}, error);
+  if (values == nullptr || !read_feature_scaling(view_, schema_.dims, feature_offset_, feature_scale_, error)) {
+    return false;
+  }
+  if (!all_finite(values->f32(), values->element_count)) {
     error = "features contain NaN or infinite values";
     return false;
   }
   features_ = values->f32();
-  feature_offset_ = offset->f32();
-  feature_scale_ = scale->f32();
   return true;
 }
 

@@ -21,6 +21,12 @@ constexpr size_t kBlobNameCapacity = 48;    // bytes for a tensor name, NUL incl
 constexpr size_t kBlobAlignment = 64;       // alignment of every tensor in the payload
 constexpr int kBlobMaxRank = 4;             // dimensions per tensor
 constexpr uint32_t kBlobFlagPayloadHash = 1;  // header flag: payload_hash is checked
+constexpr int64_t kAnyDim = -1;             // shape wildcard of BlobView::require_shape
+
+// IEEE 754 binary16 bits of `value`, rounded to nearest even (overflow gives infinity).
+uint16_t float_to_half(float value);
+// The float value of IEEE 754 binary16 bits.
+float half_to_float(uint16_t bits);
 
 // 64-bit non-cryptographic hash of `size` bytes (stable across platforms).
 uint64_t hash64(const uint8_t* data, size_t size, uint64_t seed = 0);
@@ -59,6 +65,10 @@ class BlobView {
   // The tensor `name` if it exists with `dtype` and `rank`, else nullptr and a message.
   const TensorView* require(const std::string& name, DType dtype, int rank,
                             std::string& error) const;
+  // The tensor `name` with `dtype` and exactly `shape` (kAnyDim matches any size) and at most
+  // INT32_MAX elements, else nullptr and a message naming the tensor and dimension.
+  const TensorView* require_shape(const std::string& name, DType dtype,
+                                  const std::vector<int64_t>& shape, std::string& error) const;
 
  private:
   bool read_header(const uint8_t* data, size_t size, const char* kind, uint32_t min_version,

@@ -100,13 +100,14 @@ class Database {
   const float* feature_offset() const { return feature_offset_; }
   // Per-dimension normalisation scale (group std / weight).
   const float* feature_scale() const { return feature_scale_; }
+  // The validated blob the database reads from (e.g. to copy its sections into a bundle).
+  const BlobView& blob() const { return view_; }
 
  private:
   bool parse(const uint8_t* data, size_t size, std::string& error);
-  bool read_skeleton(std::string& error);
   bool read_ranges(std::string& error);
   bool read_frames(std::string& error);
-  bool read_schema(std::string& error);
+  bool read_contacts(std::string& error);
   bool read_features(std::string& error);
 
   AlignedBuffer owned_;
@@ -127,6 +128,23 @@ class Database {
   const float* feature_offset_ = nullptr;
   const float* feature_scale_ = nullptr;
 };
+
+// Sections shared by motion databases and model bundles (same tensor names, same checks).
+
+// Reads meta.fps and skeleton.* of `view`; false with a message on any inconsistency.
+bool read_skeleton_section(const BlobView& view, Skeleton& skeleton,
+                           std::vector<std::pair<std::string, int>>& roles, float& fps,
+                           std::string& error);
+// Reads contacts.joints (indices below `joints`); false with a message otherwise.
+bool read_contact_joints(const BlobView& view, int joints, std::vector<int>& contact_joints,
+                         std::string& error);
+// Reads the features.* schema tensors, validated against `joints`.
+bool read_schema_section(const BlobView& view, int joints, FeatureSchema& schema,
+                         std::string& error);
+// Points `offset` / `scale` at features.offset / features.scale (`dims` finite values each,
+// scales positive); false with a message otherwise.
+bool read_feature_scaling(const BlobView& view, int dims, const float*& offset,
+                          const float*& scale, std::string& error);
 
 // Splits `text` at '\n' (no trailing empty entry).
 std::vector<std::string> split_lines(const std::string& text);
