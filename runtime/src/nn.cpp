@@ -1,0 +1,276 @@
+#include "lmm/nn.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "nn_kernels.hpp"
+
+namespace lmm {
+namespace detail {
+
+void dense_scalar(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, bool gelu) {
+  for (int r = 0; r < rows; ++r) {
+    const float* xr = x + size_t(r) * xs;
+    float* yr = y + size_t(r) * ys;
+    std::copy(l.bias, l.bias + l.out, yr);
+    for (int i = 0; i < l.in; ++i) {
+      const float xi = xr[i];
+      const float* w = l.weight + size_t(i) * l.out;
+      for (int o = 0; o < l.out; ++o) yr[o] += xi * w[o];
+    }
+    if (!gelu) continue;
+    for (int o = 0; o < l.out; ++o) yr[o] = 0.5f * yr[o] * (1.0f + std::erf(yr[o] * 0.70710678118654752f));
+  }
+}
+
+void top_k_scalar(const float* logits, int count, int k, float* best, int32_t* experts) {
+  for (int j = 0; j < k; ++j) {
+    best[j] = -INFINITY;
+    experts[j] = j;
+  }
+  for (int e = 0; e < count; ++e) {
+    const float v = logits[e];
+    if (!(v > best[k - 1])) continue;
+    int at = k - 1;
+    for (; at > 0 && best[at - 1] < v; --at) {
+      best[at] = best[at - 1];
+      experts[at] = experts[at - 1];
+    }
+    best[at] = v;
+    experts[at] = e;
+  }
+}
+
+}  // namespace detail
+
+namespace {
+
+// The dense kernel of `path` (Auto already resolved).
+detail::DenseKernel kernel_for(KernelPath path) {
+  return path == KernelPath::Avx2 ? detail::dense_avx2_kernel() : &detail::dense_scalar;
+}
+
+// Expert `e`'s copy of a stacked expert layer.
+DenseLayer expert_layer(const DenseLayer& stacked, int e) {
+  return {stacked.weight + size_t(e) * stacked.in * stacked.out, stacked.bias + size_t(e) * stacked.out, stacked.in,
+          stacked.out};
+}
+
+float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+
+}  // namespace
+
+bool avx2_available() {
+#if defined(__x86_64__) || defined(__i386__)
+  return detail::dense_avx2_kernel() != nullptr && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+bool ModelEvaluator::init(const Model& model, int batch_capacity, KernelPath path, std::string& error) {
+  if (batch_capacity <= 0) {
+    error = "batch capacity must be positive";
+    return false;
+  }
+  if (path == KernelPath::Auto) path = avx2_available() ? KernelPath::Avx2 : KernelPath::Scalar;
+  if (path == KernelPath::Avx2 && !avx2_available()) {
+    error = "the AVX2/FMA kernels are not available in this build or on this CPU";
+    return false;
+  }
+  const NetworkWeights* nets[] = {&model.decoder(), &model.stepper(), &model.projector(), &model.encoder()};
+  int width = 1, experts = 1, top_k = 1;
+  for (const NetworkWeights* net : nets) {
+    width = std::max(width, net->max_width());
+    experts = std::max(experts, net->experts);
+    top_k = std::max(top_k, net->top_k);
+  }
+  model_ = &model;
+  path_ = path;
+  capacity_ = batch_capacity;
+  width_ = width;
+  const size_t rows = size_t(batch_capacity), entries = rows * size_t(top_k);
+  ping_.assign(entries * width, 0.0f);
+  pong_.assign(entries * width, 0.0f);
+  logits_.assign(rows * experts, 0.0f);
+  mix_.assign(rows * width, 0.0f);
+  gathered_.assign(entries * width, 0.0f);
+  expert_out_.assign(entries * width, 0.0f);
+  route_weight_.assign(entries, 0.0f);
+  route_expert_.assign(entries, 0);
+  expert_start_.assign(size_t(experts) + 1, 0);
+  order_.assign(entries, 0);
+  return true;
+}
+
+void ModelEvaluator::route(const NetworkWeights& net, const float* logits, float* weights, int32_t* experts) const {
+  // Seed 004 Eq. 2-3: softmax, top-k, renormalised; the softmax's denominator cancels in the
+  // renormalisation, so the weights come straight from the k largest logits.
+  float best[kMaxTopK];
+  const detail::TopKKernel top_k = path_ == KernelPath::Avx2 ? detail::top_k_avx2_kernel() : &detail::top_k_scalar;
+  top_k(logits, net.experts, net.top_k, best, experts);
+  float sum = 0.0f;
+  for (int j = 0; j < net.top_k; ++j) sum += weights[j] = std::exp(best[j] - best[0]);
+  for (int j = 0; j < net.top_k; ++j) weights[j] /= sum;
+}
+
+const float* ModelEvaluator::run_mlp(const std::vector<DenseLayer>& layers, const float* in, int rows, float* out) {
+  const detail::DenseKernel dense = kernel_for(path_);
+  const float* src = in;
+  int src_stride = layers.empty() ? 0 : layers.front().in;
+  for (size_t l = 0; l < layers.size(); ++l) {
+    const bool last = l + 1 == layers.size();
+    float* dst = last ? out : (src == ping_.data() ? pong_.data() : ping_.data());
+    dense(layers[l], src, src_stride, rows, dst, layers[l].out, !last);
+    src = dst;
+    src_stride = layers[l].out;
+  }
+  return src;
+}
+
+void ModelEvaluator::run_single(const NetworkWeights& net, const float* in, float* out) {
+  if (net.experts == 0) {
+    run_mlp(net.mlp, in, 1, out);
+    return;
+  }
+  const detail::DenseKernel dense = kernel_for(path_);
+  dense(net.gate, in, net.in, 1, logits_.data(), net.experts, false);
+  float weights[kMaxTopK];
+  int32_t experts[kMaxTopK];
+  route(net, logits_.data(), weights, experts);
+  const int width = net.expert_out();
+  float* mix = net.mlp.empty() ? out : mix_.data();
+  std::fill(mix, mix + width, 0.0f);
+  for (int j = 0; j < net.top_k; ++j) {
+    // Expert layers ping-pong through gathered_ / expert_out_ (run_mlp's buffers stay free).
+    const float* src = in;
+    for (size_t l = 0; l < net.expert_layers.size(); ++l) {
+      const bool last = l + 1 == net.expert_layers.size();
+      float* dst = src == gathered_.data() ? expert_out_.data() : gathered_.data();
+      dense(expert_layer(net.expert_layers[l], experts[j]), src, 0, 1, dst, 0, !last);
+      src = dst;
+    }
+    for (int o = 0; o < width; ++o) mix[o] += weights[j] * src[o];
+  }
+  if (!net.mlp.empty()) run_mlp(net.mlp, mix, 1, out);
+}
+
+void ModelEvaluator::run_experts_grouped(const NetworkWeights& net, const float* in, int rows, float* mix) {
+  const detail::DenseKernel dense = kernel_for(path_);
+  const int k = net.top_k, width = net.expert_out();
+  dense(net.gate, in, net.in, rows, logits_.data(), net.experts, false);
+  std::fill(expert_start_.begin(), expert_start_.begin() + net.experts + 1, 0);
+  for (int r = 0; r < rows; ++r) {
+    route(net, logits_.data() + size_t(r) * net.experts, route_weight_.data() + size_t(r) * k,
+          route_expert_.data() + size_t(r) * k);
+    for (int j = 0; j < k; ++j) ++expert_start_[route_expert_[size_t(r) * k + j] + 1];
+  }
+  for (int e = 0; e < net.experts; ++e) expert_start_[e + 1] += expert_start_[e];
+  // Counting sort of (row, choice) entries by expert; order_[slot] = entry.
+  for (int entry = 0; entry < rows * k; ++entry) {
+    order_[expert_start_[route_expert_[entry]]++] = entry;
+  }
+  for (int e = net.experts; e > 0; --e) expert_start_[e] = expert_start_[e - 1];
+  expert_start_[0] = 0;
+  for (int slot = 0; slot < rows * k; ++slot) {
+    const float* row = in + size_t(order_[slot] / k) * net.in;
+    std::copy(row, row + net.in, gathered_.data() + size_t(slot) * net.in);
+  }
+  for (int e = 0; e < net.experts; ++e) {
+    const int first = expert_start_[e], count = expert_start_[e + 1] - first;
+    if (count == 0) continue;
+    // Layer 0 reads the gathered rows, hidden layers alternate ping_ / pong_, the last one
+    // writes expert_out_; every buffer keeps the slot order, so experts never overlap.
+    const float* src = gathered_.data();
+    for (size_t l = 0; l < net.expert_layers.size(); ++l) {
+      const DenseLayer layer = expert_layer(net.expert_layers[l], e);
+      const bool last = l + 1 == net.expert_layers.size();
+      float* dst = last ? expert_out_.data() : (l % 2 == 0 ? ping_.data() : pong_.data());
+      dense(layer, src + size_t(first) * layer.in, layer.in, count, dst + size_t(first) * layer.out, layer.out, !last);
+      src = dst;
+    }
+  }
+  std::fill(mix, mix + size_t(rows) * width, 0.0f);
+  for (int slot = 0; slot < rows * k; ++slot) {
+    const int entry = order_[slot];
+    float* target = mix + size_t(entry / k) * width;
+    const float* source = expert_out_.data() + size_t(slot) * width;
+    const float w = route_weight_[entry];
+    for (int o = 0; o < width; ++o) target[o] += w * source[o];
+  }
+}
+
+void ModelEvaluator::run_chunk(const NetworkWeights& net, const float* in, int rows, float* out) {
+  if (net.experts == 0) {
+    run_mlp(net.mlp, in, rows, out);
+    return;
+  }
+  float* mix = net.mlp.empty() ? out : mix_.data();
+  run_experts_grouped(net, in, rows, mix);
+  if (!net.mlp.empty()) run_mlp(net.mlp, mix, rows, out);
+}
+
+void ModelEvaluator::run(const NetworkWeights& net, const float* in, int count, float* out) {
+  if (count == 1) {
+    run_single(net, in, out);
+    return;
+  }
+  for (int first = 0; first < count; first += capacity_) {
+    const int rows = std::min(capacity_, count - first);
+    run_chunk(net, in + size_t(first) * net.in, rows, out + size_t(first) * net.out);
+  }
+}
+
+void ModelEvaluator::decode_rows(const float* in, int count, float* poses) {
+  const Model& m = *model_;
+  const PoseVectorLayout& layout = m.pose_layout();
+  const int size = layout.size();
+  run(m.decoder(), in, count, poses);
+  for (int r = 0; r < count; ++r) {
+    float* pose = poses + size_t(r) * size;
+    for (int i = 0; i < size; ++i) pose[i] = pose[i] * m.pose_std()[i] + m.pose_mean()[i];
+    for (int c = 0; c < layout.contacts; ++c) pose[layout.contact() + c] = sigmoid(pose[layout.contact() + c]);
+  }
+}
+
+void ModelEvaluator::decode(const float* latent_and_features, float* pose) { decode_rows(latent_and_features, 1, pose); }
+
+void ModelEvaluator::decode_batch(const float* latent_and_features, int count, float* poses) {
+  decode_rows(latent_and_features, count, poses);
+}
+
+void ModelEvaluator::step_batch(const float* states, int count, float* next_states) {
+  const Model& m = *model_;
+  const int size = m.state_size();
+  run(m.stepper(), states, count, next_states);
+  for (int r = 0; r < count; ++r) {
+    const size_t row = size_t(r) * size;
+    for (int i = 0; i < size; ++i) next_states[row + i] = states[row + i] + next_states[row + i] * m.delta_scale()[i];
+  }
+}
+
+void ModelEvaluator::step(const float* state, float* next_state) { step_batch(state, 1, next_state); }
+
+void ModelEvaluator::project_batch(const float* queries, int count, float* states) {
+  const Model& m = *model_;
+  const int size = m.state_size();
+  run(m.projector(), queries, count, states);
+  for (int r = 0; r < count; ++r) {
+    float* state = states + size_t(r) * size;
+    for (int i = 0; i < size; ++i) state[i] = state[i] * m.state_std()[i] + m.state_mean()[i];
+  }
+}
+
+void ModelEvaluator::project(const float* query, float* state) { project_batch(query, 1, state); }
+
+bool ModelEvaluator::encode(const float* pose_and_positions, float* latent) {
+  const Model& m = *model_;
+  if (!m.has_encoder()) return false;
+  const int in = m.encoder().in;
+  float* standardised = mix_.data();
+  for (int i = 0; i < in; ++i) standardised[i] = (pose_and_positions[i] - m.encoder_mean()[i]) / m.encoder_std()[i];
+  run_single(m.encoder(), standardised, latent);
+  return true;
+}
+
+}  // namespace lmm

@@ -1,0 +1,224 @@
+// AVX2/FMA dense kernel. This file alone is compiled with -mavx2 -mfma (see CMakeLists.txt);
+// it uses no inline library templates, so no AVX2 code can leak into other translation units.
+#include "nn_kernels.hpp"
+
+#if defined(__AVX2__) && defined(__FMA__)
+#include <immintrin.h>
+
+namespace lmm::detail {
+namespace {
+
+// exp(v) for v <= 0 (clamped at -87: results below 2^-126 flush towards 0). Range reduction
+// v = n ln2 + r, |r| <= ln2 / 2, then a degree-6 Taylor polynomial (relative error ~1e-7).
+inline __m256 exp_non_positive(__m256 v) {
+  v = _mm256_max_ps(v, _mm256_set1_ps(-87.0f));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), v);  // ln2 split in two parts
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.0f / 720.0f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+  const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
+}
+
+// GELU(x) = x / 2 (1 + erf(x / sqrt 2)) with erf from Abramowitz & Stegun 7.1.26
+// (|error| <= 1.5e-7): 1 - erf(z) = q(t) exp(-z^2), t = 1 / (1 + p z), z >= 0. Written as
+// x / 2 * q for x < 0 and x / 2 * (2 - q) otherwise, so no cancellation for negative x.
+inline __m256 gelu8(__m256 x) {
+  const __m256 z = _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(0.70710678118654752f));
+  // t = 1 / d by the approximate reciprocal and one Newton step (d >= 1, relative error ~1e-7).
+  const __m256 d = _mm256_fmadd_ps(z, _mm256_set1_ps(0.3275911f), _mm256_set1_ps(1.0f));
+  const __m256 r0 = _mm256_rcp_ps(d);
+  const __m256 t = _mm256_mul_ps(r0, _mm256_fnmadd_ps(d, r0, _mm256_set1_ps(2.0f)));
+  __m256 q = _mm256_set1_ps(1.061405429f);
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(-1.453152027f));
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(1.421413741f));
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(-0.284496736f));
+  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(0.254829592f));
+  q = _mm256_mul_ps(_mm256_mul_ps(q, t), exp_non_positive(_mm256_mul_ps(_mm256_mul_ps(z, z), _mm256_set1_ps(-1.0f))));
+  const __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
+  const __m256 factor = _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), q), q, negative);
+  return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), factor);
+}
+
+// Fixed-size loops over accumulators must be unrolled so that they live in registers.
+#if defined(__clang__)
+#define LMM_UNROLL _Pragma("unroll")
+#else
+#define LMM_UNROLL _Pragma("GCC unroll 16")
+#endif
+
+// Lane mask with the first `n` (1..8) lanes on.
+inline __m256i lane_mask(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// R rows x V vectors of outputs starting at `o`; with Tail, the last vector holds only `last`
+// (1..7) lanes and is read and written through a mask.
+template <int R, int V, bool Tail>
+void block(const DenseLayer& l, const float* x, int xs, float* y, int ys, int o, int last, bool gelu) {
+  const __m256i mask = lane_mask(last);
+  const float* w = l.weight + o;
+  __m256 acc[R][V];
+  LMM_UNROLL
+  for (int v = 0; v < V; ++v) {
+    const __m256 b = !Tail || v + 1 < V ? _mm256_loadu_ps(l.bias + o + 8 * v) : _mm256_maskload_ps(l.bias + o + 8 * v, mask);
+    LMM_UNROLL
+    for (int r = 0; r < R; ++r) acc[r][v] = b;
+  }
+  for (int i = 0; i < l.in; ++i, w += l.out) {
+    __m256 wv[V];
+    LMM_UNROLL
+    for (int v = 0; v < V; ++v) wv[v] = !Tail || v + 1 < V ? _mm256_loadu_ps(w + 8 * v) : _mm256_maskload_ps(w + 8 * v, mask);
+    LMM_UNROLL
+    for (int r = 0; r < R; ++r) {
+      const __m256 xb = _mm256_broadcast_ss(x + r * xs + i);
+      LMM_UNROLL
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(xb, wv[v], acc[r][v]);
+    }
+  }
+  LMM_UNROLL
+  for (int r = 0; r < R; ++r) {
+    LMM_UNROLL
+    for (int v = 0; v < V; ++v) {
+      const __m256 a = gelu ? gelu8(acc[r][v]) : acc[r][v];
+      float* dst = y + r * ys + o + 8 * v;
+      if (!Tail || v + 1 < V) {
+        _mm256_storeu_ps(dst, a);
+      } else {
+        _mm256_maskstore_ps(dst, mask, a);
+      }
+    }
+  }
+}
+
+// Widest block (in 8-float vectors) per row count: enough accumulators to hide FMA latency
+// while leaving registers for the weights.
+template <int R>
+constexpr int max_vectors() { return R == 1 ? 8 : (R == 2 ? 4 : 3); }
+
+template <int R, int V>
+void block_or_narrower(const DenseLayer& l, const float* x, int xs, float* y, int ys, int o, int vectors, int last,
+                       bool gelu) {
+  if constexpr (V > 1) {
+    if (vectors < V) {
+      block_or_narrower<R, V - 1>(l, x, xs, y, ys, o, vectors, last, gelu);
+      return;
+    }
+  }
+  if (last < 8) {
+    block<R, V, true>(l, x, xs, y, ys, o, last, gelu);
+  } else {
+    block<R, V, false>(l, x, xs, y, ys, o, last, gelu);
+  }
+}
+
+template <int R>
+void rows_block(const DenseLayer& l, const float* x, int xs, float* y, int ys, bool gelu) {
+  constexpr int span = 8 * max_vectors<R>();
+  for (int o = 0; o < l.out; o += span) {
+    const int n = l.out - o < span ? l.out - o : span;
+    const int vectors = (n + 7) / 8;
+    block_or_narrower<R, max_vectors<R>()>(l, x, xs, y, ys, o, vectors, n - 8 * (vectors - 1), gelu);
+  }
+}
+
+// Many rows: columns outer, rows inner, so one column block of the weights (8 V outputs x in)
+// stays in L1 while every row passes over it. R x V = 12 accumulators.
+template <int R, int V>
+void dense_many_rows(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, bool gelu) {
+  static_assert(R >= 3 && R <= 4, "row tails below handle up to R - 1 = 3 rows");
+  constexpr int span = 8 * V;
+  for (int o = 0; o < l.out; o += span) {
+    const int n = l.out - o < span ? l.out - o : span;
+    const int vectors = (n + 7) / 8, last = n - 8 * (vectors - 1);
+    int r = 0;
+    for (; r + R <= rows; r += R) block_or_narrower<R, V>(l, x + r * xs, xs, y + r * ys, ys, o, vectors, last, gelu);
+    switch (rows - r) {
+      case 3: block_or_narrower<3, V>(l, x + r * xs, xs, y + r * ys, ys, o, vectors, last, gelu); break;
+      case 2: block_or_narrower<2, V>(l, x + r * xs, xs, y + r * ys, ys, o, vectors, last, gelu); break;
+      case 1: block_or_narrower<1, V>(l, x + r * xs, xs, y + r * ys, ys, o, vectors, last, gelu); break;
+      default: break;
+    }
+  }
+}
+
+void dense_avx2(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, bool gelu) {
+  switch (rows) {
+    case 1: rows_block<1>(l, x, xs, y, ys, gelu); break;
+    case 2: rows_block<2>(l, x, xs, y, ys, gelu); break;
+    case 3: rows_block<3>(l, x, xs, y, ys, gelu); break;
+    // Layers that split evenly into 32-wide blocks (and narrow ones, e.g. experts) use those;
+    // others run faster 24 at a time (measured on the paper preset's layers).
+    default:
+      if (l.out <= 64 || l.out % 32 == 0) {
+        dense_many_rows<3, 4>(l, x, xs, rows, y, ys, gelu);
+      } else {
+        dense_many_rows<4, 3>(l, x, xs, rows, y, ys, gelu);
+      }
+      break;
+  }
+}
+
+// Per lane, the k best values seen so far (sorted, with their indices); then the 8 k lane
+// candidates are merged into the overall top k.
+void top_k_avx2(const float* logits, int count, int k, float* best, int32_t* experts) {
+  __m256 value[kMaxTopK];
+  __m256i index[kMaxTopK];
+  for (int j = 0; j < k; ++j) {
+    value[j] = _mm256_set1_ps(-__builtin_inff());
+    index[j] = _mm256_setzero_si256();
+  }
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int e = 0; e < count; e += 8) {
+    const int n = count - e < 8 ? count - e : 8;
+    const __m256i mask = lane_mask(n);
+    __m256 v = _mm256_blendv_ps(_mm256_set1_ps(-__builtin_inff()), _mm256_maskload_ps(logits + e, mask),
+                                _mm256_castsi256_ps(mask));
+    __m256i i = _mm256_add_epi32(lanes, _mm256_set1_epi32(e));
+    for (int j = 0; j < k; ++j) {
+      const __m256 greater = _mm256_cmp_ps(v, value[j], _CMP_GT_OQ);
+      const __m256 kept = _mm256_blendv_ps(value[j], v, greater);
+      const __m256i kept_index = _mm256_castps_si256(
+          _mm256_blendv_ps(_mm256_castsi256_ps(index[j]), _mm256_castsi256_ps(i), greater));
+      v = _mm256_blendv_ps(v, value[j], greater);
+      i = _mm256_castps_si256(_mm256_blendv_ps(_mm256_castsi256_ps(i), _mm256_castsi256_ps(index[j]), greater));
+      value[j] = kept;
+      index[j] = kept_index;
+    }
+  }
+  float candidates[8 * kMaxTopK] = {};
+  int32_t candidate_index[8 * kMaxTopK] = {};
+  for (int j = 0; j < k; ++j) {
+    _mm256_storeu_ps(candidates + 8 * j, value[j]);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(candidate_index + 8 * j), index[j]);
+  }
+  // Lanes that never saw a value keep index 0, so every candidate index is valid.
+  int32_t slots[kMaxTopK];
+  top_k_scalar(candidates, 8 * k, k, best, slots);
+  for (int j = 0; j < k; ++j) experts[j] = candidate_index[slots[j]];
+}
+
+}  // namespace
+
+DenseKernel dense_avx2_kernel() { return &dense_avx2; }
+TopKKernel top_k_avx2_kernel() { return &top_k_avx2; }
+
+}  // namespace lmm::detail
+
+#else
+
+namespace lmm::detail {
+
+DenseKernel dense_avx2_kernel() { return nullptr; }
+TopKKernel top_k_avx2_kernel() { return nullptr; }
+
+}  // namespace lmm::detail
+
+#endif

@@ -1,0 +1,38 @@
+// Demonstrates using lmm::runtime from another project: load a model bundle, decode one pose.
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "lmm/model.hpp"
+#include "lmm/nn.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s BUNDLE.lmmw\n", argv[0]);
+    return 2;
+  }
+  lmm::Model model;
+  lmm::ModelEvaluator evaluator;
+  std::string error;
+  if (!model.load_file(argv[1], error) || !evaluator.init(model, 1, lmm::KernelPath::Auto, error)) {
+    std::fprintf(stderr, "error: %s\n", error.c_str());
+    return 1;
+  }
+
+  // One decoder input: the latent followed by the (normalised) matching features.
+  std::vector<float> input(size_t(model.latent() + model.feature_dims()), 0.1f);
+  std::vector<float> pose(size_t(model.pose_layout().size()));
+  evaluator.decode(input.data(), pose.data());
+  for (size_t i = 0; i < pose.size(); ++i) {
+    if (!std::isfinite(pose[i])) {
+      std::fprintf(stderr, "error: pose value %zu is not finite\n", i);
+      return 1;
+    }
+  }
+
+  std::printf("pose size %zu, first values:", pose.size());
+  for (size_t i = 0; i < pose.size() && i < 6; ++i) std::printf(" %g", double(pose[i]));
+  std::printf("\n");
+  return 0;
+}

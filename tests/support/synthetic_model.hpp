@@ -1,0 +1,159 @@
+// Random model bundles on top of SyntheticDatabase, and an independent double-precision
+// reference evaluation of their networks (full softmax over every expert, std::erf GELU).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "lmm/database.hpp"
+#include "lmm/model_builder.hpp"
+#include "support/synthetic_database.hpp"
+
+namespace lmm::test {
+
+// Uniform values in [-scale, scale].
+inline std::vector<float> random_values(size_t n, float scale, std::mt19937& rng) {
+  std::uniform_real_distribution<float> u(-scale, scale);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+// `stack` random in -> out layers (weights ~ 1.5 / sqrt(in), so activations stay O(1)).
+inline LayerValues random_layer(int in, int out, int stack, std::mt19937& rng) {
+  const float scale = 1.5f / std::sqrt(float(in));
+  return {in, out, random_values(size_t(stack) * in * out, scale, rng), random_values(size_t(stack) * out, 0.3f, rng)};
+}
+
+// Shape of a random network: experts == 0 gives a plain MLP with `hidden` layers.
+struct NetworkShape {
+  int experts = 0;
+  int top_k = 2;
+  std::vector<int> hidden;       // expert hidden sizes (SMoE) or MLP hidden sizes
+  int expert_out = 0;            // SMoE with post layers: expert output size (0 = network out)
+  std::vector<int> post_hidden;  // post layers' hidden sizes
+};
+
+inline NetworkValues random_network(int in, int out, const NetworkShape& shape, std::mt19937& rng) {
+  NetworkValues net;
+  net.experts = shape.experts;
+  net.top_k = shape.experts > 0 ? shape.top_k : 0;
+  auto chain = [&](std::vector<LayerValues>& layers, int from, const std::vector<int>& hidden, int to, int stack) {
+    std::vector<int> sizes{from};
+    sizes.insert(sizes.end(), hidden.begin(), hidden.end());
+    sizes.push_back(to);
+    for (size_t l = 0; l + 1 < sizes.size(); ++l) layers.push_back(random_layer(sizes[l], sizes[l + 1], stack, rng));
+  };
+  if (shape.experts == 0) {
+    chain(net.mlp, in, shape.hidden, out, 1);
+    return net;
+  }
+  net.gate = random_layer(in, shape.experts, 1, rng);
+  const int expert_out = shape.expert_out > 0 ? shape.expert_out : out;
+  chain(net.expert_layers, in, shape.hidden, expert_out, shape.experts);
+  if (shape.expert_out > 0) chain(net.mlp, expert_out, shape.post_hidden, out, 1);
+  return net;
+}
+
+// Sizes of SyntheticDatabase: 2 animated joints, 1 contact, 5 features.
+constexpr int kSyntheticPose = 9 * 2 + 6 + 1;
+constexpr int kSyntheticFeatures = 5;
+
+// Random model values for SyntheticDatabase: SMoE networks (decoder with post layers) or, with
+// `plain`, FFNs; optionally the encoder.
+inline ModelValues random_model_values(int latent, uint32_t seed, bool plain = false, bool encoder = false) {
+  std::mt19937 rng(seed);
+  const int state = latent + kSyntheticFeatures;
+  ModelValues v;
+  v.preset = plain ? "synthetic-ffn" : "synthetic";
+  v.latent = latent;
+  const NetworkShape decoder = plain ? NetworkShape{0, 0, {24}, 0, {}} : NetworkShape{6, 2, {8, 8}, 8, {16}};
+  const NetworkShape stepper = plain ? NetworkShape{0, 0, {16, 16}, 0, {}} : NetworkShape{5, 2, {8}, 0, {}};
+  const NetworkShape projector = plain ? NetworkShape{0, 0, {16, 16, 16}, 0, {}} : NetworkShape{4, 3, {12, 12}, 0, {}};
+  v.decoder = random_network(state, kSyntheticPose, decoder, rng);
+  v.stepper = random_network(state, state, stepper, rng);
+  v.projector = random_network(kSyntheticFeatures, state, projector, rng);
+  auto positive = [&](size_t n) {
+    std::vector<float> s = random_values(n, 0.4f, rng);
+    for (float& x : s) x = 0.6f + x;
+    return s;
+  };
+  v.pose_mean = random_values(kSyntheticPose, 0.5f, rng);
+  v.pose_std = positive(kSyntheticPose);
+  v.delta_scale = positive(size_t(state));
+  v.state_mean = random_values(size_t(state), 0.5f, rng);
+  v.state_std = positive(size_t(state));
+  if (encoder) {
+    const int in = kSyntheticPose + 3 * 2;
+    v.encoder = random_network(in, latent, NetworkShape{0, 0, {16}, 0, {}}, rng);
+    v.encoder_mean = random_values(size_t(in), 0.5f, rng);
+    v.encoder_std = positive(size_t(in));
+  }
+  return v;
+}
+
+// A SyntheticDatabase loaded as a Database (its buffer kept alive alongside).
+struct LoadedSyntheticDatabase {
+  AlignedBuffer buffer = aligned_copy(SyntheticDatabase().build());
+  Database db;
+  LoadedSyntheticDatabase() {
+    std::string error;
+    db.load_buffer(buffer.data(), buffer.size(), error);
+  }
+};
+
+// Bundle bytes of `values` on SyntheticDatabase's skeleton and schema.
+inline std::vector<uint8_t> synthetic_bundle(const ModelValues& values, bool half, std::string& error) {
+  const LoadedSyntheticDatabase data;
+  std::vector<uint8_t> bytes;
+  build_model_bundle(values, data.db.blob(), half, bytes, error);
+  return bytes;
+}
+
+// y = x W + b (W input-major) in double precision for stacked layer `e`.
+inline std::vector<double> reference_dense(const LayerValues& l, int e, const std::vector<double>& x, bool gelu) {
+  std::vector<double> y(size_t(l.out));
+  for (int o = 0; o < l.out; ++o) {
+    double sum = l.bias[size_t(e) * l.out + o];
+    for (int i = 0; i < l.in; ++i) sum += x[size_t(i)] * l.weight[(size_t(e) * l.in + i) * l.out + o];
+    y[size_t(o)] = gelu ? 0.5 * sum * (1.0 + std::erf(sum / std::sqrt(2.0))) : sum;
+  }
+  return y;
+}
+
+inline std::vector<double> reference_chain(const std::vector<LayerValues>& layers, int e, std::vector<double> x) {
+  for (size_t l = 0; l < layers.size(); ++l) x = reference_dense(layers[l], e, x, l + 1 < layers.size());
+  return x;
+}
+
+// Network output: softmax over all gate logits, the top_k largest renormalised (seed 004
+// Eq. 2-3), weighted sum of those experts, then the MLP.
+inline std::vector<double> reference_network(const NetworkValues& net, const float* in, int size) {
+  std::vector<double> x(in, in + size);
+  if (net.experts > 0) {
+    const std::vector<double> logits = reference_dense(net.gate, 0, x, false);
+    const double top = *std::max_element(logits.begin(), logits.end());
+    std::vector<double> p(logits.size());
+    for (size_t e = 0; e < p.size(); ++e) p[e] = std::exp(logits[e] - top);
+    const double total = std::accumulate(p.begin(), p.end(), 0.0);
+    for (double& v : p) v /= total;
+    std::vector<int> order(p.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + net.top_k, order.end(), [&](int a, int b) { return p[a] > p[b]; });
+    double kept = 0.0;
+    for (int j = 0; j < net.top_k; ++j) kept += p[size_t(order[j])];
+    std::vector<double> mix;
+    for (int j = 0; j < net.top_k; ++j) {
+      const std::vector<double> y = reference_chain(net.expert_layers, order[j], x);
+      if (mix.empty()) mix.assign(y.size(), 0.0);
+      for (size_t o = 0; o < y.size(); ++o) mix[o] += p[size_t(order[j])] / kept * y[o];
+    }
+    x = mix;
+  }
+  return net.mlp.empty() ? x : reference_chain(net.mlp, 0, x);
+}
+
+}  // namespace lmm::test
