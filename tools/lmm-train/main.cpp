@@ -9,6 +9,7 @@
 #include "lmm/pipeline/bvh.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/report.hpp"
+#include "lmm/training/export.hpp"
 #include "lmm/training/trainer.hpp"
 
 using namespace lmm;
@@ -68,6 +69,7 @@ int run(int argc, char** argv) {
   if (!db.load_file(args["db"].as<std::string>(), error)) throw InputError(error);
   TrainOptions o;
   o.out_dir = args["out"].as<std::string>();
+  write_run_manifest(o.out_dir, config, args["db"].as<std::string>());  // for lmm-export
   o.resume = args.count("resume") > 0;
   o.stop_after = args["stop-after"].as<int64_t>();
   o.max_minutes = args["max-minutes"].as<double>();

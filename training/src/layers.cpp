@@ -68,6 +68,13 @@ int64_t MlpImpl::macs() const {
   return total;
 }
 
+std::vector<std::pair<torch::Tensor, torch::Tensor>> MlpImpl::effective_layers() const {
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> layers;
+  for (const auto& l : linear_) layers.emplace_back(l->weight, l->bias);
+  for (const auto& l : lipschitz_) layers.emplace_back(l->normalized_weight(), l->bias);
+  return layers;
+}
+
 SmoeImpl::SmoeImpl(int64_t in, int64_t experts, const std::vector<int64_t>& hidden, int64_t out, int64_t top_k)
     : top_k_(top_k), out_(out) {
   TORCH_CHECK(experts >= top_k && top_k >= 1, "SMoE needs at least top_k experts");

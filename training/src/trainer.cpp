@@ -242,14 +242,6 @@ torch::Tensor weighted(const torch::Tensor& per_joint, const torch::Tensor& weig
   return (per_joint * weights).mean();
 }
 
-// Standardised encoder inputs [N, P + 3J]: pose vector and model-space positions.
-torch::Tensor encoder_inputs(const PoseData& d, torch::Tensor& mean, torch::Tensor& std) {
-  const torch::Tensor x = torch::cat({d.pose, d.model_positions.reshape({d.pose.size(0), -1})}, 1);
-  mean = x.mean(0);
-  std = x.std(0).clamp_min(1e-4);
-  return (x - mean) / std;
-}
-
 // Decoder output to pose vectors: denormalised, contact slots kept as logits.
 torch::Tensor denormalize(const PoseData& d, const torch::Tensor& out) { return out * d.pose_std + d.pose_mean; }
 
@@ -278,9 +270,7 @@ Autoencoder load_autoencoder(const TrainingConfig& c, const PoseData& d, int64_t
   const std::string path = checkpoint_path(out_dir, "autoencoder");
   if (!fs::exists(path)) throw std::runtime_error("no " + path + ": run 'lmm-train autoencoder' with this --out first");
   Autoencoder ae(encoder_in, d.features.size(1), d.layout.size(), c);
-  torch::serialize::InputArchive archive;
-  archive.load_from(path);
-  load_module_checked(*ae, archive, path);
+  load_checkpoint_module(*ae, path);
   ae->eval();
   for (auto& p : ae->parameters()) p.set_requires_grad(false);
   return ae;
@@ -344,6 +334,24 @@ LatentSetup latent_setup(const TrainingConfig& c, const Database& db, const Trai
 }
 
 }  // namespace
+
+torch::Tensor encoder_inputs(const PoseData& d, torch::Tensor& mean, torch::Tensor& std) {
+  const torch::Tensor x = torch::cat({d.pose, d.model_positions.reshape({d.pose.size(0), -1})}, 1);
+  mean = x.mean(0);
+  std = x.std(0).clamp_min(1e-4);
+  return (x - mean) / std;
+}
+
+void load_checkpoint_module(torch::nn::Module& module, const std::string& path) {
+  if (!fs::exists(path)) throw std::runtime_error("no checkpoint " + path);
+  torch::serialize::InputArchive archive;
+  try {
+    archive.load_from(path);
+  } catch (const c10::Error&) {
+    throw std::runtime_error(path + " is not a readable checkpoint");
+  }
+  load_module_checked(module, archive, path);
+}
 
 TrainReport train_stepper(const TrainingConfig& preset, const Database& db, const TrainOptions& o) {
   const TrainingConfig c = for_network(preset, preset.stepper);

@@ -36,6 +36,8 @@ class MlpImpl : public torch::nn::Module {
   torch::Tensor lipschitz_product() const;
   // Number of multiply-accumulates per sample.
   int64_t macs() const;
+  // Each layer's effective weight [out, in] (Lipschitz scale folded in) and bias, in order.
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> effective_layers() const;
 
  private:
   std::vector<torch::nn::Linear> linear_;
@@ -64,6 +66,12 @@ class SmoeImpl : public torch::nn::Module {
   // Multiply-accumulates per sample with top-k routing.
   int64_t macs() const;
   int64_t experts() const { return static_cast<int64_t>(experts_.size()); }
+  // Experts per sample.
+  int64_t top_k() const { return top_k_; }
+  // The gating layer.
+  torch::nn::Linear gate() const { return gate_; }
+  // Expert `e`.
+  Mlp expert(int64_t e) const { return experts_[size_t(e)]; }
 
  private:
   std::pair<torch::Tensor, torch::Tensor> route(const torch::Tensor& x);

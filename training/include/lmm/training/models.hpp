@@ -24,6 +24,8 @@ class NetworkImpl : public torch::nn::Module {
   int64_t macs() const;
   // The SMoE part (null for a plain MLP).
   Smoe smoe() const { return smoe_; }
+  // The post layers after the SMoE, or the whole plain network (null for an SMoE alone).
+  Mlp mlp() const { return mlp_; }
 
  private:
   Smoe smoe_{nullptr};

@@ -7,8 +7,11 @@
 #include <map>
 #include <string>
 
+#include <torch/torch.h>
+
 #include "lmm/database.hpp"
 #include "lmm/training/config.hpp"
+#include "lmm/training/pose_data.hpp"
 
 namespace lmm::training {
 
@@ -43,6 +46,14 @@ TrainReport train_stepper(const TrainingConfig& config, const Database& db, cons
 // neighbours) and writes out_dir/projector.pt; metrics include projector_feature_error (mean
 // distance of the projected features to the query, relative to the exact nearest neighbour's).
 TrainReport train_projector(const TrainingConfig& config, const Database& db, const TrainOptions& options);
+
+// Standardised encoder inputs [N, P + 3J] (pose vector ++ model-space positions) of every
+// frame, and the per-column mean and std (clamped at 1e-4) used to standardise them.
+torch::Tensor encoder_inputs(const PoseData& d, torch::Tensor& mean, torch::Tensor& std);
+
+// Loads the trained weights of checkpoint `path` into `module`. Throws std::runtime_error when
+// the file is missing or unreadable, or its tensors' names or shapes differ from the module's.
+void load_checkpoint_module(torch::nn::Module& module, const std::string& path);
 
 // Path of a model's checkpoint in `out_dir`.
 std::string checkpoint_path(const std::string& out_dir, const std::string& model);

@@ -1,0 +1,224 @@
+// Golden tests: LibTorch models (seeded random weights of several presets, and tiny / ffn-tiny
+// weights trained here) -> export -> the dependency-free runtime, on 1,000 random and 1,000
+// database inputs per network. f32: every output within 1e-4 of LibTorch on every kernel path;
+// f16: decoded joint positions within 1 mm. Data from $LMM_DATA (fails in CI without it).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+
+#include "lmm/model.hpp"
+#include "lmm/nn.hpp"
+#include "lmm/pipeline/config.hpp"
+#include "lmm/training/export.hpp"
+#include "lmm/training/trainer.hpp"
+#include "support/bandai_data.hpp"
+#include "support/synthetic_bvh.hpp"
+
+using namespace lmm;
+using namespace lmm::training;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kInputs = 1000;  // per kind (random / database)
+
+TrainingConfig preset(const std::string& name) { return load_training_config(name, pipeline::default_config_dir()); }
+
+// A subset database (normal-extra) imported once per test binary run.
+struct Subset {
+  std::string path;
+  Database db;
+};
+
+const Subset* subset() {
+  static Subset* s = [] {
+    const std::string data = test::bandai_folder("normal-extra");
+    if (data.empty()) return static_cast<Subset*>(nullptr);
+    auto* out = new Subset;
+    out->path = test::temp_folder("export-subset") + "/subset.mmdb";
+    test::import_bandai({data + "/normal-extra"}, out->path);
+    std::string error;
+    if (!out->db.load_file(out->path, error)) return static_cast<Subset*>(nullptr);
+    return out;
+  }();
+  return s;
+}
+
+#define REQUIRE_SUBSET()                                                                       \
+  REQUIRE_BANDAI(bandai_root, "normal-extra");                                                 \
+  const Subset* data = subset();                                                               \
+  ASSERT_NE(data, nullptr) << "could not import normal-extra";
+
+// Inputs of both kinds stacked: kInputs random rows (N(0, 1)), then kInputs database rows.
+struct Inputs {
+  torch::Tensor states;    // [2000, latent + features]
+  torch::Tensor queries;   // [2000, features]
+  torch::Tensor encoder;   // [2000, pose + 3J] raw encoder inputs
+};
+
+Inputs make_inputs(TrainedModels m, const PoseData& d) {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(99);
+  const int64_t n = d.pose.size(0), features = d.features.size(1);
+  const torch::Tensor frames = torch::randint(n, {kInputs}, torch::kInt64);
+  torch::Tensor mean, std;
+  const torch::Tensor x = encoder_inputs(d, mean, std).index_select(0, frames);
+  const torch::Tensor latent = m.autoencoder->encoder->forward(x);
+  const torch::Tensor db_features = d.features.index_select(0, frames);
+  const int64_t state = latent.size(1) + features;
+  const torch::Tensor raw = torch::cat({d.pose, d.model_positions.reshape({n, -1})}, 1).index_select(0, frames);
+  return {torch::cat({torch::randn({kInputs, state}), torch::cat({latent, db_features}, 1)}),
+          torch::cat({torch::randn({kInputs, features}), db_features}),
+          torch::cat({raw + torch::randn_like(raw) * 0.01, raw})};
+}
+
+// LibTorch's decoded pose: denormalised, sigmoid on the contact logits.
+torch::Tensor torch_decode(TrainedModels m, const PoseData& d, const torch::Tensor& states) {
+  torch::Tensor pose = m.autoencoder->decoder->forward(states) * d.pose_std + d.pose_mean;
+  const int64_t c = d.layout.contact();
+  pose.narrow(1, c, d.layout.contacts).sigmoid_();
+  return pose;
+}
+
+// Runs `fn(in_row, out_row)` over every row (or the batched form when `batched`).
+torch::Tensor runtime_rows(const torch::Tensor& in, int64_t out_cols,
+                           const std::function<void(const float*, int, float*)>& batch, bool batched) {
+  const torch::Tensor x = in.contiguous();
+  torch::Tensor y = torch::zeros({x.size(0), out_cols});
+  if (batched) {
+    batch(x.data_ptr<float>(), int(x.size(0)), y.data_ptr<float>());
+  } else {
+    for (int64_t r = 0; r < x.size(0); ++r) batch(x[r].data_ptr<float>(), 1, y[r].data_ptr<float>());
+  }
+  return y;
+}
+
+double max_diff(const torch::Tensor& a, const torch::Tensor& b) { return (a - b).abs().max().item<double>(); }
+
+// Loads `bytes` and checks every network against LibTorch on every kernel path, one row at a
+// time and batched. f32: within 1e-4; f16: decoded joint positions within 1 mm.
+void expect_runtime_matches(const std::vector<uint8_t>& bytes, TrainedModels m, const PoseData& d, bool half,
+                            const std::string& what) {
+  const AlignedBuffer buffer = [&] {
+    AlignedBuffer b(bytes.size());
+    std::copy(bytes.begin(), bytes.end(), b.data());
+    return b;
+  }();
+  Model model;
+  std::string error;
+  ASSERT_TRUE(model.load_buffer(buffer.data(), buffer.size(), error)) << what << ": " << error;
+  ASSERT_EQ(model.half_precision(), half);
+  torch::NoGradGuard no_grad;
+  const Inputs in = make_inputs(m, d);
+  const torch::Tensor pose = torch_decode(m, d, in.states);
+  const torch::Tensor next = in.states + m.stepper->forward(in.states);
+  const torch::Tensor projected = m.projector->forward(in.queries);
+  torch::Tensor encoder_mean, encoder_std;
+  encoder_inputs(d, encoder_mean, encoder_std);
+  const torch::Tensor latent = m.autoencoder->encoder->forward((in.encoder - encoder_mean) / encoder_std);
+  std::vector<KernelPath> paths{KernelPath::Scalar};
+  if (avx2_available()) paths.push_back(KernelPath::Avx2);
+  for (KernelPath path : paths) {
+    ModelEvaluator eval;
+    ASSERT_TRUE(eval.init(model, 128, path, error)) << error;
+    for (bool batched : {false, true}) {
+      const std::string where = what + (path == KernelPath::Avx2 ? " avx2" : " scalar") + (batched ? " batched" : " single");
+      const torch::Tensor rt_pose = runtime_rows(in.states, pose.size(1), [&](const float* x, int n, float* y) { eval.decode_batch(x, n, y); }, batched);
+      if (half) {
+        const torch::Tensor error = (pose_to_model_positions(d, rt_pose) - pose_to_model_positions(d, pose)).abs() * 1000.0;
+        const double random_mm = error.narrow(0, 0, kInputs).max().item<double>();
+        const double database_mm = error.narrow(0, kInputs, kInputs).max().item<double>();
+        EXPECT_LE(database_mm, 1.0) << where << ": decoded joint positions (mm), database inputs";
+        EXPECT_LE(random_mm, 1.0) << where << ": decoded joint positions (mm), random inputs";
+        continue;
+      }
+      const torch::Tensor rt_next = runtime_rows(in.states, next.size(1), [&](const float* x, int n, float* y) { eval.step_batch(x, n, y); }, batched);
+      const torch::Tensor rt_projected = runtime_rows(in.queries, projected.size(1), [&](const float* x, int n, float* y) { eval.project_batch(x, n, y); }, batched);
+      EXPECT_LE(max_diff(rt_pose, pose), 1e-4) << where << ": decoder";
+      EXPECT_LE(max_diff(rt_next, next), 1e-4) << where << ": stepper";
+      EXPECT_LE(max_diff(rt_projected, projected), 1e-4) << where << ": projector";
+    }
+    if (half || !model.has_encoder()) continue;
+    const torch::Tensor rt_latent = runtime_rows(in.encoder, latent.size(1), [&](const float* x, int, float* y) { eval.encode(x, y); }, false);
+    EXPECT_LE(max_diff(rt_latent, latent), 1e-4) << what << ": encoder";
+  }
+}
+
+// Random (seeded, LibTorch-initialised) weights of `name`, exported in memory.
+void check_random_preset(const std::string& name, const Subset& data) {
+  const TrainingConfig config = preset(name);
+  const PoseData d = make_pose_data(data.db);
+  const TrainedModels m = initial_models(config, d, 7);
+  const ModelValues values = model_values(m, config, d, true);
+  expect_runtime_matches(bundle_bytes(values, data.db, false), m, d, false, name + " random f32");
+  expect_runtime_matches(bundle_bytes(values, data.db, true), m, d, true, name + " random f16");
+}
+
+TEST(ExportGolden, RandomWeightsOfEveryPresetShapeMatchLibTorch) {
+  REQUIRE_SUBSET();
+  for (const char* name : {"tiny", "ffn-tiny", "paper", "ffn-paper"}) check_random_preset(name, *data);
+}
+
+// Trains `name` (autoencoder, stepper, projector) on the subset, exports the folder with
+// lmm-export's code path (f32 and f16 files) and compares with the trained modules.
+void check_trained_preset(const std::string& name, const Subset& data) {
+  const TrainingConfig config = preset(name);
+  TrainOptions o;
+  o.out_dir = test::temp_folder("export-" + name);
+  train_autoencoder(config, data.db, o);
+  train_stepper(config, data.db, o);
+  train_projector(config, data.db, o);
+  write_run_manifest(o.out_dir, config, data.path);
+  const PoseData d = make_pose_data(data.db);
+  const TrainedModels m = load_trained_models(config, d, o.out_dir);
+  for (const bool half : {false, true}) {
+    ExportOptions e;
+    e.in_dir = o.out_dir;
+    e.out_path = o.out_dir + (half ? "/model-f16.lmmw" : "/model.lmmw");
+    e.half = half;
+    e.with_encoder = true;
+    const ExportSummary s = export_bundle(e);
+    EXPECT_EQ(s.preset, name);
+    AlignedBuffer file;
+    std::string error;
+    ASSERT_TRUE(read_file(e.out_path, file, error)) << error;
+    EXPECT_EQ(file.size(), s.file_bytes);
+    expect_runtime_matches(std::vector<uint8_t>(file.data(), file.data() + file.size()), m, d, half,
+                           name + (half ? " trained f16" : " trained f32"));
+  }
+}
+
+TEST(ExportGolden, TrainedTinyMatchesLibTorch) {
+  REQUIRE_SUBSET();
+  check_trained_preset("tiny", *data);
+}
+
+TEST(ExportGolden, TrainedFfnTinyMatchesLibTorch) {
+  REQUIRE_SUBSET();
+  check_trained_preset("ffn-tiny", *data);
+}
+
+TEST(Export, MissingManifestCheckpointOrDatabaseIsAClearErrorAndWritesNothing) {
+  REQUIRE_SUBSET();
+  const std::string dir = test::temp_folder("export-errors");
+  ExportOptions e;
+  e.in_dir = dir;
+  e.out_path = dir + "/model.lmmw";
+  auto expect_error = [&](const std::string& fragment) {
+    try {
+      export_bundle(e);
+      ADD_FAILURE() << "expected an error containing '" << fragment << "'";
+    } catch (const std::runtime_error& error) {
+      EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos) << error.what();
+    }
+    EXPECT_FALSE(fs::exists(e.out_path));
+  };
+  expect_error("run.toml");
+  write_run_manifest(dir, preset("tiny"), data->path);
+  expect_error("autoencoder.pt");
+  e.database = dir + "/missing.mmdb";
+  expect_error("missing.mmdb");
+}
+
+}  // namespace

@@ -1,0 +1,181 @@
+#include "lmm/training/export.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <toml++/toml.h>
+
+#include "lmm/model.hpp"
+#include "lmm/training/trainer.hpp"
+
+namespace lmm::training {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<float> to_vector(const torch::Tensor& t) {
+  const torch::Tensor c = t.detach().to(torch::kFloat32).contiguous();
+  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
+// Appends a torch layer (weight [out, in], bias [out]) to `layer` in input-major order.
+void append_layer(LayerValues& layer, const torch::Tensor& weight, const torch::Tensor& bias) {
+  layer.in = int(weight.size(1));
+  layer.out = int(weight.size(0));
+  const std::vector<float> w = to_vector(weight.t()), b = to_vector(bias);
+  layer.weight.insert(layer.weight.end(), w.begin(), w.end());
+  layer.bias.insert(layer.bias.end(), b.begin(), b.end());
+}
+
+std::vector<LayerValues> mlp_values(const Mlp& mlp) {
+  std::vector<LayerValues> layers;
+  for (const auto& [weight, bias] : mlp->effective_layers()) {
+    layers.emplace_back();
+    append_layer(layers.back(), weight, bias);
+  }
+  return layers;
+}
+
+NetworkValues network_values(const Network& net) {
+  NetworkValues values;
+  if (const Smoe smoe = net->smoe()) {
+    values.experts = int(smoe->experts());
+    values.top_k = int(smoe->top_k());
+    append_layer(values.gate, smoe->gate()->weight, smoe->gate()->bias);
+    for (int64_t e = 0; e < smoe->experts(); ++e) {
+      const auto layers = smoe->expert(e)->effective_layers();
+      values.expert_layers.resize(layers.size());
+      for (size_t l = 0; l < layers.size(); ++l) append_layer(values.expert_layers[l], layers[l].first, layers[l].second);
+    }
+  }
+  if (net->mlp()) values.mlp = mlp_values(net->mlp());
+  return values;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::string error;
+  if (!write_file_atomic(path, reinterpret_cast<const uint8_t*>(text.data()), text.size(), error)) {
+    throw std::runtime_error(error);
+  }
+}
+
+}  // namespace
+
+TrainedModels initial_models(const TrainingConfig& c, const PoseData& d, uint64_t seed) {
+  torch::manual_seed(seed);
+  const int64_t features = d.features.size(1), pose = d.layout.size();
+  TrainedModels m;
+  m.autoencoder = Autoencoder(pose + 3 * d.layout.joints, features, pose, c);
+  m.stepper = Stepper(c.latent + features, c.stepper);
+  m.projector = Projector(features, c.latent + features, c.projector);
+  return m;
+}
+
+TrainedModels load_trained_models(const TrainingConfig& c, const PoseData& d, const std::string& dir) {
+  TrainedModels m = initial_models(c, d, 0);
+  load_checkpoint_module(*m.autoencoder, checkpoint_path(dir, "autoencoder"));
+  load_checkpoint_module(*m.stepper, checkpoint_path(dir, "stepper"));
+  load_checkpoint_module(*m.projector, checkpoint_path(dir, "projector"));
+  return m;
+}
+
+ModelValues model_values(const TrainedModels& m, const TrainingConfig& c, const PoseData& d, bool with_encoder) {
+  torch::NoGradGuard no_grad;
+  ModelValues v;
+  v.preset = c.name;
+  v.latent = int(c.latent);
+  v.decoder = network_values(m.autoencoder->decoder);
+  v.stepper = network_values(m.stepper->net);
+  v.projector = network_values(m.projector->net);
+  v.pose_mean = to_vector(d.pose_mean);
+  v.pose_std = to_vector(d.pose_std);
+  v.delta_scale = to_vector(m.stepper->delta_scale);
+  v.state_mean = to_vector(m.projector->state_mean);
+  v.state_std = to_vector(m.projector->state_std);
+  if (with_encoder) {
+    v.encoder.mlp = mlp_values(m.autoencoder->encoder);
+    torch::Tensor mean, std;
+    encoder_inputs(d, mean, std);
+    v.encoder_mean = to_vector(mean);
+    v.encoder_std = to_vector(std);
+  }
+  return v;
+}
+
+std::vector<uint8_t> bundle_bytes(const ModelValues& values, const Database& db, bool half) {
+  std::vector<uint8_t> bytes;
+  std::string error;
+  if (!build_model_bundle(values, db.blob(), half, bytes, error)) throw std::runtime_error(error);
+  return bytes;
+}
+
+void write_run_manifest(const std::string& dir, const TrainingConfig& config, const std::string& database_path) {
+  if (config.source.empty()) throw std::runtime_error("the preset has no source file to record in " + dir);
+  fs::create_directories(dir);
+  write_text((fs::path(dir) / "preset.toml").string(), read_text(config.source));
+  const toml::table manifest{{"database", fs::absolute(database_path).string()}, {"preset", "preset.toml"}};
+  std::ostringstream text;
+  text << "# Written by lmm-train: what this folder's checkpoints were trained on (read by lmm-export).\n"
+       << manifest << "\n";
+  write_text((fs::path(dir) / "run.toml").string(), text.str());
+}
+
+RunManifest read_run_manifest(const std::string& dir) {
+  const std::string path = (fs::path(dir) / "run.toml").string();
+  if (!fs::exists(path)) throw std::runtime_error("no " + path + ": is " + dir + " an lmm-train --out folder?");
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    throw std::runtime_error(path + ": " + std::string(e.description()));
+  }
+  RunManifest m;
+  for (const auto& [key, target] : {std::pair<const char*, std::string*>{"database", &m.database}, {"preset", &m.preset}}) {
+    const std::optional<std::string> value = table[key].value<std::string>();
+    if (!value) throw std::runtime_error(path + ": missing string key '" + key + "'");
+    *target = *value;
+  }
+  m.preset = (fs::path(dir) / m.preset).string();
+  return m;
+}
+
+ExportSummary export_bundle(const ExportOptions& o) {
+  auto log = [&](const std::string& line) {
+    if (o.log) o.log(line);
+  };
+  const RunManifest manifest = read_run_manifest(o.in_dir);
+  const TrainingConfig config = load_training_config(manifest.preset, "");
+  const std::string db_path = o.database.empty() ? manifest.database : o.database;
+  Database db;
+  std::string error;
+  if (!db.load_file(db_path, error)) throw std::runtime_error(error);
+  log("database " + db_path + ": " + std::to_string(db.frame_count()) + " frames; preset '" + config.name + "'");
+  const PoseData data = make_pose_data(db);
+  const TrainedModels models = load_trained_models(config, data, o.in_dir);
+  const std::vector<uint8_t> bytes = bundle_bytes(model_values(models, config, data, o.with_encoder), db, o.half);
+  if (!write_file_atomic(o.out_path, bytes.data(), bytes.size(), error)) throw std::runtime_error(error);
+  AlignedBuffer buffer(bytes.size());
+  std::copy(bytes.begin(), bytes.end(), buffer.data());
+  Model model;
+  if (!model.load_buffer(buffer.data(), buffer.size(), error)) throw std::runtime_error(o.out_path + ": " + error);
+  ExportSummary s;
+  s.file_bytes = bytes.size();
+  s.weight_bytes = model.weight_bytes();
+  s.decoder_macs = model.decoder().macs();
+  s.stepper_macs = model.stepper().macs();
+  s.projector_macs = model.projector().macs();
+  s.preset = config.name;
+  return s;
+}
+
+}  // namespace lmm::training
