@@ -121,6 +121,25 @@ case "$case_name" in
     done
     [[ -n "$(json_number "$work/stepper.json" rollout_error_cm_2s)" ]] || fail "stepper JSON lacks rollout_error_cm_2s"
     [[ -n "$(json_number "$work/projector.json" projector_feature_error)" ]] || fail "projector JSON lacks projector_feature_error"
+    # lmm-export: the folder's checkpoints -> bundles; then lmm-bench nn times them.
+    run "$tools/lmm-export" --help; expect_rc 0; expect_out "--with-encoder"
+    run "$tools/lmm-export" --in "$work/none" --out "$work/x.lmmw"; expect_rc 1; expect_out "run.toml"
+    [[ ! -e "$work/x.lmmw" ]] || fail "lmm-export left a file after an error"
+    run "$tools/lmm-export" --in "$work/t" --out "$work/model.lmmw" --json "$work/export.json"
+    expect_rc 0; expect_out "wrote"
+    run "$tools/lmm-export" --in "$work/t" --out "$work/model-f16.lmmw" --half; expect_rc 0
+    f32_size=$(stat -c %s "$work/model.lmmw"); f16_size=$(stat -c %s "$work/model-f16.lmmw")
+    (( f16_size < f32_size )) || fail "f16 bundle ($f16_size bytes) is not smaller than f32 ($f32_size)"
+    [[ "$(json_number "$work/export.json" file_bytes)" == "$f32_size" ]] || fail "export JSON file_bytes"
+    if [[ -x "$tools/lmm-bench" ]]; then
+      run "$tools/lmm-bench" nn --model "$work/model.lmmw" --baseline "$work/model-f16.lmmw" --calls 50 --json "$work/nn.json"
+      expect_rc 0; expect_out "us/call"
+      run "$tools/lmm-bench" nn --preset tiny --db "$work/db.mmdb" --calls 50 --json "$work/nn-preset.json"
+      expect_rc 0; expect_out "speedup vs baseline 'ffn-tiny'"
+      for key in us_decoder us_stepper us_projector us_frame us_frame_batched_1024 weight_bytes ffn_us_frame speedup_vs_ffn f16_file_bytes; do
+        [[ -n "$(json_number "$work/nn-preset.json" "$key")" ]] || fail "nn JSON lacks $key"
+      done
+    fi
     # SIGINT: the run stops cleanly with a checkpoint that --resume continues.
     printf 'name = "long"\n[model]\nlatent = 4\nencoder_hidden = [16]\n[decoder]\nexperts = 2\nexpert_hidden = [8]\n[train]\nbatch = 16\nsteps = 10000000\n' >"$work/long.toml"
     "$tools/lmm-train" autoencoder --db "$work/db.mmdb" --config "$work/long.toml" --out "$work/sig" >"$work/log" 2>&1 &

@@ -3,6 +3,8 @@
 //   lmm-bench features --db X.mmdb [--queries N] [--json PATH] runtime query feature cost
 //   lmm-bench search --db X.mmdb [--queries N] [--json PATH]   accelerated vs brute force
 //                                                              (vs FAISS flat when built with training)
+//   lmm-bench nn (--model X.lmmw [--baseline Y.lmmw] | --preset NAME --db X.mmdb) [--json PATH]
+//                                                              runtime network inference (bench_nn.cpp)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,33 +25,13 @@
 #endif
 #include "lmm/pipeline/import.hpp"
 #include "lmm/pipeline/report.hpp"
+#include "bench_common.hpp"
 
 using namespace lmm;
 using namespace lmm::pipeline;
+using namespace lmm::bench;
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
-// Parses a subcommand's options; true (with the exit code in `code`) when the command should
-// stop here: help was asked for, or the required option `required` is missing.
-bool parse_or_stop(cxxopts::Options& o, int argc, char** argv, const char* required,
-                   cxxopts::ParseResult& args, int& code) {
-  args = o.parse(argc, argv);
-  if (!args.count("help") && args.count(required)) return false;
-  std::puts(o.help().c_str());
-  code = args.count("help") ? 0 : 2;
-  return true;
-}
 
 // Options shared by the commands that time queries against a database: --db, --queries
 // (default `queries`), --json, --help.
@@ -310,12 +292,14 @@ int run(int argc, char** argv) {
   if (command == "import") return bench_import(argc - 1, argv + 1);
   if (command == "features") return bench_features(argc - 1, argv + 1);
   if (command == "search") return bench_search(argc - 1, argv + 1);
+  if (command == "nn") return bench_nn(argc - 1, argv + 1);
 #ifdef LMM_HAVE_FAISS
   if (command == "train") return bench_train(argc - 1, argv + 1);
 #endif
   std::puts("usage: lmm-bench import DIR_OR_BVH... [--runs N] [--json PATH]\n"
             "       lmm-bench features --db X.mmdb [--queries N] [--json PATH]\n"
             "       lmm-bench search --db X.mmdb [--queries N] [--json PATH]\n"
+            "       lmm-bench nn (--model X.lmmw [--baseline Y.lmmw] | --preset NAME --db X.mmdb) [--json PATH]\n"
             "       lmm-bench train --db X.mmdb [--preset NAME] [--steps N] [--json PATH] (built with training)\n"
             "Each command has --help.");
   return command == "-h" || command == "--help" ? 0 : 2;

@@ -1,0 +1,40 @@
+// Helpers shared by the lmm-bench commands.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include <cxxopts.hpp>
+
+namespace lmm::bench {
+
+using Clock = std::chrono::steady_clock;
+
+// Seconds elapsed since `start`.
+inline double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Median of `v` (0 when empty).
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// Parses a subcommand's options; true (with the exit code in `code`) when the command should
+// stop here: help was asked for, or the required option `required` is missing (nullptr: none).
+inline bool parse_or_stop(cxxopts::Options& o, int argc, char** argv, const char* required,
+                          cxxopts::ParseResult& args, int& code) {
+  args = o.parse(argc, argv);
+  if (!args.count("help") && (required == nullptr || args.count(required))) return false;
+  std::puts(o.help().c_str());
+  code = args.count("help") ? 0 : 2;
+  return true;
+}
+
+}  // namespace lmm::bench
+
+// lmm-bench nn: runtime inference timings of model bundles (bench_nn.cpp).
+int bench_nn(int argc, char** argv);

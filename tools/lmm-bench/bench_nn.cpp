@@ -1,0 +1,290 @@
+// lmm-bench nn: single-thread inference cost of model bundles with the dependency-free runtime
+// (seed 004 Sec. 6.2, Table 11), next to an FFN (learned motion matching) baseline in the same
+// run. Inputs are random N(0, 1) rows cycled over 1,024 different ones, so routing changes from
+// call to call as it does across characters (the pessimistic case for the expert caches).
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+
+#include <cxxopts.hpp>
+
+#include "bench_common.hpp"
+#include "lmm/model.hpp"
+#include "lmm/nn.hpp"
+#include "lmm/pipeline/bvh.hpp"
+#include "lmm/pipeline/config.hpp"
+#include "lmm/pipeline/report.hpp"
+#ifdef LMM_HAVE_FAISS
+#include "lmm/training/export.hpp"
+#endif
+
+using namespace lmm;
+using namespace lmm::bench;
+using namespace lmm::pipeline;
+
+namespace {
+
+constexpr int kRows = 1024;           // distinct inputs
+constexpr int kBatchSizes[] = {1, 64, 1024};
+constexpr int kRepetitions = 7;       // medians over these
+
+// One bundle's bytes, kept aligned for in-place loading.
+struct Bundle {
+  std::string label;
+  AlignedBuffer bytes;
+};
+
+// Everything measured for one bundle.
+struct NnReport {
+  std::string label, preset;
+  uint64_t file_bytes = 0, weight_bytes = 0;
+  int64_t macs[3] = {0, 0, 0};  // decoder, stepper, projector
+  double us[3] = {0, 0, 0};     // per call, one character
+  double batched[3] = {0, 0, 0};  // per character per frame at kBatchSizes
+  double load_ms = 0.0;
+  // Decoder + stepper every frame, projector every 6th (search every 100 ms at 60 Hz, Sec. 6.2.1).
+  double us_frame() const { return us[0] + us[1] + us[2] / 6.0; }
+  double macs_frame() const { return double(macs[0] + macs[1]) + double(macs[2]) / 6.0; }
+};
+
+// Median over kRepetitions of the mean microseconds per call of `calls` calls to `one(i)`.
+double time_calls(int calls, const std::function<void(int)>& one) {
+  for (int i = 0; i < calls / 4 + 1; ++i) one(i);  // warm-up
+  std::vector<double> per_call;
+  for (int rep = 0; rep < kRepetitions; ++rep) {
+    const auto start = Clock::now();
+    for (int i = 0; i < calls; ++i) one(i);
+    per_call.push_back(seconds_since(start) * 1e6 / calls);
+  }
+  return median(per_call);
+}
+
+std::vector<float> random_rows(int cols, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  std::vector<float> v(size_t(kRows) * cols);
+  for (float& x : v) x = n(rng);
+  return v;
+}
+
+bool load_model(const Bundle& b, Model& m) {
+  std::string error;
+  if (!m.load_buffer(b.bytes.data(), b.bytes.size(), error)) throw InputError(b.label + ": " + error);
+  return true;
+}
+
+NnReport measure(const Bundle& bundle, KernelPath path, int calls) {
+  Model m;
+  load_model(bundle, m);
+  NnReport r;
+  r.label = bundle.label;
+  r.preset = m.preset();
+  r.file_bytes = bundle.bytes.size();
+  r.weight_bytes = m.weight_bytes();
+  r.macs[0] = m.decoder().macs();
+  r.macs[1] = m.stepper().macs();
+  r.macs[2] = m.projector().macs();
+  std::vector<double> loads;
+  for (int i = 0; i < 5; ++i) {
+    Model again;
+    const auto start = Clock::now();
+    load_model(bundle, again);
+    loads.push_back(seconds_since(start) * 1e3);
+  }
+  r.load_ms = median(loads);
+  ModelEvaluator eval;
+  std::string error;
+  if (!eval.init(m, kRows, path, error)) throw InputError(error);
+  const int state = m.state_size(), features = m.feature_dims(), pose = m.pose_layout().size();
+  const std::vector<float> states = random_rows(state, 1), queries = random_rows(features, 2);
+  std::vector<float> out(size_t(kRows) * std::max(pose, state));
+  const float* s = states.data();
+  const float* q = queries.data();
+  r.us[0] = time_calls(calls, [&](int i) { eval.decode(s + size_t(i % kRows) * state, out.data()); });
+  r.us[1] = time_calls(calls, [&](int i) { eval.step(s + size_t(i % kRows) * state, out.data()); });
+  r.us[2] = time_calls(calls, [&](int i) { eval.project(q + size_t(i % kRows) * features, out.data()); });
+  for (size_t b = 0; b < std::size(kBatchSizes); ++b) {
+    const int n = kBatchSizes[b], batches = std::max(2, calls / n);
+    auto offset = [&](int i, int cols) { return size_t((i * n) % kRows) * cols; };
+    const double decode = time_calls(batches, [&](int i) { eval.decode_batch(s + offset(i, state), n, out.data()); });
+    const double step = time_calls(batches, [&](int i) { eval.step_batch(s + offset(i, state), n, out.data()); });
+    const double project = time_calls(batches, [&](int i) { eval.project_batch(q + offset(i, features), n, out.data()); });
+    r.batched[b] = (decode + step + project / 6.0) / n;
+  }
+  return r;
+}
+
+void print_report(const NnReport& r) {
+  std::printf("%s (preset '%s'): %.2f MB file, %.2f MB weights, load %.2f ms\n", r.label.c_str(), r.preset.c_str(),
+              r.file_bytes / 1e6, r.weight_bytes / 1e6, r.load_ms);
+  const char* names[] = {"decoder", "stepper", "projector"};
+  for (int n = 0; n < 3; ++n) {
+    std::printf("  %-10s %9.2f us/call %9lld MACs  (%.1f GMAC/s)\n", names[n], r.us[n], static_cast<long long>(r.macs[n]),
+                r.macs[n] / (r.us[n] * 1e3));
+  }
+  std::printf("  frame      %9.2f us (decoder + stepper + projector / 6), %.0f MACs\n", r.us_frame(), r.macs_frame());
+  std::printf("  batched per character per frame: 1: %.2f us   64: %.2f us   1024: %.2f us (%.2fx of unbatched)\n",
+              r.batched[0], r.batched[1], r.batched[2], r.batched[2] / r.us_frame());
+}
+
+std::string cpu_name() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown CPU";
+}
+
+JsonObject report_json(const NnReport& r) {
+  return JsonObject()
+      .text("file", r.label)
+      .text("preset", r.preset)
+      .number("us_decoder", r.us[0])
+      .number("us_stepper", r.us[1])
+      .number("us_projector", r.us[2])
+      .number("us_frame", r.us_frame())
+      .number("us_frame_batched_1", r.batched[0])
+      .number("us_frame_batched_64", r.batched[1])
+      .number("us_frame_batched_1024", r.batched[2])
+      .number("macs_decoder", double(r.macs[0]))
+      .number("macs_stepper", double(r.macs[1]))
+      .number("macs_projector", double(r.macs[2]))
+      .number("weight_bytes", double(r.weight_bytes))
+      .number("file_bytes", double(r.file_bytes))
+      .number("load_ms", r.load_ms);
+}
+
+Bundle read_bundle(const std::string& path) {
+  Bundle b{path, {}};
+  std::string error;
+  if (!read_file(path, b.bytes, error)) throw InputError(error);
+  return b;
+}
+
+Bundle bytes_bundle(const std::string& label, const std::vector<uint8_t>& bytes) {
+  Bundle b{label, AlignedBuffer(bytes.size())};
+  std::copy(bytes.begin(), bytes.end(), b.bytes.data());
+  return b;
+}
+
+void save_bundle(const Bundle& b, const std::string& path) {
+  std::string error;
+  if (!write_file_atomic(path, b.bytes.data(), b.bytes.size(), error)) throw InputError(error);
+}
+
+// --preset: random-weight bundles (f32 and f16) of the preset and its FFN baseline for the
+// database's skeleton and schema. Needs the training library.
+void preset_bundles(const cxxopts::ParseResult& args, std::vector<Bundle>& out) {
+#ifdef LMM_HAVE_FAISS
+  if (!args.count("db")) throw InputError("--preset needs --db X.mmdb (its skeleton and feature schema)");
+  Database db;
+  std::string error;
+  if (!db.load_file(args["db"].as<std::string>(), error)) throw InputError(error);
+  const std::string name = args["preset"].as<std::string>();
+  const std::string baseline = args.count("baseline-preset") ? args["baseline-preset"].as<std::string>()
+                                                              : (name.rfind("ffn-", 0) == 0 ? name : "ffn-" + name);
+  const training::PoseData data = training::make_pose_data(db);
+  for (const std::string& preset : {name, baseline}) {
+    const training::TrainingConfig config = training::load_training_config(preset, default_config_dir());
+    const ModelValues values = training::model_values(training::initial_models(config, data, 1), config, data, false);
+    out.push_back(bytes_bundle(preset + " (random weights, f32)", training::bundle_bytes(values, db, false)));
+    if (preset == name) out.push_back(bytes_bundle(preset + " (random weights, f16)", training::bundle_bytes(values, db, true)));
+  }
+  if (args.count("save")) {
+    const std::string dir = args["save"].as<std::string>();
+    save_bundle(out[0], dir + "/" + name + ".lmmw");
+    save_bundle(out[1], dir + "/" + name + "-f16.lmmw");
+    save_bundle(out[2], dir + "/" + baseline + ".lmmw");
+  }
+#else
+  (void)args;
+  (void)out;
+  throw InputError("--preset needs lmm-bench built with the training library (-DLMM_BUILD_TRAINING=ON)");
+#endif
+}
+
+KernelPath parse_path(const std::string& name) {
+  if (name == "auto") return KernelPath::Auto;
+  if (name == "scalar") return KernelPath::Scalar;
+  if (name == "avx2") return KernelPath::Avx2;
+  throw InputError("--kernels must be auto, scalar or avx2, not '" + name + "'");
+}
+
+}  // namespace
+
+int bench_nn(int argc, char** argv) {
+  cxxopts::Options o("lmm-bench nn",
+                     "Single-thread runtime inference cost of model bundles: microseconds per call of decoder, "
+                     "stepper and projector, per frame (decoder + stepper + projector / 6), batched per character at "
+                     "1, 64 and 1,024 characters, MACs and weight bytes, against an FFN baseline in the same run.\n"
+                     "  lmm-bench nn --model X.lmmw [--baseline Y.lmmw] [--json PATH]\n"
+                     "  lmm-bench nn --preset NAME --db X.mmdb [--baseline-preset NAME] [--save DIR] [--json PATH]");
+  o.add_options()
+      ("model", "bundle to time", cxxopts::value<std::string>())
+      ("baseline", "baseline bundle (e.g. an FFN export)", cxxopts::value<std::string>())
+      ("preset", "time random-weight bundles of this preset and of its FFN baseline", cxxopts::value<std::string>())
+      ("baseline-preset", "baseline preset for --preset (default ffn-NAME)", cxxopts::value<std::string>())
+      ("db", "database giving skeleton and schema for --preset", cxxopts::value<std::string>())
+      ("save", "with --preset: write the generated bundles to this folder", cxxopts::value<std::string>())
+      ("calls", "calls per timing repetition", cxxopts::value<int>()->default_value("4000"))
+      ("kernels", "auto, scalar or avx2", cxxopts::value<std::string>()->default_value("auto"))
+      ("json", "write results as JSON", cxxopts::value<std::string>())
+      ("h,help", "show this help");
+  cxxopts::ParseResult args;
+  int code = 0;
+  if (parse_or_stop(o, argc, argv, nullptr, args, code)) return code;
+  if (args.count("model") == args.count("preset")) {
+    std::puts(o.help().c_str());
+    return 2;
+  }
+  std::vector<Bundle> bundles;  // model, [model f16], [baseline]
+  if (args.count("preset")) {
+    preset_bundles(args, bundles);
+  } else {
+    bundles.push_back(read_bundle(args["model"].as<std::string>()));
+    if (args.count("baseline")) bundles.push_back(read_bundle(args["baseline"].as<std::string>()));
+  }
+  const KernelPath requested = parse_path(args["kernels"].as<std::string>());
+  const KernelPath path = requested == KernelPath::Auto ? (avx2_available() ? KernelPath::Avx2 : KernelPath::Scalar) : requested;
+  const int calls = std::max(16, args["calls"].as<int>());
+  const std::string flags = LMM_BENCH_FLAGS;
+  std::printf("lmm-bench nn: %s, %s kernels, single thread; compiler %s %s, flags '%s'\n", cpu_name().c_str(),
+              path == KernelPath::Avx2 ? "AVX2/FMA" : "scalar", LMM_BENCH_COMPILER, __VERSION__, flags.c_str());
+  std::vector<NnReport> reports;
+  for (const Bundle& b : bundles) {
+    reports.push_back(measure(b, path, calls));
+    print_report(reports.back());
+  }
+  const NnReport& model = reports.front();
+  const bool has_half = args.count("preset") > 0;
+  const NnReport* baseline = reports.size() > (has_half ? 2u : 1u) ? &reports.back() : nullptr;
+  JsonObject json = report_json(model);
+  json.text("cpu", cpu_name())
+      .text("compiler", std::string(LMM_BENCH_COMPILER) + " " + __VERSION__)
+      .text("flags", flags)
+      .text("kernels", path == KernelPath::Avx2 ? "avx2" : "scalar")
+      .number("batched_1024_over_unbatched", model.batched[2] / model.us_frame());
+  if (has_half) {
+    const NnReport& half = reports[1];
+    std::printf("f16 bundle: %.2f MB (%.2fx the f32 file), frame %.2f us (weights converted to f32 at load: %.2f ms vs "
+                "%.2f ms)\n", half.file_bytes / 1e6, double(half.file_bytes) / model.file_bytes, half.us_frame(),
+                half.load_ms, model.load_ms);
+    json.number("f16_file_bytes", double(half.file_bytes)).number("f16_us_frame", half.us_frame()).number("f16_load_ms", half.load_ms);
+  }
+  if (baseline != nullptr) {
+    const double speedup = baseline->us_frame() / model.us_frame();
+    std::printf("speedup vs baseline '%s': %.1fx per frame (%.1fx fewer MACs), weights %.2fx\n", baseline->preset.c_str(),
+                speedup, baseline->macs_frame() / model.macs_frame(), double(model.weight_bytes) / baseline->weight_bytes);
+    json.number("ffn_us_frame", baseline->us_frame())
+        .number("ffn_us_decoder", baseline->us[0])
+        .number("ffn_us_stepper", baseline->us[1])
+        .number("ffn_us_projector", baseline->us[2])
+        .number("ffn_weight_bytes", double(baseline->weight_bytes))
+        .number("speedup_vs_ffn", speedup);
+  }
+  if (args.count("json")) write_json(args["json"].as<std::string>(), json);
+  return 0;
+}
