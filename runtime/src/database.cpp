@@ -31,21 +31,11 @@ std::vector<std::string> split_lines(const std::string& text) {
 }
 
 bool Database::load_file(const std::string& path, std::string& error) {
-  Database fresh;
-  if (!read_file(path, fresh.owned_, error)) return false;
-  if (!fresh.parse(fresh.owned_.data(), fresh.owned_.size(), error)) {
-    error = path + ": " + error;
-    return false;
-  }
-  *this = std::move(fresh);  // only a fully valid database replaces the current one
-  return true;
+  return detail::load_blob_file(*this, path, error);
 }
 
 bool Database::load_buffer(const uint8_t* data, size_t size, std::string& error) {
-  Database fresh;
-  if (!fresh.parse(data, size, error)) return false;
-  *this = std::move(fresh);
-  return true;
+  return detail::load_blob_buffer(*this, data, size, error);
 }
 
 bool Database::parse(const uint8_t* data, size_t size, std::string& error) {

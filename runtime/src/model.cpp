@@ -51,21 +51,11 @@ int64_t NetworkWeights::parameter_count() const {
 }
 
 bool Model::load_file(const std::string& path, std::string& error) {
-  Model fresh;
-  if (!read_file(path, fresh.owned_, error)) return false;
-  if (!fresh.parse(fresh.owned_.data(), fresh.owned_.size(), error)) {
-    error = path + ": " + error;
-    return false;
-  }
-  *this = std::move(fresh);  // only a fully valid model replaces the current one
-  return true;
+  return detail::load_blob_file(*this, path, error);
 }
 
 bool Model::load_buffer(const uint8_t* data, size_t size, std::string& error) {
-  Model fresh;
-  if (!fresh.parse(data, size, error)) return false;
-  *this = std::move(fresh);
-  return true;
+  return detail::load_blob_buffer(*this, data, size, error);
 }
 
 bool Model::parse(const uint8_t* data, size_t size, std::string& error) {

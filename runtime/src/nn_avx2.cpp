@@ -8,40 +8,28 @@
 namespace lmm::detail {
 namespace {
 
-// exp(v) for v <= 0 (clamped at -87: results below 2^-126 flush towards 0). Range reduction
-// v = n ln2 + r, |r| <= ln2 / 2, then a degree-6 Taylor polynomial (relative error ~1e-7).
-inline __m256 exp_non_positive(__m256 v) {
-  v = _mm256_max_ps(v, _mm256_set1_ps(-87.0f));
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), v);  // ln2 split in two parts
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 p = _mm256_set1_ps(1.0f / 720.0f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-  const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
-}
-
-// GELU(x) = x / 2 (1 + erf(x / sqrt 2)) with erf from Abramowitz & Stegun 7.1.26
-// (|error| <= 1.5e-7): 1 - erf(z) = q(t) exp(-z^2), t = 1 / (1 + p z), z >= 0. Written as
-// x / 2 * q for x < 0 and x / 2 * (2 - q) otherwise, so no cancellation for negative x.
+// GELU(x) = x / 2 (1 + erf(x / sqrt 2)) with erf from Abramowitz & Stegun 7.1.28
+// (|error| <= 3e-7): 1 - erf(z) = q = 1 / (1 + a1 z + ... + a6 z^6)^16 for z >= 0, z clamped
+// at 9 (where q < 1e-27) so the 16th power stays finite. Written as x / 2 * q for x < 0 and
+// x / 2 * (2 - q) otherwise, so there is no cancellation for negative x.
 inline __m256 gelu8(__m256 x) {
-  const __m256 z = _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(0.70710678118654752f));
-  // t = 1 / d by the approximate reciprocal and one Newton step (d >= 1, relative error ~1e-7).
-  const __m256 d = _mm256_fmadd_ps(z, _mm256_set1_ps(0.3275911f), _mm256_set1_ps(1.0f));
-  const __m256 r0 = _mm256_rcp_ps(d);
-  const __m256 t = _mm256_mul_ps(r0, _mm256_fnmadd_ps(d, r0, _mm256_set1_ps(2.0f)));
-  __m256 q = _mm256_set1_ps(1.061405429f);
-  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(-1.453152027f));
-  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(1.421413741f));
-  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(-0.284496736f));
-  q = _mm256_fmadd_ps(q, t, _mm256_set1_ps(0.254829592f));
-  q = _mm256_mul_ps(_mm256_mul_ps(q, t), exp_non_positive(_mm256_mul_ps(_mm256_mul_ps(z, z), _mm256_set1_ps(-1.0f))));
+  const __m256 z = _mm256_min_ps(
+      _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(0.70710678118654752f)),
+      _mm256_set1_ps(9.0f));
+  __m256 p = _mm256_set1_ps(0.0000430638f);
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.0002765672f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.0001520143f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.0092705272f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.0422820123f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.0705230784f));
+  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(1.0f));
+  p = _mm256_mul_ps(p, p);  // ^2
+  p = _mm256_mul_ps(p, p);  // ^4
+  p = _mm256_mul_ps(p, p);  // ^8
+  p = _mm256_mul_ps(p, p);  // ^16
+  // q = 1 / p by the approximate reciprocal and one Newton step (relative error ~1e-7).
+  const __m256 r0 = _mm256_rcp_ps(p);
+  const __m256 q = _mm256_mul_ps(r0, _mm256_fnmadd_ps(p, r0, _mm256_set1_ps(2.0f)));
   const __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
   const __m256 factor = _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), q), q, negative);
   return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), factor);

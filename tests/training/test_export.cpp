@@ -4,6 +4,7 @@
 // f16: decoded joint positions within 1 mm. Data from $LMM_DATA (fails in CI without it).
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 
@@ -129,12 +130,16 @@ void expect_runtime_matches(const std::vector<uint8_t>& bytes, TrainedModels m, 
         const torch::Tensor error = (pose_to_model_positions(d, rt_pose) - pose_to_model_positions(d, pose)).abs() * 1000.0;
         const double random_mm = error.narrow(0, 0, kInputs).max().item<double>();
         const double database_mm = error.narrow(0, kInputs, kInputs).max().item<double>();
+        std::printf("%s: f16 joint position error max %.4f mm (database inputs), %.4f mm (random inputs)\n",
+                    where.c_str(), database_mm, random_mm);
         EXPECT_LE(database_mm, 1.0) << where << ": decoded joint positions (mm), database inputs";
         EXPECT_LE(random_mm, 1.0) << where << ": decoded joint positions (mm), random inputs";
         continue;
       }
       const torch::Tensor rt_next = runtime_rows(in.states, next.size(1), [&](const float* x, int n, float* y) { eval.step_batch(x, n, y); }, batched);
       const torch::Tensor rt_projected = runtime_rows(in.queries, projected.size(1), [&](const float* x, int n, float* y) { eval.project_batch(x, n, y); }, batched);
+      std::printf("%s: f32 max |runtime - LibTorch| decoder %.2e, stepper %.2e, projector %.2e\n", where.c_str(),
+                  max_diff(rt_pose, pose), max_diff(rt_next, next), max_diff(rt_projected, projected));
       EXPECT_LE(max_diff(rt_pose, pose), 1e-4) << where << ": decoder";
       EXPECT_LE(max_diff(rt_next, next), 1e-4) << where << ": stepper";
       EXPECT_LE(max_diff(rt_projected, projected), 1e-4) << where << ": projector";

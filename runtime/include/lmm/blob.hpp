@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lmm {
@@ -132,6 +133,34 @@ class AlignedBuffer {
 
 // Reads a whole file into `out`; false with a message naming the file on failure.
 bool read_file(const std::string& path, AlignedBuffer& out, std::string& error);
+
+namespace detail {
+
+// Loading for blob-backed types T (members `AlignedBuffer owned_` and
+// `bool parse(const uint8_t*, size_t, std::string&)`): a fresh T is validated and replaces
+// `target` only when complete, so a failed load keeps what `target` held.
+template <typename T>
+bool load_blob_file(T& target, const std::string& path, std::string& error) {
+  T fresh;
+  if (!read_file(path, fresh.owned_, error)) return false;
+  if (!fresh.parse(fresh.owned_.data(), fresh.owned_.size(), error)) {
+    error = path + ": " + error;
+    return false;
+  }
+  target = std::move(fresh);
+  return true;
+}
+
+// As load_blob_file for a caller-owned buffer that must outlive `target`.
+template <typename T>
+bool load_blob_buffer(T& target, const uint8_t* data, size_t size, std::string& error) {
+  T fresh;
+  if (!fresh.parse(data, size, error)) return false;
+  target = std::move(fresh);
+  return true;
+}
+
+}  // namespace detail
 
 // Writes `size` bytes to `path` through a temporary file renamed on success, so `path` is
 // either the old file or the complete new one. False with a message on failure.

@@ -104,6 +104,10 @@ class Database {
   const BlobView& blob() const { return view_; }
 
  private:
+  template <typename T>
+  friend bool detail::load_blob_file(T&, const std::string&, std::string&);
+  template <typename T>
+  friend bool detail::load_blob_buffer(T&, const uint8_t*, size_t, std::string&);
   bool parse(const uint8_t* data, size_t size, std::string& error);
   bool read_ranges(std::string& error);
   bool read_frames(std::string& error);

@@ -151,6 +151,10 @@ class Model {
   bool half_precision() const { return half_; }
 
  private:
+  template <typename T>
+  friend bool detail::load_blob_file(T&, const std::string&, std::string&);
+  template <typename T>
+  friend bool detail::load_blob_buffer(T&, const uint8_t*, size_t, std::string&);
   bool parse(const uint8_t* data, size_t size, std::string& error);
   bool read_layout(std::string& error);
   bool read_statistics(std::string& error);
