@@ -1,5 +1,6 @@
 #include "lmm/blob.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -186,6 +187,30 @@ bool BlobView::read_table(const uint8_t* data, size_t size, std::string& error) 
     v.element_count = count;
     v.data = data + offset;
     tensors_.push_back(std::move(v));
+  }
+  return check_distinct(error);
+}
+
+bool BlobView::check_distinct(std::string& error) const {
+  // Tensors may not share bytes or names: overlapping tensors could make a small file claim
+  // far more data than it holds, and a duplicate name would make lookups ambiguous.
+  std::vector<const TensorView*> order;
+  order.reserve(tensors_.size());
+  for (const TensorView& t : tensors_) order.push_back(&t);
+  std::sort(order.begin(), order.end(), [](const TensorView* a, const TensorView* b) { return a->data < b->data; });
+  for (size_t i = 1; i < order.size(); ++i) {
+    const TensorView& prev = *order[i - 1];
+    if (prev.data + prev.element_count * dtype_size(prev.dtype) > order[i]->data) {
+      error = "tensors '" + prev.name + "' and '" + order[i]->name + "' overlap";
+      return false;
+    }
+  }
+  std::sort(order.begin(), order.end(), [](const TensorView* a, const TensorView* b) { return a->name < b->name; });
+  for (size_t i = 1; i < order.size(); ++i) {
+    if (order[i - 1]->name == order[i]->name) {
+      error = "tensor name '" + order[i]->name + "' appears twice";
+      return false;
+    }
   }
   return true;
 }

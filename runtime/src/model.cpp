@@ -1,12 +1,16 @@
 #include "lmm/model.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "lmm/database.hpp"
 
 namespace lmm {
 namespace {
+
+// Source of Model::id values.
+std::atomic<uint64_t> g_next_model_id{1};
 
 // Largest magnitude a stored weight or statistic may have: the largest f16 value. Trained
 // networks stay far below it; a flipped exponent bit usually does not.
@@ -93,10 +97,13 @@ bool Model::parse(const uint8_t* data, size_t size, std::string& error) {
       !read_network("encoder", encoder_in, latent_, false, encoder_, error)) {
     return false;
   }
-  if (!has_encoder()) return true;
-  encoder_mean_ = statistic(model_tensor::kEncoderMean, encoder_in, false, error);
-  encoder_std_ = encoder_mean_ ? statistic(model_tensor::kEncoderStd, encoder_in, true, error) : nullptr;
-  return encoder_std_ != nullptr;
+  if (has_encoder()) {
+    encoder_mean_ = statistic(model_tensor::kEncoderMean, encoder_in, false, error);
+    encoder_std_ = encoder_mean_ ? statistic(model_tensor::kEncoderStd, encoder_in, true, error) : nullptr;
+    if (encoder_std_ == nullptr) return false;
+  }
+  id_ = g_next_model_id.fetch_add(1);
+  return true;
 }
 
 bool Model::read_layout(std::string& error) {
@@ -106,9 +113,18 @@ bool Model::read_layout(std::string& error) {
   latent_ = v[0];
   layout_.joints = v[2];
   layout_.contacts = v[3];
-  if (latent_ <= 0 || latent_ > 4096 || v[1] != schema_.dims) {
-    error = "model.layout latent " + std::to_string(v[0]) + " / features " + std::to_string(v[1]) +
-            " do not match the schema's " + std::to_string(schema_.dims) + " dimensions";
+  if (latent_ <= 0 || latent_ > 4096) {
+    error = "model.layout latent size " + std::to_string(v[0]) + " is not in 1..4096";
+    return false;
+  }
+  if (v[1] != schema_.dims) {
+    error = "model.layout features " + std::to_string(v[1]) + " do not match the schema's " +
+            std::to_string(schema_.dims) + " dimensions";
+    return false;
+  }
+  if (layout_.joints < 1 || layout_.joints > 4096 || layout_.contacts < 0 || layout_.contacts > layout_.joints) {
+    error = "model.layout pose joints " + std::to_string(v[2]) + " / contacts " + std::to_string(v[3]) +
+            " are out of range (1..4096 joints, at most one contact per joint)";
     return false;
   }
   if (layout_.joints != skeleton_.joint_count() - 1 || layout_.contacts != int(contact_joints_.size())) {
@@ -202,7 +218,7 @@ bool Model::read_network(const std::string& name, int in, int out, bool required
   const int32_t expert_layers = config->i32()[2], mlp_layers = config->i32()[3];
   const bool valid = experts >= 0 && experts <= 65536 && expert_layers >= 0 && expert_layers <= 64 &&
                      mlp_layers >= 0 && mlp_layers <= 64 &&
-                     (experts == 0 ? expert_layers == 0 && mlp_layers > 0
+                     (experts == 0 ? expert_layers == 0 && mlp_layers > 0 && top_k == 0
                                    : expert_layers > 0 && top_k >= 1 && top_k <= std::min(experts, kMaxTopK));
   if (!valid) {
     error = "'" + name + ".config' is not a valid network (experts " + std::to_string(experts) + ", top-k " +

@@ -112,7 +112,7 @@ bool build_model_bundle(const ModelValues& values, const BlobView& database, boo
       !add_network(w, "projector", values.projector, half, error)) {
     return false;
   }
-  if (!values.encoder.mlp.empty()) {
+  if (values.encoder.experts > 0 || !values.encoder.mlp.empty()) {
     if (!add_network(w, "encoder", values.encoder, half, error)) return false;
     w.add_f32(model_tensor::kEncoderMean, values.encoder_mean);
     w.add_f32(model_tensor::kEncoderStd, values.encoder_std);

@@ -69,8 +69,12 @@ bool avx2_available() {
 }
 
 bool ModelEvaluator::init(const Model& model, int batch_capacity, KernelPath path, std::string& error) {
-  if (batch_capacity <= 0) {
-    error = "batch capacity must be positive";
+  if (model.id() == 0) {
+    error = "the model is not loaded";
+    return false;
+  }
+  if (batch_capacity <= 0 || batch_capacity > kMaxBatchCapacity) {
+    error = "batch capacity " + std::to_string(batch_capacity) + " is not in 1.." + std::to_string(kMaxBatchCapacity);
     return false;
   }
   if (path == KernelPath::Auto) path = avx2_available() ? KernelPath::Avx2 : KernelPath::Scalar;
@@ -86,9 +90,9 @@ bool ModelEvaluator::init(const Model& model, int batch_capacity, KernelPath pat
     top_k = std::max(top_k, net->top_k);
   }
   model_ = &model;
+  model_id_ = model.id();
   path_ = path;
   capacity_ = batch_capacity;
-  width_ = width;
   const size_t rows = size_t(batch_capacity), entries = rows * size_t(top_k);
   ping_.assign(entries * width, 0.0f);
   pong_.assign(entries * width, 0.0f);
@@ -97,11 +101,15 @@ bool ModelEvaluator::init(const Model& model, int batch_capacity, KernelPath pat
   gathered_.assign(entries * width, 0.0f);
   expert_out_.assign(entries * width, 0.0f);
   route_weight_.assign(entries, 0.0f);
+  result_.assign(rows * width, 0.0f);
+  standardised_.assign(size_t(model.encoder().in), 0.0f);
   route_expert_.assign(entries, 0);
   expert_start_.assign(size_t(experts) + 1, 0);
   order_.assign(entries, 0);
   return true;
 }
+
+bool ModelEvaluator::ready() const { return model_ != nullptr && model_->id() == model_id_; }
 
 void ModelEvaluator::route(const NetworkWeights& net, const float* logits, float* weights, int32_t* experts) const {
   // Seed 004 Eq. 2-3: softmax, top-k, renormalised; the softmax's denominator cancels in the
@@ -210,66 +218,84 @@ void ModelEvaluator::run_chunk(const NetworkWeights& net, const float* in, int r
   if (!net.mlp.empty()) run_mlp(net.mlp, mix, rows, out);
 }
 
-void ModelEvaluator::run(const NetworkWeights& net, const float* in, int count, float* out) {
-  if (count == 1) {
-    run_single(net, in, out);
-    return;
-  }
+template <typename Finish>
+void ModelEvaluator::run_chunks(const NetworkWeights& net, const float* in, int count, const Finish& finish) {
+  // Each chunk's outputs go to result_ first, so finishing may overwrite the chunk's inputs.
   for (int first = 0; first < count; first += capacity_) {
     const int rows = std::min(capacity_, count - first);
-    run_chunk(net, in + size_t(first) * net.in, rows, out + size_t(first) * net.out);
+    const float* x = in + size_t(first) * net.in;
+    if (rows == 1) {
+      run_single(net, x, result_.data());
+    } else {
+      run_chunk(net, x, rows, result_.data());
+    }
+    finish(first, rows, result_.data());
   }
 }
 
-void ModelEvaluator::decode_rows(const float* in, int count, float* poses) {
+bool ModelEvaluator::run(const NetworkWeights& net, const float* in, int count, float* out) {
+  if (!ready()) return false;
+  run_chunks(net, in, count, [&](int first, int rows, const float* y) {
+    std::copy(y, y + size_t(rows) * net.out, out + size_t(first) * net.out);
+  });
+  return true;
+}
+
+bool ModelEvaluator::decode_batch(const float* latent_and_features, int count, float* poses) {
+  if (!ready()) return false;
   const Model& m = *model_;
   const PoseVectorLayout& layout = m.pose_layout();
   const int size = layout.size();
-  run(m.decoder(), in, count, poses);
-  for (int r = 0; r < count; ++r) {
-    float* pose = poses + size_t(r) * size;
-    for (int i = 0; i < size; ++i) pose[i] = pose[i] * m.pose_std()[i] + m.pose_mean()[i];
-    for (int c = 0; c < layout.contacts; ++c) pose[layout.contact() + c] = sigmoid(pose[layout.contact() + c]);
-  }
+  run_chunks(m.decoder(), latent_and_features, count, [&](int first, int rows, const float* y) {
+    for (int r = 0; r < rows; ++r) {
+      float* pose = poses + size_t(first + r) * size;
+      const float* raw = y + size_t(r) * size;
+      for (int i = 0; i < size; ++i) pose[i] = raw[i] * m.pose_std()[i] + m.pose_mean()[i];
+      for (int c = layout.contact(); c < layout.contact() + layout.contacts; ++c) pose[c] = sigmoid(pose[c]);
+    }
+  });
+  return true;
 }
 
-void ModelEvaluator::decode(const float* latent_and_features, float* pose) { decode_rows(latent_and_features, 1, pose); }
-
-void ModelEvaluator::decode_batch(const float* latent_and_features, int count, float* poses) {
-  decode_rows(latent_and_features, count, poses);
+bool ModelEvaluator::decode(const float* latent_and_features, float* pose) {
+  return decode_batch(latent_and_features, 1, pose);
 }
 
-void ModelEvaluator::step_batch(const float* states, int count, float* next_states) {
+bool ModelEvaluator::step_batch(const float* states, int count, float* next_states) {
+  if (!ready()) return false;
   const Model& m = *model_;
   const int size = m.state_size();
-  run(m.stepper(), states, count, next_states);
-  for (int r = 0; r < count; ++r) {
-    const size_t row = size_t(r) * size;
-    for (int i = 0; i < size; ++i) next_states[row + i] = states[row + i] + next_states[row + i] * m.delta_scale()[i];
-  }
+  run_chunks(m.stepper(), states, count, [&](int first, int rows, const float* y) {
+    const size_t offset = size_t(first) * size;
+    for (size_t i = 0; i < size_t(rows) * size; ++i) {
+      next_states[offset + i] = states[offset + i] + y[i] * m.delta_scale()[i % size_t(size)];
+    }
+  });
+  return true;
 }
 
-void ModelEvaluator::step(const float* state, float* next_state) { step_batch(state, 1, next_state); }
+bool ModelEvaluator::step(const float* state, float* next_state) { return step_batch(state, 1, next_state); }
 
-void ModelEvaluator::project_batch(const float* queries, int count, float* states) {
+bool ModelEvaluator::project_batch(const float* queries, int count, float* states) {
+  if (!ready()) return false;
   const Model& m = *model_;
   const int size = m.state_size();
-  run(m.projector(), queries, count, states);
-  for (int r = 0; r < count; ++r) {
-    float* state = states + size_t(r) * size;
-    for (int i = 0; i < size; ++i) state[i] = state[i] * m.state_std()[i] + m.state_mean()[i];
-  }
+  run_chunks(m.projector(), queries, count, [&](int first, int rows, const float* y) {
+    float* out = states + size_t(first) * size;
+    for (size_t i = 0; i < size_t(rows) * size; ++i) out[i] = y[i] * m.state_std()[i % size_t(size)] + m.state_mean()[i % size_t(size)];
+  });
+  return true;
 }
 
-void ModelEvaluator::project(const float* query, float* state) { project_batch(query, 1, state); }
+bool ModelEvaluator::project(const float* query, float* state) { return project_batch(query, 1, state); }
 
 bool ModelEvaluator::encode(const float* pose_and_positions, float* latent) {
+  if (!ready() || !model_->has_encoder()) return false;
   const Model& m = *model_;
-  if (!m.has_encoder()) return false;
   const int in = m.encoder().in;
-  float* standardised = mix_.data();
-  for (int i = 0; i < in; ++i) standardised[i] = (pose_and_positions[i] - m.encoder_mean()[i]) / m.encoder_std()[i];
-  run_single(m.encoder(), standardised, latent);
+  for (int i = 0; i < in; ++i) standardised_[size_t(i)] = (pose_and_positions[i] - m.encoder_mean()[i]) / m.encoder_std()[i];
+  run_single(m.encoder(), standardised_.data(), result_.data());
+  std::copy(result_.data(), result_.data() + m.latent(), latent);
   return true;
 }
 

@@ -9,13 +9,15 @@ namespace lmm::detail {
 namespace {
 
 // GELU(x) = x / 2 (1 + erf(x / sqrt 2)) with erf from Abramowitz & Stegun 7.1.28
-// (|error| <= 3e-7): 1 - erf(z) = q = 1 / (1 + a1 z + ... + a6 z^6)^16 for z >= 0, z clamped
-// at 9 (where q < 1e-27) so the 16th power stays finite. Written as x / 2 * q for x < 0 and
-// x / 2 * (2 - q) otherwise, so there is no cancellation for negative x.
+// (|erf error| <= 3e-7, |GELU error| < 1e-6): 1 - erf(z) = q = 1 / (1 + a1 z + ... + a6 z^6)^16
+// for z >= 0. z is clamped at 9 so the 16th power stays finite, and q is set to 0 from there on
+// (true q < 1e-36), so GELU(x) -> 0 for large negative x. Written as x / 2 * q for x < 0 and
+// x / 2 * (2 - q) otherwise, so there is no cancellation for negative x. GELU(-inf) is NaN, as
+// on the scalar path.
 inline __m256 gelu8(__m256 x) {
-  const __m256 z = _mm256_min_ps(
-      _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(0.70710678118654752f)),
-      _mm256_set1_ps(9.0f));
+  const __m256 z_full = _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(0.70710678118654752f));
+  const __m256 far = _mm256_cmp_ps(z_full, _mm256_set1_ps(9.0f), _CMP_GE_OQ);
+  const __m256 z = _mm256_min_ps(z_full, _mm256_set1_ps(9.0f));
   __m256 p = _mm256_set1_ps(0.0000430638f);
   p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.0002765672f));
   p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.0001520143f));
@@ -29,7 +31,7 @@ inline __m256 gelu8(__m256 x) {
   p = _mm256_mul_ps(p, p);  // ^16
   // q = 1 / p by the approximate reciprocal and one Newton step (relative error ~1e-7).
   const __m256 r0 = _mm256_rcp_ps(p);
-  const __m256 q = _mm256_mul_ps(r0, _mm256_fnmadd_ps(p, r0, _mm256_set1_ps(2.0f)));
+  const __m256 q = _mm256_andnot_ps(far, _mm256_mul_ps(r0, _mm256_fnmadd_ps(p, r0, _mm256_set1_ps(2.0f))));
   const __m256 negative = _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ);
   const __m256 factor = _mm256_blendv_ps(_mm256_sub_ps(_mm256_set1_ps(2.0f), q), q, negative);
   return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), factor);
@@ -187,10 +189,26 @@ void top_k_avx2(const float* logits, int count, int k, float* best, int32_t* exp
     _mm256_storeu_ps(candidates + 8 * j, value[j]);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(candidate_index + 8 * j), index[j]);
   }
-  // Lanes that never saw a value keep index 0, so every candidate index is valid.
-  int32_t slots[kMaxTopK];
-  top_k_scalar(candidates, 8 * k, k, best, slots);
-  for (int j = 0; j < k; ++j) experts[j] = candidate_index[slots[j]];
+  // Merge the 8 k lane candidates: largest value first, ties to the lower expert index (as
+  // the scalar kernel orders them). -inf candidates (lanes without a finite value) are never
+  // picked; unfilled places keep expert j.
+  bool taken[8 * kMaxTopK] = {};
+  for (int j = 0; j < k; ++j) {
+    best[j] = -__builtin_inff();
+    experts[j] = j;
+    int pick = -1;
+    for (int c = 0; c < 8 * k; ++c) {
+      const float v = candidates[c];
+      if (taken[c] || !(v > -__builtin_inff())) continue;
+      if (pick < 0 || v > candidates[pick] || (v == candidates[pick] && candidate_index[c] < candidate_index[pick])) {
+        pick = c;
+      }
+    }
+    if (pick < 0) continue;
+    taken[pick] = true;
+    best[j] = candidates[pick];
+    experts[j] = candidate_index[pick];
+  }
 }
 
 }  // namespace

@@ -12,8 +12,9 @@ namespace lmm::detail {
 using DenseKernel = void (*)(const DenseLayer& layer, const float* x, int x_stride, int rows,
                              float* y, int y_stride, bool gelu);
 
-// The `k` (1..kMaxTopK) largest of `count` logits, best first: values into `best`, indices
-// into `experts`. Indices start as 0..k-1, so NaN or -inf logits never give a bad index.
+// The `k` (1..kMaxTopK) largest of `count` logits, best first, ties to the lower index: values
+// into `best`, indices into `experts`. NaN and -inf logits are never picked; places left
+// unfilled hold -inf and a valid index below k, so no index is ever out of range.
 using TopKKernel = void (*)(const float* logits, int count, int k, float* best, int32_t* experts);
 
 // Portable kernels.

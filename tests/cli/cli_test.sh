@@ -130,6 +130,9 @@ case "$case_name" in
     run "$tools/lmm-export" --in "$work/t" --out "$work/model-f16.lmmw" --half; expect_rc 0
     f32_size=$(stat -c %s "$work/model.lmmw"); f16_size=$(stat -c %s "$work/model-f16.lmmw")
     (( f16_size < f32_size )) || fail "f16 bundle ($f16_size bytes) is not smaller than f32 ($f32_size)"
+    run "$tools/lmm-inspect" "$work/model-f16.lmmw" --json "$work/inspect-model.json"
+    expect_rc 0; expect_out "preset       tiny"; expect_out "f16 (gates f32)"; expect_out "decoder"
+    [[ -n "$(json_number "$work/inspect-model.json" latent)" ]] || fail "inspect JSON lacks latent"
     [[ "$(json_number "$work/export.json" file_bytes)" == "$f32_size" ]] || fail "export JSON file_bytes"
     if [[ -x "$tools/lmm-bench" ]]; then
       run "$tools/lmm-bench" nn --model "$work/model.lmmw" --baseline "$work/model-f16.lmmw" --calls 50 --json "$work/nn.json"

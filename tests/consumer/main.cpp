@@ -23,7 +23,10 @@ int main(int argc, char** argv) {
   // One decoder input: the latent followed by the (normalised) matching features.
   std::vector<float> input(size_t(model.latent() + model.feature_dims()), 0.1f);
   std::vector<float> pose(size_t(model.pose_layout().size()));
-  evaluator.decode(input.data(), pose.data());
+  if (!evaluator.decode(input.data(), pose.data())) {
+    std::fprintf(stderr, "error: the evaluator refused to run\n");
+    return 1;
+  }
   for (size_t i = 0; i < pose.size(); ++i) {
     if (!std::isfinite(pose[i])) {
       std::fprintf(stderr, "error: pose value %zu is not finite\n", i);

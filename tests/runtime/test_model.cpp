@@ -98,8 +98,8 @@ TEST(Model, LoadsMetadataSkeletonSchemaAndSizes) {
   EXPECT_EQ(m.projector().top_k, 3);
   EXPECT_FALSE(m.has_encoder());
   EXPECT_FALSE(m.half_precision());
-  // Gate (9 x 6) + 2 experts (9x8 + 8x8 + 8x8) + post (8x16 + 16x25).
-  EXPECT_EQ(m.decoder().macs(), 9 * 6 + 2 * (9 * 8 + 8 * 8 + 8 * 8) + 8 * 16 + 16 * 25);
+  // Gate (9 x 6) + 2 experts (9x8 + 8x70 + 70x8) + post (8x130 + 130x25).
+  EXPECT_EQ(m.decoder().macs(), 9 * 6 + 2 * (9 * 8 + 8 * 70 + 70 * 8) + 8 * 130 + 130 * 25);
   const int64_t params = m.decoder().parameter_count() + m.stepper().parameter_count() + m.projector().parameter_count();
   EXPECT_EQ(m.weight_bytes(), uint64_t(params) * 4);
 }
@@ -236,7 +236,85 @@ TEST(Model, EvaluationAllocatesNothing) {
     eval.project(states.data(), next.data());
     eval.decode_batch(states.data(), 100, poses.data());
     eval.step_batch(states.data(), 100, next.data());
+    eval.project_batch(states.data(), 100, next.data());
     EXPECT_EQ(test::stop_counting_allocations(), 0) << name(path);
+  }
+  LoadedModel with_encoder;
+  ASSERT_NO_FATAL_FAILURE(load(test::random_model_values(kLatent, 7, false, true), false, with_encoder));
+  ModelEvaluator eval;
+  std::string error;
+  ASSERT_TRUE(eval.init(with_encoder.model, 1, KernelPath::Auto, error)) << error;
+  std::vector<float> latent(kLatent);
+  test::start_counting_allocations();
+  EXPECT_TRUE(eval.encode(poses.data(), latent.data()));
+  EXPECT_EQ(test::stop_counting_allocations(), 0);
+}
+
+TEST(Model, OutputsMayReplaceTheirInputs) {
+  const ModelValues v = test::random_model_values(kLatent, 12);
+  LoadedModel lm;
+  ASSERT_NO_FATAL_FAILURE(load(v, false, lm));
+  for (KernelPath path : paths()) {
+    ModelEvaluator eval;
+    std::string error;
+    ASSERT_TRUE(eval.init(lm.model, 4, path, error)) << error;
+    const std::vector<float> states = random_inputs(10, kState, 5);
+    std::vector<float> separate(states.size()), in_place = states;
+    ASSERT_TRUE(eval.step_batch(states.data(), 10, separate.data()));
+    ASSERT_TRUE(eval.step_batch(in_place.data(), 10, in_place.data()));  // 3 chunks of up to 4 rows
+    EXPECT_EQ(in_place, separate) << name(path);
+    std::vector<float> one(states.begin(), states.begin() + kState), expected(kState);
+    ASSERT_TRUE(eval.step(one.data(), expected.data()));
+    ASSERT_TRUE(eval.step(one.data(), one.data()));
+    EXPECT_EQ(one, expected) << name(path);
+  }
+}
+
+TEST(Model, EvaluatorRefusesUntilReinitialisedAfterAReload) {
+  LoadedModel lm;
+  ASSERT_NO_FATAL_FAILURE(load(test::random_model_values(kLatent, 13), false, lm));
+  ModelEvaluator eval;
+  std::string error;
+  std::vector<float> state(kState, 0.1f), next(kState), pose(test::kSyntheticPose);
+  EXPECT_FALSE(eval.step(state.data(), next.data()));  // never initialised
+  ASSERT_TRUE(eval.init(lm.model, 1, KernelPath::Auto, error)) << error;
+  EXPECT_TRUE(eval.step(state.data(), next.data()));
+  // Reload a wider model into the same object: the scratch no longer fits, so calls refuse.
+  const std::vector<uint8_t> wider = test::synthetic_bundle(test::random_model_values(kLatent, 13, true, true), false, error);
+  const AlignedBuffer buffer = test::aligned_copy(wider);
+  ASSERT_TRUE(lm.model.load_buffer(buffer.data(), buffer.size(), error)) << error;
+  EXPECT_FALSE(eval.step(state.data(), next.data()));
+  EXPECT_FALSE(eval.decode(state.data(), pose.data()));
+  ASSERT_TRUE(eval.init(lm.model, 1, KernelPath::Auto, error)) << error;
+  EXPECT_TRUE(eval.decode(state.data(), pose.data()));
+
+  Model never_loaded;
+  EXPECT_FALSE(eval.init(never_loaded, 1, KernelPath::Auto, error));
+  EXPECT_NE(error.find("not loaded"), std::string::npos) << error;
+}
+
+TEST(Model, TiedGateLogitsPickTheLowerExpertsOnEveryPath) {
+  ModelValues v = test::random_model_values(kLatent, 14);
+  std::fill(v.decoder.gate.weight.begin(), v.decoder.gate.weight.end(), 0.0f);
+  std::fill(v.decoder.gate.bias.begin(), v.decoder.gate.bias.end(), 0.25f);  // every logit equal
+  LoadedModel lm;
+  ASSERT_NO_FATAL_FAILURE(load(v, false, lm));
+  // The reference with experts 0 and 1, half each.
+  ModelValues first_two = v;
+  first_two.decoder.gate.bias[0] = first_two.decoder.gate.bias[1] = 1.0f;
+  const std::vector<float> states = random_inputs(20, kState, 8);
+  for (KernelPath path : paths()) {
+    ModelEvaluator eval;
+    std::string error;
+    ASSERT_TRUE(eval.init(lm.model, 8, path, error)) << error;
+    std::vector<float> raw(size_t(20) * test::kSyntheticPose);
+    ASSERT_TRUE(eval.run(lm.model.decoder(), states.data(), 20, raw.data()));
+    for (int r = 0; r < 20; ++r) {
+      const std::vector<double> expected = test::reference_network(first_two.decoder, states.data() + size_t(r) * kState, kState);
+      for (int i = 0; i < test::kSyntheticPose; ++i) {
+        EXPECT_NEAR(raw[size_t(r) * test::kSyntheticPose + i], expected[size_t(i)], 2e-5) << name(path) << " row " << r;
+      }
+    }
   }
 }
 
@@ -265,10 +343,17 @@ TEST(Model, BadBuildsAndMismatchesAreRejectedWithAMessage) {
   EXPECT_TRUE(test::synthetic_bundle(v, false, error).empty());
   EXPECT_NE(error.find("projector.config"), std::string::npos) << error;
 
+  v = test::random_model_values(kLatent, 8, true);
+  v.stepper.top_k = 2;  // a plain MLP has no routing
+  EXPECT_TRUE(test::synthetic_bundle(v, false, error).empty());
+  EXPECT_NE(error.find("stepper.config"), std::string::npos) << error;
+
+  LoadedModel lm;
+  ASSERT_NO_FATAL_FAILURE(load(test::random_model_values(kLatent, 8), false, lm));
   ModelEvaluator eval;
-  Model empty;
-  EXPECT_FALSE(eval.init(empty, 0, KernelPath::Scalar, error));
+  EXPECT_FALSE(eval.init(lm.model, 0, KernelPath::Scalar, error));
   EXPECT_NE(error.find("capacity"), std::string::npos);
+  EXPECT_FALSE(eval.init(lm.model, kMaxBatchCapacity + 1, KernelPath::Scalar, error));
 }
 
 TEST(Model, LoadFileNamesTheFileAndKeepsThePreviousModel) {

@@ -14,11 +14,11 @@
 
 namespace lmm::test {
 
-// Uniform values in [-scale, scale].
+// Uniform values in [-scale, scale), from mt19937's raw output (which the standard fixes), so
+// every standard library produces the same values (the golden bundle depends on them).
 inline std::vector<float> random_values(size_t n, float scale, std::mt19937& rng) {
-  std::uniform_real_distribution<float> u(-scale, scale);
   std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
+  for (float& x : v) x = scale * (float(rng() >> 8) * (2.0f / 16777216.0f) - 1.0f);
   return v;
 }
 
@@ -70,9 +70,11 @@ inline ModelValues random_model_values(int latent, uint32_t seed, bool plain = f
   ModelValues v;
   v.preset = plain ? "synthetic-ffn" : "synthetic";
   v.latent = latent;
-  const NetworkShape decoder = plain ? NetworkShape{0, 0, {24}, 0, {}} : NetworkShape{6, 2, {8, 8}, 8, {16}};
-  const NetworkShape stepper = plain ? NetworkShape{0, 0, {16, 16}, 0, {}} : NetworkShape{5, 2, {8}, 0, {}};
-  const NetworkShape projector = plain ? NetworkShape{0, 0, {16, 16, 16}, 0, {}} : NetworkShape{4, 3, {12, 12}, 0, {}};
+  // Widths from 8 to 130 reach every kernel block shape (1-3 row tails, 24- and 32-wide column
+  // blocks, masked tails, single rows with up to 8 vectors).
+  const NetworkShape decoder = plain ? NetworkShape{0, 0, {70}, 0, {}} : NetworkShape{6, 2, {8, 70}, 8, {130}};
+  const NetworkShape stepper = plain ? NetworkShape{0, 0, {16, 100}, 0, {}} : NetworkShape{5, 2, {8}, 0, {}};
+  const NetworkShape projector = plain ? NetworkShape{0, 0, {16, 16, 16}, 0, {}} : NetworkShape{4, 3, {12, 64}, 0, {}};
   v.decoder = random_network(state, kSyntheticPose, decoder, rng);
   v.stepper = random_network(state, state, stepper, rng);
   v.projector = random_network(kSyntheticFeatures, state, projector, rng);

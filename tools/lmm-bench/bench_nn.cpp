@@ -103,6 +103,7 @@ NnReport measure(const Bundle& bundle, KernelPath path, int calls) {
   std::vector<float> out(size_t(kRows) * std::max(pose, state));
   const float* s = states.data();
   const float* q = queries.data();
+  if (!eval.decode(s, out.data())) throw InputError(bundle.label + ": the evaluator refused the model");
   r.us[0] = time_calls(calls, [&](int i) { eval.decode(s + size_t(i % kRows) * state, out.data()); });
   r.us[1] = time_calls(calls, [&](int i) { eval.step(s + size_t(i % kRows) * state, out.data()); });
   r.us[2] = time_calls(calls, [&](int i) { eval.project(q + size_t(i % kRows) * features, out.data()); });
@@ -186,6 +187,7 @@ void preset_bundles(const cxxopts::ParseResult& args, std::vector<Bundle>& out) 
   const std::string name = args["preset"].as<std::string>();
   const std::string baseline = args.count("baseline-preset") ? args["baseline-preset"].as<std::string>()
                                                               : (name.rfind("ffn-", 0) == 0 ? name : "ffn-" + name);
+  if (baseline == name) throw InputError("the baseline preset must differ from '" + name + "' (use --baseline-preset)");
   const training::PoseData data = training::make_pose_data(db);
   for (const std::string& preset : {name, baseline}) {
     const training::TrainingConfig config = training::load_training_config(preset, default_config_dir());

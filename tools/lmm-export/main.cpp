@@ -45,8 +45,8 @@ int run(int argc, char** argv) {
   o.with_encoder = args.count("with-encoder") > 0;
   o.log = [](const std::string& line) { spdlog::info("{}", line); };
   const ExportSummary s = export_bundle(o);
-  spdlog::info("wrote {}: {} bytes ({} bytes of {} weights), preset '{}'", o.out_path, s.file_bytes, s.weight_bytes,
-               o.half ? "f16" : "f32", s.preset);
+  spdlog::info("wrote {}: {} bytes ({} bytes of weights, {}), preset '{}'", o.out_path, s.file_bytes, s.weight_bytes,
+               o.half ? "f16 layers, f32 gates" : "f32", s.preset);
   spdlog::info("multiply-accumulates per call: decoder {}, stepper {}, projector {}", s.decoder_macs, s.stepper_macs,
                s.projector_macs);
   if (args.count("json")) {

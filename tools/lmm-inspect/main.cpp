@@ -1,4 +1,5 @@
-// lmm-inspect: print what a motion database (*.mmdb) holds.
+// lmm-inspect: print what a motion database (*.mmdb) or a model bundle (*.lmmw) holds.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -6,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lmm/database.hpp"
+#include "lmm/model.hpp"
 #include "lmm/pipeline/bvh.hpp"
 #include "lmm/pipeline/report.hpp"
 
@@ -40,11 +42,69 @@ GroupStats group_stats(const Database& db, const FeatureGroup& g) {
   return s;
 }
 
+// One network's line: kind, sizes, experts, MACs and parameters.
+JsonObject network_json(const char* name, const NetworkWeights& net) {
+  std::string layers = std::to_string(net.in);
+  for (const DenseLayer& l : net.expert_layers) layers += "-" + std::to_string(l.out);
+  if (net.experts > 0 && !net.mlp.empty()) layers += " |";
+  for (const DenseLayer& l : net.mlp) layers += "-" + std::to_string(l.out);
+  std::printf("  %-10s %-28s experts %4d top-%d %9lld MACs %9lld parameters\n", name, layers.c_str(), net.experts,
+              net.top_k, static_cast<long long>(net.macs()), static_cast<long long>(net.parameter_count()));
+  return JsonObject()
+      .text("network", name)
+      .text("layers", layers)
+      .number("experts", net.experts)
+      .number("top_k", net.top_k)
+      .number("macs", double(net.macs()))
+      .number("parameters", double(net.parameter_count()));
+}
+
+// Prints (and optionally writes as JSON) what a model bundle holds.
+int inspect_model(const std::string& path, const cxxopts::ParseResult& args) {
+  Model m;
+  std::string error;
+  if (!m.load_file(path, error)) throw InputError(error);
+  std::printf("%s\n  preset       %s\n  weights      %s, %.2f MB\n  fps          %.2f\n  joints       %d: %s\n"
+              "  features     %d dims, schema '%s'\n  latent       %d\n  pose         %d values (%d joints, %d contacts)\n",
+              path.c_str(), m.preset().c_str(), m.half_precision() ? "f16 (gates f32)" : "f32", m.weight_bytes() / 1e6,
+              m.fps(), m.skeleton().joint_count(), m.skeleton().joined_names().c_str(), m.feature_dims(),
+              m.schema().name.c_str(), m.latent(), m.pose_layout().size(), m.pose_layout().joints, m.pose_layout().contacts);
+  std::vector<JsonObject> networks{network_json("decoder", m.decoder()), network_json("stepper", m.stepper()),
+                                   network_json("projector", m.projector())};
+  if (m.has_encoder()) networks.push_back(network_json("encoder", m.encoder()));
+  if (args.count("json")) {
+    write_json(args["json"].as<std::string>(), JsonObject()
+                                                   .text("file", path)
+                                                   .text("kind", "model")
+                                                   .text("preset", m.preset())
+                                                   .boolean("half", m.half_precision())
+                                                   .number("weight_bytes", double(m.weight_bytes()))
+                                                   .number("fps", m.fps())
+                                                   .number("joints", m.skeleton().joint_count())
+                                                   .number("feature_dims", m.feature_dims())
+                                                   .number("latent", m.latent())
+                                                   .number("pose_size", m.pose_layout().size())
+                                                   .objects("networks", networks));
+  }
+  return 0;
+}
+
+// Whether `path` holds a blob of kind LMMW (bytes 4..7 of the header).
+bool is_model_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  char header[8] = {};
+  const bool model = std::fread(header, 1, 8, f) == 8 && std::equal(header + 4, header + 8, kModelKind);
+  std::fclose(f);
+  return model;
+}
+
 int run(int argc, char** argv) {
-  cxxopts::Options options("lmm-inspect", "Print frames, clips, duration, frame rate, joints and "
-                                          "per-group feature statistics of a motion database.");
+  cxxopts::Options options("lmm-inspect", "Print what a motion database (*.mmdb: frames, clips, duration, frame "
+                                          "rate, joints, per-group feature statistics) or a model bundle (*.lmmw: "
+                                          "preset, skeleton, schema, networks with sizes, experts and MACs) holds.");
   options.add_options()
-      ("file", "database (*.mmdb)", cxxopts::value<std::string>())
+      ("file", "database (*.mmdb) or model bundle (*.lmmw)", cxxopts::value<std::string>())
       ("json", "also write the report as JSON to this path", cxxopts::value<std::string>())
       ("h,help", "show this help");
   options.parse_positional({"file"});
@@ -55,6 +115,7 @@ int run(int argc, char** argv) {
     return args.count("help") ? 0 : 2;
   }
   const std::string path = args["file"].as<std::string>();
+  if (is_model_file(path)) return inspect_model(path, args);
   Database db;
   std::string error;
   if (!db.load_file(path, error)) throw InputError(error);

@@ -163,11 +163,11 @@ ExportSummary export_bundle(const ExportOptions& o) {
   const PoseData data = make_pose_data(db);
   const TrainedModels models = load_trained_models(config, data, o.in_dir);
   const std::vector<uint8_t> bytes = bundle_bytes(model_values(models, config, data, o.with_encoder), db, o.half);
-  if (!write_file_atomic(o.out_path, bytes.data(), bytes.size(), error)) throw std::runtime_error(error);
   AlignedBuffer buffer(bytes.size());
   std::copy(bytes.begin(), bytes.end(), buffer.data());
-  Model model;
+  Model model;  // bundle_bytes already validated; loaded again for the summary's figures
   if (!model.load_buffer(buffer.data(), buffer.size(), error)) throw std::runtime_error(o.out_path + ": " + error);
+  if (!write_file_atomic(o.out_path, bytes.data(), bytes.size(), error)) throw std::runtime_error(error);
   ExportSummary s;
   s.file_bytes = bytes.size();
   s.weight_bytes = model.weight_bytes();

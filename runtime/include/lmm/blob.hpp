@@ -75,6 +75,7 @@ class BlobView {
   bool read_header(const uint8_t* data, size_t size, const char* kind, uint32_t min_version,
                    uint32_t max_version, std::string& error);
   bool read_table(const uint8_t* data, size_t size, std::string& error);
+  bool check_distinct(std::string& error) const;
 
   uint32_t version_ = 0;
   uint32_t flags_ = 0;

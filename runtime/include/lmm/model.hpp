@@ -145,7 +145,10 @@ class Model {
   float fps() const { return fps_; }
   // Training preset name.
   const std::string& preset() const { return preset_; }
-  // Bytes the weights (and biases) occupy in the file (f16 bundles: 2 per value).
+  // Identity of the loaded contents: unique per successful load, 0 before the first one.
+  // ModelEvaluator compares it to refuse running on contents it was not sized for.
+  uint64_t id() const { return id_; }
+  // Bytes the weights (and biases) occupy in the file (f16 layers: 2 per value).
   uint64_t weight_bytes() const { return weight_bytes_; }
   // Whether the file stores weights as f16.
   bool half_precision() const { return half_; }
@@ -186,6 +189,7 @@ class Model {
   float fps_ = 0.0f;
   std::string preset_;
   uint64_t weight_bytes_ = 0;
+  uint64_t id_ = 0;
   bool half_ = false;
 };
 

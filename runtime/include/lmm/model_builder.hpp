@@ -20,7 +20,8 @@ struct LayerValues {
 };
 
 // One network: with experts > 0 a gate, top_k routing and stacked expert layers, then `mlp`
-// (post layers); with experts == 0 a plain MLP. An empty network (no layers) is left out.
+// (post layers); with experts == 0 a plain MLP. The optional encoder is left out when it has
+// neither experts nor MLP layers.
 struct NetworkValues {
   int experts = 0;
   int top_k = 0;

@@ -15,58 +15,69 @@ namespace lmm {
 enum class KernelPath {
   Auto,    // AVX2/FMA when this build and CPU support it, else Scalar
   Scalar,  // portable C++ (GELU through std::erf)
-  Avx2,    // AVX2 + FMA intrinsics (GELU through a polynomial erf, |error| < 2e-7)
+  Avx2,    // AVX2 + FMA intrinsics (GELU through a polynomial erf, |GELU error| < 1e-6)
 };
 
 // Whether this build and this CPU can run KernelPath::Avx2.
 bool avx2_available();
 
+// Largest batch_capacity ModelEvaluator::init accepts.
+constexpr int kMaxBatchCapacity = 16384;
+
 // Evaluates the networks of one Model with preallocated scratch. The Model must outlive the
-// evaluator. Not thread-safe: use one evaluator per thread (any number of characters each).
+// evaluator; after the Model is reloaded, calls return false until init is called again (the
+// scratch was sized for the old contents). Not thread-safe: use one evaluator per thread (any
+// number of characters each). Every evaluation returns false, computing nothing, when the
+// evaluator is not initialised for the model's current contents. Outputs may be the same
+// pointer as inputs (e.g. step(state, state)); other overlaps are not allowed.
 class ModelEvaluator {
  public:
   // Sizes the scratch for `model` and batches of up to `batch_capacity` rows per internal
   // chunk (allocates; larger batches are processed in chunks). False with a message when the
-  // kernel path is unavailable or the capacity is not positive.
+  // model is not loaded, the kernel path is unavailable or the capacity is not in
+  // 1..kMaxBatchCapacity.
   bool init(const Model& model, int batch_capacity, KernelPath path, std::string& error);
   // The kernel path in use (never Auto after init).
   KernelPath path() const { return path_; }
 
   // Decoder: latent ++ normalised features (model.latent() + feature_dims() floats) -> pose
   // vector (pose_layout().size() floats): denormalised, contact slots as probabilities.
-  void decode(const float* latent_and_features, float* pose);
+  bool decode(const float* latent_and_features, float* pose);
   // Stepper: state -> the state one frame later (state_size() floats each).
-  void step(const float* state, float* next_state);
+  bool step(const float* state, float* next_state);
   // Projector: normalised feature query (feature_dims() floats) -> state (state_size() floats).
-  void project(const float* query, float* state);
+  bool project(const float* query, float* state);
   // Encoder (bundles exported with it): raw pose vector ++ model-space joint positions ->
-  // latent. False when the bundle has no encoder.
+  // latent. Also false when the bundle has no encoder.
   bool encode(const float* pose_and_positions, float* latent);
 
   // Batched forms for crowds: `count` rows, row-major, same sizes as above. Rows are grouped
   // by routed expert so each expert's weights are read once per chunk.
-  void decode_batch(const float* latent_and_features, int count, float* poses);
-  void step_batch(const float* states, int count, float* next_states);
-  void project_batch(const float* queries, int count, float* states);
+  bool decode_batch(const float* latent_and_features, int count, float* poses);
+  bool step_batch(const float* states, int count, float* next_states);
+  bool project_batch(const float* queries, int count, float* states);
 
   // Raw network output (no denormalisation) for `count` rows of `net.in` floats into
   // `count` rows of `net.out` floats; `net` must belong to the model given to init.
-  void run(const NetworkWeights& net, const float* in, int count, float* out);
+  bool run(const NetworkWeights& net, const float* in, int count, float* out);
 
  private:
+  bool ready() const;
+  template <typename Finish>
+  void run_chunks(const NetworkWeights& net, const float* in, int count, const Finish& finish);
   void run_single(const NetworkWeights& net, const float* in, float* out);
   void run_chunk(const NetworkWeights& net, const float* in, int rows, float* out);
   void route(const NetworkWeights& net, const float* logits, float* weights, int32_t* experts) const;
   void run_experts_grouped(const NetworkWeights& net, const float* in, int rows, float* mix);
   const float* run_mlp(const std::vector<DenseLayer>& layers, const float* in, int rows, float* out);
-  void decode_rows(const float* in, int count, float* poses);
 
   const Model* model_ = nullptr;
+  uint64_t model_id_ = 0;  // Model::id() the scratch was sized for
   KernelPath path_ = KernelPath::Scalar;
   int capacity_ = 0;
-  int width_ = 0;  // widest activation of any network
-  // Scratch (capacity_ x top_k rows where experts are concerned).
-  std::vector<float> ping_, pong_, logits_, mix_, gathered_, expert_out_, route_weight_;
+  // Scratch (capacity_ x top_k rows where experts are concerned); result_ holds a chunk's
+  // network outputs before they are combined into the caller's output.
+  std::vector<float> ping_, pong_, logits_, mix_, gathered_, expert_out_, route_weight_, result_, standardised_;
   std::vector<int32_t> route_expert_, expert_start_, order_;
 };
 

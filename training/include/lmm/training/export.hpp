@@ -70,7 +70,7 @@ struct ExportSummary {
 };
 
 // Exports the checkpoints of options.in_dir to options.out_path. Throws std::runtime_error
-// (or lmm::pipeline-free messages) naming the file at fault; no output file on failure.
+// naming the file at fault; writes no output file on failure.
 ExportSummary export_bundle(const ExportOptions& options);
 
 // Serialises `values` for `db` (f16 weights when `half`); throws std::runtime_error on a
