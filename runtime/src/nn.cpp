@@ -8,10 +8,20 @@
 namespace lmm {
 namespace detail {
 
-void dense_scalar(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, bool gelu) {
+float gelu_scalar(float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); }
+
+void dense_scalar(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, bool gelu, const RowMap& map) {
   for (int r = 0; r < rows; ++r) {
-    const float* xr = x + size_t(r) * xs;
-    float* yr = y + size_t(r) * ys;
+    const float* xr = x + size_t(map.in_rows != nullptr ? map.in_rows[r] : r) * xs;
+    float* yr = y + size_t(map.out_rows != nullptr ? map.out_rows[r] : r) * ys;
+    if (map.out_rows != nullptr) {  // one output at a time, then scaled into the target row
+      for (int o = 0; o < l.out; ++o) {
+        float sum = l.bias[o];
+        for (int i = 0; i < l.in; ++i) sum += xr[i] * l.weight[size_t(i) * l.out + o];
+        yr[o] += map.out_scale[r] * (gelu ? gelu_scalar(sum) : sum);
+      }
+      continue;
+    }
     std::copy(l.bias, l.bias + l.out, yr);
     for (int i = 0; i < l.in; ++i) {
       const float xi = xr[i];
@@ -19,7 +29,7 @@ void dense_scalar(const DenseLayer& l, const float* x, int xs, int rows, float* 
       for (int o = 0; o < l.out; ++o) yr[o] += xi * w[o];
     }
     if (!gelu) continue;
-    for (int o = 0; o < l.out; ++o) yr[o] = 0.5f * yr[o] * (1.0f + std::erf(yr[o] * 0.70710678118654752f));
+    for (int o = 0; o < l.out; ++o) yr[o] = gelu_scalar(yr[o]);
   }
 }
 
@@ -98,14 +108,13 @@ bool ModelEvaluator::init(const Model& model, int batch_capacity, KernelPath pat
   pong_.assign(entries * width, 0.0f);
   logits_.assign(rows * experts, 0.0f);
   mix_.assign(rows * width, 0.0f);
-  gathered_.assign(entries * width, 0.0f);
-  expert_out_.assign(entries * width, 0.0f);
   route_weight_.assign(entries, 0.0f);
+  slot_weight_.assign(entries, 0.0f);
   result_.assign(rows * width, 0.0f);
   standardised_.assign(size_t(model.encoder().in), 0.0f);
   route_expert_.assign(entries, 0);
   expert_start_.assign(size_t(experts) + 1, 0);
-  order_.assign(entries, 0);
+  slot_row_.assign(entries, 0);
   return true;
 }
 
@@ -129,7 +138,7 @@ const float* ModelEvaluator::run_mlp(const std::vector<DenseLayer>& layers, cons
   for (size_t l = 0; l < layers.size(); ++l) {
     const bool last = l + 1 == layers.size();
     float* dst = last ? out : (src == ping_.data() ? pong_.data() : ping_.data());
-    dense(layers[l], src, src_stride, rows, dst, layers[l].out, !last);
+    dense(layers[l], src, src_stride, rows, dst, layers[l].out, !last, detail::RowMap{});
     src = dst;
     src_stride = layers[l].out;
   }
@@ -142,23 +151,24 @@ void ModelEvaluator::run_single(const NetworkWeights& net, const float* in, floa
     return;
   }
   const detail::DenseKernel dense = kernel_for(path_);
-  dense(net.gate, in, net.in, 1, logits_.data(), net.experts, false);
+  dense(net.gate, in, net.in, 1, logits_.data(), net.experts, false, detail::RowMap{});
   float weights[kMaxTopK];
   int32_t experts[kMaxTopK];
   route(net, logits_.data(), weights, experts);
   const int width = net.expert_out();
   float* mix = net.mlp.empty() ? out : mix_.data();
   std::fill(mix, mix + width, 0.0f);
+  const int32_t row0 = 0;
   for (int j = 0; j < net.top_k; ++j) {
-    // Expert layers ping-pong through gathered_ / expert_out_ (run_mlp's buffers stay free).
+    // Hidden layers alternate ping_ / pong_; the last adds weights[j] x its output to mix.
     const float* src = in;
     for (size_t l = 0; l < net.expert_layers.size(); ++l) {
       const bool last = l + 1 == net.expert_layers.size();
-      float* dst = src == gathered_.data() ? expert_out_.data() : gathered_.data();
-      dense(expert_layer(net.expert_layers[l], experts[j]), src, 0, 1, dst, 0, !last);
+      float* dst = last ? mix : (l % 2 == 0 ? ping_.data() : pong_.data());
+      const detail::RowMap map{nullptr, last ? &row0 : nullptr, last ? &weights[j] : nullptr};
+      dense(expert_layer(net.expert_layers[l], experts[j]), src, 0, 1, dst, 0, !last, map);
       src = dst;
     }
-    for (int o = 0; o < width; ++o) mix[o] += weights[j] * src[o];
   }
   if (!net.mlp.empty()) run_mlp(net.mlp, mix, 1, out);
 }
@@ -166,7 +176,7 @@ void ModelEvaluator::run_single(const NetworkWeights& net, const float* in, floa
 void ModelEvaluator::run_experts_grouped(const NetworkWeights& net, const float* in, int rows, float* mix) {
   const detail::DenseKernel dense = kernel_for(path_);
   const int k = net.top_k, width = net.expert_out();
-  dense(net.gate, in, net.in, rows, logits_.data(), net.experts, false);
+  dense(net.gate, in, net.in, rows, logits_.data(), net.experts, false, detail::RowMap{});
   std::fill(expert_start_.begin(), expert_start_.begin() + net.experts + 1, 0);
   for (int r = 0; r < rows; ++r) {
     route(net, logits_.data() + size_t(r) * net.experts, route_weight_.data() + size_t(r) * k,
@@ -174,37 +184,42 @@ void ModelEvaluator::run_experts_grouped(const NetworkWeights& net, const float*
     for (int j = 0; j < k; ++j) ++expert_start_[route_expert_[size_t(r) * k + j] + 1];
   }
   for (int e = 0; e < net.experts; ++e) expert_start_[e + 1] += expert_start_[e];
-  // Counting sort of (row, choice) entries by expert; order_[slot] = entry.
+  // Counting sort of the (row, choice) entries by expert: slot_row_ / slot_weight_ hold each
+  // slot's input row and routing weight, expert_start_[e] the first slot of expert e.
   for (int entry = 0; entry < rows * k; ++entry) {
-    order_[expert_start_[route_expert_[entry]]++] = entry;
+    const int slot = expert_start_[route_expert_[entry]]++;
+    slot_row_[slot] = entry / k;
+    slot_weight_[slot] = route_weight_[entry];
   }
   for (int e = net.experts; e > 0; --e) expert_start_[e] = expert_start_[e - 1];
   expert_start_[0] = 0;
-  for (int slot = 0; slot < rows * k; ++slot) {
-    const float* row = in + size_t(order_[slot] / k) * net.in;
-    std::copy(row, row + net.in, gathered_.data() + size_t(slot) * net.in);
-  }
+  std::fill(mix, mix + size_t(rows) * width, 0.0f);
   for (int e = 0; e < net.experts; ++e) {
     const int first = expert_start_[e], count = expert_start_[e + 1] - first;
     if (count == 0) continue;
-    // Layer 0 reads the gathered rows, hidden layers alternate ping_ / pong_, the last one
-    // writes expert_out_; every buffer keeps the slot order, so experts never overlap.
-    const float* src = gathered_.data();
+    // Layer 0 reads the expert's rows of `in` in place; hidden layers alternate ping_ / pong_
+    // in slot order; the last adds weight x output to the rows of `mix`. An expert's rows are
+    // distinct (top-k picks distinct experts per row), so no two of its slots hit one row.
+    const float* src = in;
+    int src_stride = net.in;
     for (size_t l = 0; l < net.expert_layers.size(); ++l) {
       const DenseLayer layer = expert_layer(net.expert_layers[l], e);
       const bool last = l + 1 == net.expert_layers.size();
-      float* dst = last ? expert_out_.data() : (l % 2 == 0 ? ping_.data() : pong_.data());
-      dense(layer, src + size_t(first) * layer.in, layer.in, count, dst + size_t(first) * layer.out, layer.out, !last);
+      detail::RowMap map;
+      if (l == 0) map.in_rows = slot_row_.data() + first;
+      float* dst = mix;
+      int dst_stride = width;
+      if (last) {
+        map.out_rows = slot_row_.data() + first;
+        map.out_scale = slot_weight_.data() + first;
+      } else {
+        dst = (l % 2 == 0 ? ping_.data() : pong_.data()) + size_t(first) * layer.out;
+        dst_stride = layer.out;
+      }
+      dense(layer, l == 0 ? in : src, src_stride, count, dst, dst_stride, !last, map);
       src = dst;
+      src_stride = layer.out;
     }
-  }
-  std::fill(mix, mix + size_t(rows) * width, 0.0f);
-  for (int slot = 0; slot < rows * k; ++slot) {
-    const int entry = order_[slot];
-    float* target = mix + size_t(entry / k) * width;
-    const float* source = expert_out_.data() + size_t(slot) * width;
-    const float w = route_weight_[entry];
-    for (int o = 0; o < width; ++o) target[o] += w * source[o];
   }
 }
 
@@ -266,9 +281,10 @@ bool ModelEvaluator::step_batch(const float* states, int count, float* next_stat
   const Model& m = *model_;
   const int size = m.state_size();
   run_chunks(m.stepper(), states, count, [&](int first, int rows, const float* y) {
-    const size_t offset = size_t(first) * size;
-    for (size_t i = 0; i < size_t(rows) * size; ++i) {
-      next_states[offset + i] = states[offset + i] + y[i] * m.delta_scale()[i % size_t(size)];
+    for (int r = 0; r < rows; ++r) {
+      const size_t row = size_t(first + r) * size;
+      const float* delta = y + size_t(r) * size;
+      for (int i = 0; i < size; ++i) next_states[row + i] = states[row + i] + delta[i] * m.delta_scale()[i];
     }
   });
   return true;
@@ -281,8 +297,11 @@ bool ModelEvaluator::project_batch(const float* queries, int count, float* state
   const Model& m = *model_;
   const int size = m.state_size();
   run_chunks(m.projector(), queries, count, [&](int first, int rows, const float* y) {
-    float* out = states + size_t(first) * size;
-    for (size_t i = 0; i < size_t(rows) * size; ++i) out[i] = y[i] * m.state_std()[i % size_t(size)] + m.state_mean()[i % size_t(size)];
+    for (int r = 0; r < rows; ++r) {
+      float* out = states + size_t(first + r) * size;
+      const float* raw = y + size_t(r) * size;
+      for (int i = 0; i < size; ++i) out[i] = raw[i] * m.state_std()[i] + m.state_mean()[i];
+    }
   });
   return true;
 }

@@ -2,6 +2,8 @@
 // it uses no inline library templates, so no AVX2 code can leak into other translation units.
 #include "nn_kernels.hpp"
 
+#include <cstddef>
+
 #if defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
 
@@ -49,10 +51,31 @@ inline __m256i lane_mask(int n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+// The input and output rows of one block of R rows, and the output scale when accumulating.
+template <int R>
+struct BlockRows {
+  const float* x[R];
+  float* y[R];
+  float scale[R];
+};
+
+// Rows r .. r + R - 1 of a dense call, through `map` where it gives row indices.
+template <int R>
+BlockRows<R> block_rows(const float* x, int xs, float* y, int ys, int r, const RowMap& map) {
+  BlockRows<R> b;
+  for (int j = 0; j < R; ++j) {
+    const int row = r + j;
+    b.x[j] = x + ptrdiff_t(map.in_rows != nullptr ? map.in_rows[row] : row) * xs;
+    b.y[j] = y + ptrdiff_t(map.out_rows != nullptr ? map.out_rows[row] : row) * ys;
+    b.scale[j] = map.out_scale != nullptr ? map.out_scale[row] : 0.0f;
+  }
+  return b;
+}
+
 // R rows x V vectors of outputs starting at `o`; with Tail, the last vector holds only `last`
-// (1..7) lanes and is read and written through a mask.
-template <int R, int V, bool Tail>
-void block(const DenseLayer& l, const float* x, int xs, float* y, int ys, int o, int last, bool gelu) {
+// (1..7) lanes and is read and written through a mask. With Accumulate, y += scale * output.
+template <int R, int V, bool Tail, bool Accumulate>
+void block(const DenseLayer& l, const BlockRows<R>& rows, int o, int last, bool gelu) {
   const __m256i mask = lane_mask(last);
   const float* w = l.weight + o;
   __m256 acc[R][V];
@@ -68,7 +91,7 @@ void block(const DenseLayer& l, const float* x, int xs, float* y, int ys, int o,
     for (int v = 0; v < V; ++v) wv[v] = !Tail || v + 1 < V ? _mm256_loadu_ps(w + 8 * v) : _mm256_maskload_ps(w + 8 * v, mask);
     LMM_UNROLL
     for (int r = 0; r < R; ++r) {
-      const __m256 xb = _mm256_broadcast_ss(x + r * xs + i);
+      const __m256 xb = _mm256_broadcast_ss(rows.x[r] + i);
       LMM_UNROLL
       for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(xb, wv[v], acc[r][v]);
     }
@@ -77,9 +100,13 @@ void block(const DenseLayer& l, const float* x, int xs, float* y, int ys, int o,
   for (int r = 0; r < R; ++r) {
     LMM_UNROLL
     for (int v = 0; v < V; ++v) {
-      const __m256 a = gelu ? gelu8(acc[r][v]) : acc[r][v];
-      float* dst = y + r * ys + o + 8 * v;
-      if (!Tail || v + 1 < V) {
+      __m256 a = gelu ? gelu8(acc[r][v]) : acc[r][v];
+      float* dst = rows.y[r] + o + 8 * v;
+      const bool full = !Tail || v + 1 < V;
+      if (Accumulate) {
+        a = _mm256_fmadd_ps(_mm256_set1_ps(rows.scale[r]), a, full ? _mm256_loadu_ps(dst) : _mm256_maskload_ps(dst, mask));
+      }
+      if (full) {
         _mm256_storeu_ps(dst, a);
       } else {
         _mm256_maskstore_ps(dst, mask, a);
@@ -93,72 +120,136 @@ void block(const DenseLayer& l, const float* x, int xs, float* y, int ys, int o,
 template <int R>
 constexpr int max_vectors() { return R == 1 ? 8 : (R == 2 ? 4 : 3); }
 
+// Rows r .. r + R - 1, outputs o .. o + 8 vectors (<= V), the last with `last` lanes.
 template <int R, int V>
-void block_or_narrower(const DenseLayer& l, const float* x, int xs, float* y, int ys, int o, int vectors, int last,
-                       bool gelu) {
+void block_or_narrower(const DenseLayer& l, const float* x, int xs, float* y, int ys, int r, const RowMap& map, int o,
+                       int vectors, int last, bool gelu) {
   if constexpr (V > 1) {
     if (vectors < V) {
-      block_or_narrower<R, V - 1>(l, x, xs, y, ys, o, vectors, last, gelu);
+      block_or_narrower<R, V - 1>(l, x, xs, y, ys, r, map, o, vectors, last, gelu);
       return;
     }
   }
+  const BlockRows<R> rows = block_rows<R>(x, xs, y, ys, r, map);
+  const bool accumulate = map.out_rows != nullptr;
   if (last < 8) {
-    block<R, V, true>(l, x, xs, y, ys, o, last, gelu);
+    accumulate ? block<R, V, true, true>(l, rows, o, last, gelu) : block<R, V, true, false>(l, rows, o, last, gelu);
   } else {
-    block<R, V, false>(l, x, xs, y, ys, o, last, gelu);
+    accumulate ? block<R, V, false, true>(l, rows, o, last, gelu) : block<R, V, false, false>(l, rows, o, last, gelu);
   }
 }
 
 template <int R>
-void rows_block(const DenseLayer& l, const float* x, int xs, float* y, int ys, bool gelu) {
+void rows_block(const DenseLayer& l, const float* x, int xs, float* y, int ys, const RowMap& map, bool gelu) {
   constexpr int span = 8 * max_vectors<R>();
   for (int o = 0; o < l.out; o += span) {
     const int n = l.out - o < span ? l.out - o : span;
     const int vectors = (n + 7) / 8;
-    block_or_narrower<R, max_vectors<R>()>(l, x, xs, y, ys, o, vectors, n - 8 * (vectors - 1), gelu);
+    block_or_narrower<R, max_vectors<R>()>(l, x, xs, y, ys, 0, map, o, vectors, n - 8 * (vectors - 1), gelu);
   }
 }
 
 // Many rows: columns outer, rows inner, so one column block of the weights (8 V outputs x in)
 // stays in L1 while every row passes over it. R x V = 12 accumulators.
 template <int R, int V>
-void dense_many_rows(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, bool gelu) {
+void dense_many_rows(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, const RowMap& map,
+                     bool gelu) {
   static_assert(R >= 3 && R <= 4, "row tails below handle up to R - 1 = 3 rows");
   constexpr int span = 8 * V;
   for (int o = 0; o < l.out; o += span) {
     const int n = l.out - o < span ? l.out - o : span;
     const int vectors = (n + 7) / 8, last = n - 8 * (vectors - 1);
     int r = 0;
-    for (; r + R <= rows; r += R) block_or_narrower<R, V>(l, x + r * xs, xs, y + r * ys, ys, o, vectors, last, gelu);
+    for (; r + R <= rows; r += R) block_or_narrower<R, V>(l, x, xs, y, ys, r, map, o, vectors, last, gelu);
     switch (rows - r) {
-      case 3: block_or_narrower<3, V>(l, x + r * xs, xs, y + r * ys, ys, o, vectors, last, gelu); break;
-      case 2: block_or_narrower<2, V>(l, x + r * xs, xs, y + r * ys, ys, o, vectors, last, gelu); break;
-      case 1: block_or_narrower<1, V>(l, x + r * xs, xs, y + r * ys, ys, o, vectors, last, gelu); break;
+      case 3: block_or_narrower<3, V>(l, x, xs, y, ys, r, map, o, vectors, last, gelu); break;
+      case 2: block_or_narrower<2, V>(l, x, xs, y, ys, r, map, o, vectors, last, gelu); break;
+      case 1: block_or_narrower<1, V>(l, x, xs, y, ys, r, map, o, vectors, last, gelu); break;
       default: break;
     }
   }
 }
 
-void dense_avx2(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, bool gelu) {
+void dense_avx2(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, bool gelu, const RowMap& map) {
   switch (rows) {
-    case 1: rows_block<1>(l, x, xs, y, ys, gelu); break;
-    case 2: rows_block<2>(l, x, xs, y, ys, gelu); break;
-    case 3: rows_block<3>(l, x, xs, y, ys, gelu); break;
+    case 1: rows_block<1>(l, x, xs, y, ys, map, gelu); break;
+    case 2: rows_block<2>(l, x, xs, y, ys, map, gelu); break;
+    case 3: rows_block<3>(l, x, xs, y, ys, map, gelu); break;
     // Layers that split evenly into 32-wide blocks (and narrow ones, e.g. experts) use those;
     // others run faster 24 at a time (measured on the paper preset's layers).
     default:
       if (l.out <= 64 || l.out % 32 == 0) {
-        dense_many_rows<3, 4>(l, x, xs, rows, y, ys, gelu);
+        dense_many_rows<3, 4>(l, x, xs, rows, y, ys, map, gelu);
       } else {
-        dense_many_rows<4, 3>(l, x, xs, rows, y, ys, gelu);
+        dense_many_rows<4, 3>(l, x, xs, rows, y, ys, map, gelu);
       }
       break;
   }
 }
 
+// Every lane's copy of the largest of the 8 values.
+inline __m256 broadcast_max(__m256 v) {
+  v = _mm256_max_ps(v, _mm256_permute2f128_ps(v, v, 1));
+  v = _mm256_max_ps(v, _mm256_shuffle_ps(v, v, _MM_SHUFFLE(1, 0, 3, 2)));
+  return _mm256_max_ps(v, _mm256_shuffle_ps(v, v, _MM_SHUFFLE(2, 3, 0, 1)));
+}
+
+// The smallest of the 8 ints.
+inline int32_t min_lane(__m256i v) {
+  v = _mm256_min_epi32(v, _mm256_permute2x128_si256(v, v, 1));
+  v = _mm256_min_epi32(v, _mm256_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
+  v = _mm256_min_epi32(v, _mm256_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm256_cvtsi256_si32(v);
+}
+
+// The lowest index among lanes holding the largest value of `value`, and that value.
+inline int32_t best_lane_index(__m256 value, __m256i index, float& best) {
+  const __m256 top = broadcast_max(value);
+  best = _mm256_cvtss_f32(top);
+  const __m256i at_top = _mm256_castps_si256(_mm256_cmp_ps(value, top, _CMP_EQ_OQ));
+  return min_lane(_mm256_blendv_epi8(_mm256_set1_epi32(INT32_MAX), index, at_top));
+}
+
+// k == 2 (the paper's routing) entirely in registers: per lane the best and second best, then
+// the overall best; its lane then offers its second best for the overall second.
+void top_2_avx2(const float* logits, int count, float* best, int32_t* experts) {
+  const __m256 minus_inf = _mm256_set1_ps(-__builtin_inff());
+  __m256 first = minus_inf, second = minus_inf;
+  __m256i first_index = _mm256_setzero_si256(), second_index = _mm256_setzero_si256();
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (int e = 0; e < count; e += 8) {
+    const __m256i mask = lane_mask(count - e < 8 ? count - e : 8);
+    const __m256 v = _mm256_blendv_ps(minus_inf, _mm256_maskload_ps(logits + e, mask), _mm256_castsi256_ps(mask));
+    const __m256i i = _mm256_add_epi32(lanes, _mm256_set1_epi32(e));
+    const __m256 above_first = _mm256_cmp_ps(v, first, _CMP_GT_OQ);
+    const __m256 above_second = _mm256_cmp_ps(v, second, _CMP_GT_OQ);
+    // New second: the old first where v beats it, else v where v beats the second.
+    second = _mm256_blendv_ps(_mm256_blendv_ps(second, v, above_second), first, above_first);
+    second_index = _mm256_castps_si256(_mm256_blendv_ps(
+        _mm256_blendv_ps(_mm256_castsi256_ps(second_index), _mm256_castsi256_ps(i), above_second),
+        _mm256_castsi256_ps(first_index), above_first));
+    first = _mm256_blendv_ps(first, v, above_first);
+    first_index = _mm256_castps_si256(
+        _mm256_blendv_ps(_mm256_castsi256_ps(first_index), _mm256_castsi256_ps(i), above_first));
+  }
+  const int32_t e1 = best_lane_index(first, first_index, best[0]);
+  const __m256 winner = _mm256_castsi256_ps(_mm256_cmpeq_epi32(first_index, _mm256_set1_epi32(e1)));
+  const __m256 rest = _mm256_blendv_ps(first, second, winner);
+  const __m256i rest_index = _mm256_castps_si256(
+      _mm256_blendv_ps(_mm256_castsi256_ps(first_index), _mm256_castsi256_ps(second_index), winner));
+  const int32_t e2 = best_lane_index(rest, rest_index, best[1]);
+  // Only -inf (no finite logit) is left unpicked: keep valid, distinct indices then.
+  experts[0] = best[0] > -__builtin_inff() ? e1 : 0;
+  experts[1] = best[1] > -__builtin_inff() ? e2 : (experts[0] == 0 ? 1 : 0);
+}
+
 // Per lane, the k best values seen so far (sorted, with their indices); then the 8 k lane
 // candidates are merged into the overall top k.
 void top_k_avx2(const float* logits, int count, int k, float* best, int32_t* experts) {
+  if (k == 2) {
+    top_2_avx2(logits, count, best, experts);
+    return;
+  }
   __m256 value[kMaxTopK];
   __m256i index[kMaxTopK];
   for (int j = 0; j < k; ++j) {

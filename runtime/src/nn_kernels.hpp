@@ -7,10 +7,19 @@
 
 namespace lmm::detail {
 
-// For r < rows: y[r * y_stride + o] = act(b[o] + sum_i x[r * x_stride + i] * w[i * out + o]),
-// act = GELU (erf form) when `gelu`, else identity.
+// Optional row mapping of a dense call (used to run experts on their routed rows in place):
+// row r reads x row in_rows[r] (else r); with out_rows, out_scale[r] times row r's output is
+// added to y row out_rows[r] (else row r's output is written to y row r).
+struct RowMap {
+  const int32_t* in_rows = nullptr;
+  const int32_t* out_rows = nullptr;
+  const float* out_scale = nullptr;
+};
+
+// For r < rows: output row r = act(b + x row (mapped) * W), act = GELU (erf form) when `gelu`,
+// else identity; x rows are x_stride floats apart, y rows y_stride; W is input-major.
 using DenseKernel = void (*)(const DenseLayer& layer, const float* x, int x_stride, int rows,
-                             float* y, int y_stride, bool gelu);
+                             float* y, int y_stride, bool gelu, const RowMap& map);
 
 // The `k` (1..kMaxTopK) largest of `count` logits, best first, ties to the lower index: values
 // into `best`, indices into `experts`. NaN and -inf logits are never picked; places left
@@ -20,7 +29,7 @@ using TopKKernel = void (*)(const float* logits, int count, int k, float* best, 
 // Portable kernels.
 void top_k_scalar(const float* logits, int count, int k, float* best, int32_t* experts);
 void dense_scalar(const DenseLayer& layer, const float* x, int x_stride, int rows, float* y,
-                  int y_stride, bool gelu);
+                  int y_stride, bool gelu, const RowMap& map);
 
 // AVX2/FMA kernels, or nullptr when this build has none (non-x86 targets).
 DenseKernel dense_avx2_kernel();

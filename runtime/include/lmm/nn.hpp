@@ -77,8 +77,8 @@ class ModelEvaluator {
   int capacity_ = 0;
   // Scratch (capacity_ x top_k rows where experts are concerned); result_ holds a chunk's
   // network outputs before they are combined into the caller's output.
-  std::vector<float> ping_, pong_, logits_, mix_, gathered_, expert_out_, route_weight_, result_, standardised_;
-  std::vector<int32_t> route_expert_, expert_start_, order_;
+  std::vector<float> ping_, pong_, logits_, mix_, route_weight_, slot_weight_, result_, standardised_;
+  std::vector<int32_t> route_expert_, expert_start_, slot_row_;
 };
 
 }  // namespace lmm
