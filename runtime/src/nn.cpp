@@ -68,6 +68,14 @@ DenseLayer expert_layer(const DenseLayer& stacked, int e) {
 
 float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
 
+// out row r = raw row r * scale + offset, for `rows` rows of `size` values.
+void scale_rows(const float* raw, int rows, int size, const float* scale, const float* offset, float* out) {
+  for (int r = 0; r < rows; ++r) {
+    const size_t row = size_t(r) * size;
+    for (int i = 0; i < size; ++i) out[row + i] = raw[row + i] * scale[i] + offset[i];
+  }
+}
+
 }  // namespace
 
 bool avx2_available() {
@@ -262,10 +270,9 @@ bool ModelEvaluator::decode_batch(const float* latent_and_features, int count, f
   const PoseVectorLayout& layout = m.pose_layout();
   const int size = layout.size();
   run_chunks(m.decoder(), latent_and_features, count, [&](int first, int rows, const float* y) {
+    scale_rows(y, rows, size, m.pose_std(), m.pose_mean(), poses + size_t(first) * size);
     for (int r = 0; r < rows; ++r) {
       float* pose = poses + size_t(first + r) * size;
-      const float* raw = y + size_t(r) * size;
-      for (int i = 0; i < size; ++i) pose[i] = raw[i] * m.pose_std()[i] + m.pose_mean()[i];
       for (int c = layout.contact(); c < layout.contact() + layout.contacts; ++c) pose[c] = sigmoid(pose[c]);
     }
   });
@@ -297,11 +304,7 @@ bool ModelEvaluator::project_batch(const float* queries, int count, float* state
   const Model& m = *model_;
   const int size = m.state_size();
   run_chunks(m.projector(), queries, count, [&](int first, int rows, const float* y) {
-    for (int r = 0; r < rows; ++r) {
-      float* out = states + size_t(first + r) * size;
-      const float* raw = y + size_t(r) * size;
-      for (int i = 0; i < size; ++i) out[i] = raw[i] * m.state_std()[i] + m.state_mean()[i];
-    }
+    scale_rows(y, rows, size, m.state_std(), m.state_mean(), states + size_t(first) * size);
   });
   return true;
 }
