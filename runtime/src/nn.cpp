@@ -167,17 +167,7 @@ void ModelEvaluator::run_single(const NetworkWeights& net, const float* in, floa
   float* mix = net.mlp.empty() ? out : mix_.data();
   std::fill(mix, mix + width, 0.0f);
   const int32_t row0 = 0;
-  for (int j = 0; j < net.top_k; ++j) {
-    // Hidden layers alternate ping_ / pong_; the last adds weights[j] x its output to mix.
-    const float* src = in;
-    for (size_t l = 0; l < net.expert_layers.size(); ++l) {
-      const bool last = l + 1 == net.expert_layers.size();
-      float* dst = last ? mix : (l % 2 == 0 ? ping_.data() : pong_.data());
-      const detail::RowMap map{nullptr, last ? &row0 : nullptr, last ? &weights[j] : nullptr};
-      dense(expert_layer(net.expert_layers[l], experts[j]), src, 0, 1, dst, 0, !last, map);
-      src = dst;
-    }
-  }
+  for (int j = 0; j < net.top_k; ++j) run_expert(net, experts[j], in, nullptr, 0, 1, &row0, &weights[j], mix);
   if (!net.mlp.empty()) run_mlp(net.mlp, mix, 1, out);
 }
 
@@ -204,30 +194,37 @@ void ModelEvaluator::run_experts_grouped(const NetworkWeights& net, const float*
   std::fill(mix, mix + size_t(rows) * width, 0.0f);
   for (int e = 0; e < net.experts; ++e) {
     const int first = expert_start_[e], count = expert_start_[e + 1] - first;
-    if (count == 0) continue;
-    // Layer 0 reads the expert's rows of `in` in place; hidden layers alternate ping_ / pong_
-    // in slot order; the last adds weight x output to the rows of `mix`. An expert's rows are
-    // distinct (top-k picks distinct experts per row), so no two of its slots hit one row.
-    const float* src = in;
-    int src_stride = net.in;
-    for (size_t l = 0; l < net.expert_layers.size(); ++l) {
-      const DenseLayer layer = expert_layer(net.expert_layers[l], e);
-      const bool last = l + 1 == net.expert_layers.size();
-      detail::RowMap map;
-      if (l == 0) map.in_rows = slot_row_.data() + first;
-      float* dst = mix;
-      int dst_stride = width;
-      if (last) {
-        map.out_rows = slot_row_.data() + first;
-        map.out_scale = slot_weight_.data() + first;
-      } else {
-        dst = (l % 2 == 0 ? ping_.data() : pong_.data()) + size_t(first) * layer.out;
-        dst_stride = layer.out;
-      }
-      dense(layer, l == 0 ? in : src, src_stride, count, dst, dst_stride, !last, map);
-      src = dst;
-      src_stride = layer.out;
+    // An expert's rows are distinct (top-k picks distinct experts per row), so no two of its
+    // slots add into one row of mix.
+    if (count > 0) {
+      run_expert(net, e, in, slot_row_.data() + first, first, count, slot_row_.data() + first,
+                 slot_weight_.data() + first, mix);
     }
+  }
+}
+
+void ModelEvaluator::run_expert(const NetworkWeights& net, int e, const float* in, const int32_t* in_rows, int first,
+                                int count, const int32_t* mix_rows, const float* weights, float* mix) {
+  const detail::DenseKernel dense = kernel_for(path_);
+  const float* src = in;
+  int src_stride = net.in;
+  for (size_t l = 0; l < net.expert_layers.size(); ++l) {
+    const DenseLayer layer = expert_layer(net.expert_layers[l], e);
+    const bool last = l + 1 == net.expert_layers.size();
+    detail::RowMap map;
+    if (l == 0) map.in_rows = in_rows;
+    float* dst = mix;
+    int dst_stride = net.expert_out();
+    if (last) {
+      map.out_rows = mix_rows;
+      map.out_scale = weights;
+    } else {
+      dst = (l % 2 == 0 ? ping_.data() : pong_.data()) + size_t(first) * layer.out;
+      dst_stride = layer.out;
+    }
+    dense(layer, src, src_stride, count, dst, dst_stride, !last, map);
+    src = dst;
+    src_stride = layer.out;
   }
 }
 

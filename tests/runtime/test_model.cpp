@@ -47,6 +47,12 @@ std::vector<KernelPath> paths() {
   return p;
 }
 
+// Initialises `eval` for `model`; a fatal test failure (with the message) when it refuses.
+void init(ModelEvaluator& eval, const Model& model, int capacity, KernelPath path) {
+  std::string error;
+  ASSERT_TRUE(eval.init(model, capacity, path, error)) << error;
+}
+
 const char* name(KernelPath p) { return p == KernelPath::Avx2 ? "avx2" : "scalar"; }
 
 // Largest |runtime - reference| over `rows` inputs for decoder, stepper and projector outputs
@@ -111,8 +117,7 @@ TEST(Model, EveryKernelPathMatchesTheDoublePrecisionReference) {
     ASSERT_NO_FATAL_FAILURE(load(v, false, lm));
     for (KernelPath path : paths()) {
       ModelEvaluator eval;
-      std::string error;
-      ASSERT_TRUE(eval.init(lm.model, 16, path, error)) << error;
+      ASSERT_NO_FATAL_FAILURE(init(eval, lm.model, 16, path));
       EXPECT_EQ(eval.path(), path);
       EXPECT_LT(max_error(v, lm.model, eval, 500), 2e-5) << name(path) << (plain ? " ffn" : " smoe");
     }
@@ -126,8 +131,7 @@ TEST(Model, Avx2PathIsAvailableOnX86) {
   LoadedModel lm;
   ASSERT_NO_FATAL_FAILURE(load(test::random_model_values(kLatent, 3), false, lm));
   ModelEvaluator eval;
-  std::string error;
-  ASSERT_TRUE(eval.init(lm.model, 1, KernelPath::Auto, error)) << error;
+  ASSERT_NO_FATAL_FAILURE(init(eval, lm.model, 1, KernelPath::Auto));
   EXPECT_EQ(eval.path(), KernelPath::Avx2);
 #else
   GTEST_SKIP() << "not an x86-64 build";
@@ -204,8 +208,7 @@ TEST(Model, EncoderIsOptionalAndStandardisesItsInput) {
   ASSERT_NO_FATAL_FAILURE(load(v, false, lm));
   ASSERT_TRUE(lm.model.has_encoder());
   ModelEvaluator eval;
-  std::string error;
-  ASSERT_TRUE(eval.init(lm.model, 1, KernelPath::Auto, error)) << error;
+  ASSERT_NO_FATAL_FAILURE(init(eval, lm.model, 1, KernelPath::Auto));
   const int in = lm.model.encoder().in;
   const std::vector<float> x = random_inputs(1, in, 3);
   std::vector<float> standardised(static_cast<size_t>(in)), latent(kLatent);
@@ -217,7 +220,7 @@ TEST(Model, EncoderIsOptionalAndStandardisesItsInput) {
   LoadedModel without;
   ASSERT_NO_FATAL_FAILURE(load(test::random_model_values(kLatent, 6), false, without));
   ModelEvaluator plain;
-  ASSERT_TRUE(plain.init(without.model, 1, KernelPath::Auto, error)) << error;
+  ASSERT_NO_FATAL_FAILURE(init(plain, without.model, 1, KernelPath::Auto));
   EXPECT_FALSE(plain.encode(x.data(), latent.data()));
 }
 
@@ -228,8 +231,7 @@ TEST(Model, EvaluationAllocatesNothing) {
   std::vector<float> poses(100 * test::kSyntheticPose), next(100 * kState);
   for (KernelPath path : paths()) {
     ModelEvaluator eval;
-    std::string error;
-    ASSERT_TRUE(eval.init(lm.model, 32, path, error)) << error;
+    ASSERT_NO_FATAL_FAILURE(init(eval, lm.model, 32, path));
     test::start_counting_allocations();
     eval.decode(states.data(), poses.data());
     eval.step(states.data(), next.data());
@@ -242,8 +244,7 @@ TEST(Model, EvaluationAllocatesNothing) {
   LoadedModel with_encoder;
   ASSERT_NO_FATAL_FAILURE(load(test::random_model_values(kLatent, 7, false, true), false, with_encoder));
   ModelEvaluator eval;
-  std::string error;
-  ASSERT_TRUE(eval.init(with_encoder.model, 1, KernelPath::Auto, error)) << error;
+  ASSERT_NO_FATAL_FAILURE(init(eval, with_encoder.model, 1, KernelPath::Auto));
   std::vector<float> latent(kLatent);
   test::start_counting_allocations();
   EXPECT_TRUE(eval.encode(poses.data(), latent.data()));
@@ -256,8 +257,7 @@ TEST(Model, OutputsMayReplaceTheirInputs) {
   ASSERT_NO_FATAL_FAILURE(load(v, false, lm));
   for (KernelPath path : paths()) {
     ModelEvaluator eval;
-    std::string error;
-    ASSERT_TRUE(eval.init(lm.model, 4, path, error)) << error;
+    ASSERT_NO_FATAL_FAILURE(init(eval, lm.model, 4, path));
     const std::vector<float> states = random_inputs(10, kState, 5);
     std::vector<float> separate(states.size()), in_place = states;
     ASSERT_TRUE(eval.step_batch(states.data(), 10, separate.data()));
@@ -305,8 +305,7 @@ TEST(Model, TiedGateLogitsPickTheLowerExpertsOnEveryPath) {
   const std::vector<float> states = random_inputs(20, kState, 8);
   for (KernelPath path : paths()) {
     ModelEvaluator eval;
-    std::string error;
-    ASSERT_TRUE(eval.init(lm.model, 8, path, error)) << error;
+    ASSERT_NO_FATAL_FAILURE(init(eval, lm.model, 8, path));
     std::vector<float> raw(size_t(20) * test::kSyntheticPose);
     ASSERT_TRUE(eval.run(lm.model.decoder(), states.data(), 20, raw.data()));
     for (int r = 0; r < 20; ++r) {

@@ -66,10 +66,10 @@ std::vector<float> random_rows(int cols, uint32_t seed) {
   return v;
 }
 
-bool load_model(const Bundle& b, Model& m) {
+// Loads `b` into `m`; throws InputError naming the bundle on failure.
+void load_model(const Bundle& b, Model& m) {
   std::string error;
   if (!m.load_buffer(b.bytes.data(), b.bytes.size(), error)) throw InputError(b.label + ": " + error);
-  return true;
 }
 
 NnReport measure(const Bundle& bundle, KernelPath path, int calls) {

@@ -2,6 +2,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <map>
 
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
@@ -62,6 +63,14 @@ int run(int argc, char** argv) {
     return 2;
   }
   const std::string model = args["model"].as<std::string>();
+  using Trainer = TrainReport (*)(const TrainingConfig&, const Database&, const TrainOptions&);
+  const std::map<std::string, Trainer> trainers{
+      {"autoencoder", train_autoencoder}, {"stepper", train_stepper}, {"projector", train_projector}};
+  const auto trainer = trainers.find(model);
+  if (trainer == trainers.end()) {  // before anything is read or written
+    spdlog::error("lmm-train: unknown model '{}' (autoencoder, stepper, projector)", model);
+    return 2;
+  }
   TrainingConfig config = load_training_config(args["config"].as<std::string>(), default_config_dir());
   if (args["threads"].as<int>() > 0) config.threads = args["threads"].as<int>();
   Database db;
@@ -77,17 +86,7 @@ int run(int argc, char** argv) {
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
   o.log = [](const std::string& line) { spdlog::info("{}", line); };
-  TrainReport report;
-  if (model == "autoencoder") {
-    report = train_autoencoder(config, db, o);
-  } else if (model == "stepper") {
-    report = train_stepper(config, db, o);
-  } else if (model == "projector") {
-    report = train_projector(config, db, o);
-  } else {
-    spdlog::error("lmm-train: unknown model '{}' (autoencoder, stepper, projector)", model);
-    return 2;
-  }
+  const TrainReport report = trainer->second(config, db, o);
   if (!report.finished) {
     spdlog::warn("stopped at step {} of {}; continue with --resume", report.steps, config.steps);
   }
