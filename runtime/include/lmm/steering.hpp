@@ -1,0 +1,156 @@
+// What every motion-matching character shares, whether it plays a database or a learned model:
+// input sanitising, the spring-simulated root and its predicted trajectory, the search cadence,
+// root-motion integration with the pull towards the simulation, and inertialization offsets.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lmm/controller.hpp"
+#include "lmm/features.hpp"
+
+namespace lmm {
+
+constexpr float kMaxDt = 0.25f;  // s; larger (or non-positive) steps are clamped
+
+// Tunables shared by database and learned characters.
+struct SteeringSettings {
+  ControllerSettings controller;
+  float search_interval = 0.1f;          // s between searches (or projections)
+  float force_search_velocity = 0.5f;    // m/s jump of the desired velocity that searches at once
+  float force_search_rotation = 0.5f;    // rad jump of the desired facing that searches at once
+  float inertialization_halflife = 0.1f; // s
+  bool adjust_to_simulation = true;      // pull the root towards the simulated root
+  float adjustment_halflife = 0.2f;      // s
+  float adjustment_max_ratio = 0.5f;     // adjustment speed limit, as a fraction of root speed
+  float max_simulation_distance = 0.5f;  // m the simulated root may lead the character
+  std::string expected_schema;           // "" = any; else the data's feature schema name must match
+};
+
+// Counters of one character.
+struct CharacterStats {
+  int updates = 0;
+  int searches = 0;          // database searches or projector calls
+  int transitions = 0;
+  int sanitized_inputs = 0;  // NaN / inf stick or camera values replaced by zero
+  int clamped_dt = 0;        // dt <= 0 or > kMaxDt clamped
+  int forced_projections = 0;  // learned: predictions older than the limit replaced by the projector
+  int nonfinite_states = 0;    // learned: non-finite network outputs discarded
+  int clamped_states = 0;      // learned: states clamped to 32 std of the training states
+};
+
+// Local pose buffers of one skeleton: positions, rotations, linear and angular velocities.
+struct PoseBuffers {
+  std::vector<Vec3> positions, velocities, angular;
+  std::vector<Quat> rotations;
+
+  // Sizes every buffer for `joints` joints (allocates).
+  void resize(int joints);
+};
+
+// Controller state of one character: the simulated root, its predicted trajectory at the
+// schema's offsets (past offsets from a history of the character root) and the search timer.
+class Steering {
+ public:
+  // Allocates; the character starts at `position` facing `rotation`.
+  void init(const SteeringSettings& settings, const std::vector<int>& trajectory_offsets, float fps, Vec3 position,
+            Quat rotation);
+  // Sanitises dt and the input (counted in `stats`), advances the simulated root (kept within
+  // max_simulation_distance of `character_root`) and predicts the trajectory. Returns the dt used.
+  float begin_update(const GamepadInput& raw_input, float raw_dt, Vec3 character_root, CharacterStats& stats);
+  // Whether a search is due: the interval elapsed or the desired motion changed strongly.
+  bool search_due() const;
+  // Records that a search ran now.
+  void searched(CharacterStats& stats);
+  // Remembers this update's desired motion and the character root (call once per update).
+  void end_update(Vec3 root_position, Quat root_rotation);
+  // Integrates the root over dt from character-space velocities, pulled towards the simulated
+  // root when the settings ask for it; returns world velocities too.
+  void integrate_root(Vec3 local_velocity, Vec3 local_angular, float dt, Vec3& position, Quat& rotation,
+                      Vec3& velocity, Vec3& angular) const;
+
+  // The spring-simulated root.
+  const SimulatedRoot& simulation() const { return sim_; }
+  // Predicted root samples at the trajectory offsets (world space).
+  const std::vector<RootSample>& trajectory() const { return trajectory_; }
+  // Current desired velocity (m/s, world).
+  Vec3 desired_velocity() const { return desired_velocity_; }
+  // The settings given to init.
+  const SteeringSettings& settings() const { return settings_; }
+
+ private:
+  GamepadInput sanitize(const GamepadInput& input, CharacterStats& stats) const;
+  void predict_trajectory();
+
+  SteeringSettings settings_;
+  std::vector<int> offsets_;
+  float fps_ = 30.0f;
+  SimulatedRoot sim_;
+  std::vector<RootSample> trajectory_;
+  std::vector<RootSample> history_;  // ring buffer of past roots, one per update
+  std::vector<double> history_time_;
+  int history_next_ = 0;
+  double clock_ = 0.0;
+  float time_since_search_ = 0.0f;
+  Vec3 desired_velocity_, previous_desired_velocity_;
+  Quat desired_rotation_, previous_desired_rotation_;
+};
+
+// Inertialization offsets (seed 001, inertialization): joints 1.. carry position and rotation
+// offsets that decay with critically damped springs; the root carries character-space
+// velocity offsets instead (its position is integrated).
+class Inertializer {
+ public:
+  // Sizes the offsets for `joints` joints and clears them (allocates).
+  void resize(int joints);
+  // Starts a transition from the current output (`out`, rotations `animated` before any IK) to
+  // the new source pose `source`; root offsets are the old minus the new character-space root
+  // velocities.
+  void start(const PoseBuffers& out, const std::vector<Quat>& animated, const PoseBuffers& source,
+             Vec3 root_velocity_offset, Vec3 root_angular_offset);
+  // Decays the offsets by dt and writes joints 1.. of `out` as source + offsets.
+  void apply(const PoseBuffers& source, float halflife, float dt, PoseBuffers& out);
+  // Current root velocity offsets (character space).
+  Vec3 root_velocity_offset() const { return offsets_.positions[0]; }
+  Vec3 root_angular_offset() const { return offsets_.rotations_scaled[0]; }
+
+ private:
+  struct Offsets {
+    std::vector<Vec3> positions, velocities, rotations_scaled, angular;
+  } offsets_;
+};
+
+// What every character exposes: its output pose, controller state and counters. The
+// database and learned characters derive from it and fill the protected members.
+class CharacterBase {
+ public:
+  // Local pose of the output (joint 0 = world root), one entry per skeleton joint.
+  const std::vector<Vec3>& local_positions() const { return out_.positions; }
+  // Local rotations of the output pose.
+  const std::vector<Quat>& local_rotations() const { return out_.rotations; }
+  // Global joint positions of the output pose (world space).
+  const std::vector<Vec3>& global_positions() const { return global_positions_; }
+  // Global joint rotations of the output pose.
+  const std::vector<Quat>& global_rotations() const { return global_rotations_; }
+  // The spring-simulated root the character follows.
+  const SimulatedRoot& simulation() const { return steering_.simulation(); }
+  // World position of the character root.
+  Vec3 root_position() const { return out_.positions[0]; }
+  // Facing of the character root.
+  Quat root_rotation() const { return out_.rotations[0]; }
+  // Predicted root samples at the schema's trajectory offsets (world space).
+  const std::vector<RootSample>& predicted_trajectory() const { return steering_.trajectory(); }
+  // Current desired velocity from the input (m/s, world).
+  Vec3 desired_velocity() const { return steering_.desired_velocity(); }
+  // Counters.
+  const CharacterStats& stats() const { return stats_; }
+
+ protected:
+  Steering steering_;
+  CharacterStats stats_;
+  PoseBuffers out_;  // output pose (joint 0: world root)
+  std::vector<Vec3> global_positions_;
+  std::vector<Quat> global_rotations_;
+};
+
+}  // namespace lmm
