@@ -79,38 +79,50 @@ bool FeatureSchema::finalize(int joint_count, std::string& error) {
   return true;
 }
 
+namespace {
+
+// Item i of group g in character space (`root`), before dropping y for trajectory kinds.
+Vec3 feature_item(const FeatureGroup& g, size_t i, const Vec3* positions, const Vec3* velocities,
+                  const RootSample& root, const RootSample* trajectory) {
+  switch (g.kind) {
+    case FeatureKind::BonePosition:
+      return inverse_rotate(root.rotation, positions[g.items[i]] - root.position);
+    case FeatureKind::BoneVelocity:
+      return inverse_rotate(root.rotation, velocities[g.items[i]]);
+    case FeatureKind::TrajectoryPosition:
+      return inverse_rotate(root.rotation, trajectory[g.sample_indices[i]].position - root.position);
+    case FeatureKind::TrajectoryDirection:
+      return inverse_rotate(root.rotation, rotate(trajectory[g.sample_indices[i]].rotation, Vec3{0, 0, 1}));
+  }
+  return Vec3{};
+}
+
+// Writes group g's dims into out + g.first_dim.
+void write_group(const FeatureGroup& g, const Vec3* positions, const Vec3* velocities, const RootSample& root,
+                 const RootSample* trajectory, float* out) {
+  float* o = out + g.first_dim;
+  for (size_t i = 0; i < g.items.size(); ++i) {
+    const Vec3 v = feature_item(g, i, positions, velocities, root, trajectory);
+    *o++ = v.x;
+    if (is_bone_kind(g.kind)) *o++ = v.y;
+    *o++ = v.z;
+  }
+}
+
+}  // namespace
+
 void compute_features(const FeatureSchema& schema, const Vec3* positions, const Vec3* velocities,
                       const RootSample& root, const RootSample* trajectory, float* out) {
+  for (const FeatureGroup& g : schema.groups) write_group(g, positions, velocities, root, trajectory, out);
+}
+
+void compute_trajectory_features(const FeatureSchema& schema, const RootSample& root, const RootSample* trajectory,
+                                 const float* offset, const float* scale, float* out) {
   for (const FeatureGroup& g : schema.groups) {
-    float* o = out + g.first_dim;
-    const size_t n = g.items.size();
-    for (size_t i = 0; i < n; ++i) {
-      Vec3 v;
-      switch (g.kind) {
-        case FeatureKind::BonePosition:
-          v = inverse_rotate(root.rotation, positions[g.items[i]] - root.position);
-          break;
-        case FeatureKind::BoneVelocity:
-          v = inverse_rotate(root.rotation, velocities[g.items[i]]);
-          break;
-        case FeatureKind::TrajectoryPosition:
-          v = inverse_rotate(root.rotation,
-                             trajectory[g.sample_indices[i]].position - root.position);
-          break;
-        case FeatureKind::TrajectoryDirection:
-          v = inverse_rotate(root.rotation,
-                             rotate(trajectory[g.sample_indices[i]].rotation, Vec3{0, 0, 1}));
-          break;
-      }
-      if (is_bone_kind(g.kind)) {
-        *o++ = v.x;
-        *o++ = v.y;
-        *o++ = v.z;
-      } else {
-        *o++ = v.x;
-        *o++ = v.z;
-      }
-    }
+    if (is_bone_kind(g.kind)) continue;
+    write_group(g, nullptr, nullptr, root, trajectory, out);
+    const int first = g.first_dim;
+    normalize_features(out + first, offset + first, scale + first, feature_group_dims(g));
   }
 }
 

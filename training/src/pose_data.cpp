@@ -2,19 +2,10 @@
 
 #include <stdexcept>
 
+#include "lmm/pose_vector.hpp"
+
 namespace lmm::training {
 namespace {
-
-// First two columns of the rotation matrix of q, as (c0, c1) flattened to 6 floats.
-void quat_to_6d(const Quat& q, float* out) {
-  const float w = q.w, x = q.x, y = q.y, z = q.z;
-  out[0] = 1 - 2 * (y * y + z * z);
-  out[1] = 2 * (x * y + w * z);
-  out[2] = 2 * (x * z - w * y);
-  out[3] = 2 * (x * y - w * z);
-  out[4] = 1 - 2 * (x * x + z * z);
-  out[5] = 2 * (y * z + w * x);
-}
 
 // Per joint: 1 + number of descendants (each joint votes for all its ancestors).
 std::vector<float> descendant_votes(const std::vector<int64_t>& parents) {
@@ -82,22 +73,7 @@ PoseData make_pose_data(const Database& db) {
   const PoseLayout& l = d.layout;
   d.pose = torch::zeros({n, l.size()});
   float* y = d.pose.data_ptr<float>();
-  for (int64_t f = 0; f < n; ++f) {
-    float* row = y + f * l.size();
-    for (int64_t j = 0; j < l.joints; ++j) {
-      const Vec3 p = db.positions(int(f))[j + 1];
-      row[l.positions() + 3 * j + 0] = p.x;
-      row[l.positions() + 3 * j + 1] = p.y;
-      row[l.positions() + 3 * j + 2] = p.z;
-      quat_to_6d(db.rotations(int(f))[j + 1], row + l.rotations() + 6 * j);
-    }
-    const Quat root = db.rotations(int(f))[0];
-    const Vec3 v = inverse_rotate(root, db.velocities(int(f))[0]);
-    const Vec3 w = inverse_rotate(root, db.angular_velocities(int(f))[0]);
-    const float rv[6] = {v.x, v.y, v.z, w.x, w.y, w.z};
-    std::copy(rv, rv + 6, row + l.root_velocity());
-    for (int64_t c = 0; c < l.contacts; ++c) row[l.contact() + c] = db.contacts(int(f))[c] ? 1.0f : 0.0f;
-  }
+  for (int64_t f = 0; f < n; ++f) database_pose_vector(db, int(f), y + f * l.size());
   d.features = torch::from_blob(const_cast<float*>(db.features(0)), {n, int64_t(db.schema().dims)}).clone();
   std::vector<int64_t> starts;
   for (const DatabaseRange& r : db.ranges()) {

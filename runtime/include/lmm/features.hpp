@@ -61,6 +61,11 @@ struct RootSample {
 void compute_features(const FeatureSchema& schema, const Vec3* positions, const Vec3* velocities,
                       const RootSample& root, const RootSample* trajectory, float* out);
 
+// Writes only the trajectory groups' dims of `out`, normalised with `offset` / `scale` (the
+// schema's normalisation): the part of a query that comes from the controller. No allocation.
+void compute_trajectory_features(const FeatureSchema& schema, const RootSample& root, const RootSample* trajectory,
+                                 const float* offset, const float* scale, float* out);
+
 // Scratch buffers of features_from_local_pose, sized once per skeleton (one per thread).
 struct PoseScratch {
   std::vector<Vec3> positions, velocities, angular_velocities;

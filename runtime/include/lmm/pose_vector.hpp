@@ -1,0 +1,41 @@
+// Pose vectors of learned motion matching (seed 004 Sec. 4.1): local joint positions, 6D
+// rotations, root velocities in character space and contact labels, laid out by
+// PoseVectorLayout. The training data, the evaluation tools and the learned character all use
+// these conversions, so a database frame and a decoded pose are read the same way.
+#pragma once
+
+#include <string>
+
+#include "lmm/database.hpp"
+#include "lmm/model.hpp"
+
+namespace lmm {
+
+// First two columns of q's rotation matrix, (c0, c1) as 6 floats (seed 004 Sec. 4.1, ref. [27]).
+void quat_to_6d(Quat q, float* out);
+// The rotation of a 6D vector: Gram-Schmidt on its two columns (identity when degenerate).
+Quat quat_from_6d(const float* r6);
+
+// The pose vector layout of a database's skeleton and contact joints.
+PoseVectorLayout pose_layout_of(const Database& db);
+
+// Writes the pose vector of database frame `frame` (pose_layout_of(db).size() floats; contacts
+// 0 / 1). No allocation.
+void database_pose_vector(const Database& db, int frame, float* out);
+
+// Local pose of skeleton joints 1..layout.joints from a pose vector; joint 0 (the simulation
+// bone) is set to the origin, unrotated, so forward kinematics gives model-space positions.
+// Rotations are renormalised from their 6D form. No allocation.
+void pose_from_vector(const PoseVectorLayout& layout, const float* pose, Vec3* local_positions, Quat* local_rotations);
+
+// Root linear and angular velocity (character space) stored in a pose vector.
+Vec3 pose_root_velocity(const PoseVectorLayout& layout, const float* pose);
+Vec3 pose_root_angular_velocity(const PoseVectorLayout& layout, const float* pose);
+
+// Whether `model` was trained on data shaped like `db`: same skeleton (names, parents, offsets
+// within 1 mm), contact joints, frame rate, feature schema (name, groups, kinds, items,
+// weights) and feature normalisation (within 0.1%). False with a message naming the first
+// difference.
+bool model_matches_database(const Model& model, const Database& db, std::string& error);
+
+}  // namespace lmm
