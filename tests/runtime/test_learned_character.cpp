@@ -1,0 +1,237 @@
+// The learned motion-matching character on random synthetic bundles: finite output under any
+// input, NaN input sanitised and counted, no allocation per update, sub-frame steps that
+// interpolate the stepper, the cost comparison and the prediction age limit; pose vectors and
+// the model / database compatibility check.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "lmm/learned_character.hpp"
+#include "lmm/pose_vector.hpp"
+#include "support/allocation_counter.hpp"
+#include "support/synthetic_model.hpp"
+
+using namespace lmm;
+
+namespace {
+
+struct LoadedModel {
+  AlignedBuffer buffer;
+  Model model;
+};
+
+void load(LoadedModel& out, uint32_t seed = 5) {
+  std::string error;
+  const std::vector<uint8_t> bytes = test::synthetic_bundle(test::random_model_values(4, seed, false, true), false, error);
+  ASSERT_FALSE(bytes.empty()) << error;
+  out.buffer = test::aligned_copy(bytes);
+  ASSERT_TRUE(out.model.load_buffer(out.buffer.data(), out.buffer.size(), error)) << error;
+}
+
+void start(LearnedCharacter& character, const Model& model, const LearnedSettings& settings) {
+  std::string error;
+  ASSERT_TRUE(character.init(model, settings, Vec3{1, 0, 2}, 0.3f, error)) << error;
+}
+
+GamepadInput stick(float x, float y) {
+  GamepadInput in;
+  in.left_x = x;
+  in.left_y = y;
+  return in;
+}
+
+bool pose_is_finite(const LearnedCharacter& c) {
+  for (const Vec3& p : c.global_positions()) {
+    if (!is_finite(p)) return false;
+  }
+  return true;
+}
+
+LearnedSettings with_transition(LearnedTransition mode) {
+  LearnedSettings s;
+  s.transition = mode;
+  return s;
+}
+
+// Settings under which nothing but the stepper changes the state.
+LearnedSettings stepper_only() {
+  LearnedSettings s;
+  s.search_interval = 1e6f;
+  s.max_prediction = 1e6f;
+  s.force_search_velocity = 1e6f;
+  s.force_search_rotation = 1e6f;
+  return s;
+}
+
+}  // namespace
+
+TEST(LearnedCharacter, RandomInputGivesFinitePosesAndCountsSearches) {
+  LoadedModel m;
+  load(m);
+  for (LearnedTransition mode : {LearnedTransition::LatentBlend, LearnedTransition::Inertialize}) {
+    LearnedCharacter c;
+    start(c, m.model, with_transition(mode));
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+    for (int f = 0; f < 600; ++f) {
+      c.update(stick(unit(rng), unit(rng)), f % 7 == 0 ? 0.05f : 1.0f / 60.0f);
+      ASSERT_TRUE(pose_is_finite(c)) << "frame " << f;
+    }
+    EXPECT_EQ(c.stats().updates, 600);
+    EXPECT_GE(c.stats().searches, 600 / 6 / 2);  // at least every 0.1 s of the ~13 s simulated
+    EXPECT_EQ(c.stats().nonfinite_states, 0);
+    EXPECT_EQ(c.local_positions().size(), size_t(m.model.skeleton().joint_count()));
+  }
+}
+
+TEST(LearnedCharacter, NanInputIsSanitisedCountedAndNeverReachesThePose) {
+  LoadedModel m;
+  load(m);
+  LearnedCharacter clean, dirty;
+  start(clean, m.model, LearnedSettings{});
+  start(dirty, m.model, LearnedSettings{});
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int f = 0; f < 120; ++f) {
+    GamepadInput bad = stick(nan, 0.8f);
+    bad.camera_azimuth = std::numeric_limits<float>::infinity();
+    clean.update(stick(0.0f, 0.8f), 1.0f / 60.0f);
+    dirty.update(bad, f == 50 ? nan : 1.0f / 60.0f);
+    ASSERT_TRUE(pose_is_finite(dirty));
+  }
+  EXPECT_EQ(dirty.stats().sanitized_inputs, 240);
+  EXPECT_EQ(dirty.stats().clamped_dt, 1);
+  EXPECT_EQ(clean.stats().sanitized_inputs, 0);
+}
+
+TEST(LearnedCharacter, UpdateAllocatesNothing) {
+  LoadedModel m;
+  load(m);
+  for (LearnedTransition mode : {LearnedTransition::LatentBlend, LearnedTransition::Inertialize}) {
+    LearnedCharacter c;
+    start(c, m.model, with_transition(mode));
+    c.update(stick(0.5f, 0.5f), 1.0f / 60.0f);
+    test::start_counting_allocations();
+    for (int f = 0; f < 300; ++f) c.update(stick(std::sin(0.1f * f), std::cos(0.07f * f)), f % 3 ? 0.011f : 0.2f);
+    EXPECT_EQ(test::stop_counting_allocations(), 0);
+    EXPECT_GT(c.stats().transitions, 0);
+  }
+}
+
+TEST(LearnedCharacter, SubFrameStepsInterpolateTheStepperStates) {
+  LoadedModel m;
+  load(m);
+  LearnedCharacter whole, halves;
+  start(whole, m.model, stepper_only());
+  start(halves, m.model, stepper_only());
+  const float frame = 1.0f / m.model.fps();
+  std::vector<float> before;
+  for (int f = 0; f < 20; ++f) {
+    before = whole.state();
+    whole.update(GamepadInput{}, frame);
+    halves.update(GamepadInput{}, 0.5f * frame);
+    // Half-way: the mean of the two whole-frame states.
+    for (size_t i = 0; i < before.size(); ++i) {
+      ASSERT_NEAR(halves.state()[i], 0.5f * (before[i] + whole.state()[i]), 1e-4f) << "frame " << f << " dim " << i;
+    }
+    halves.update(GamepadInput{}, 0.5f * frame);
+    for (size_t i = 0; i < before.size(); ++i) ASSERT_NEAR(halves.state()[i], whole.state()[i], 1e-4f);
+  }
+  EXPECT_EQ(whole.stats().transitions, 0);
+}
+
+TEST(LearnedCharacter, KeepsTheCurrentPredictionUntilItsAgeLimit) {
+  LoadedModel m;
+  load(m);
+  LearnedSettings settings;
+  settings.transition_cost = 1e9f;  // the projected state never wins on cost
+  settings.max_prediction = 0.5f;
+  LearnedCharacter c;
+  start(c, m.model, settings);
+  for (int f = 0; f < 600; ++f) c.update(stick(0.0f, 1.0f), 1.0f / 60.0f);
+  // 10 s with a 0.5 s age limit: every transition is a forced re-projection.
+  EXPECT_EQ(c.stats().transitions, c.stats().forced_projections);
+  EXPECT_GE(c.stats().forced_projections, 18);
+  EXPECT_LE(c.stats().forced_projections, 20);
+}
+
+TEST(LearnedCharacter, RejectsAnUnloadedModelAndAnotherSchema) {
+  Model empty;
+  LearnedCharacter c;
+  std::string error;
+  EXPECT_FALSE(c.init(empty, LearnedSettings{}, Vec3{}, 0.0f, error));
+  EXPECT_NE(error.find("not loaded"), std::string::npos) << error;
+  LoadedModel m;
+  load(m);
+  LearnedSettings settings;
+  settings.expected_schema = "locomotion";
+  EXPECT_FALSE(c.init(m.model, settings, Vec3{}, 0.0f, error));
+  EXPECT_NE(error.find("'locomotion'"), std::string::npos) << error;
+  EXPECT_NE(error.find("'tiny'"), std::string::npos) << error;
+}
+
+TEST(PoseVector, SixDRotationsRoundTrip) {
+  std::mt19937 rng(9);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (int i = 0; i < 1000; ++i) {
+    const Quat q = normalize(Quat{normal(rng), normal(rng), normal(rng), normal(rng)});
+    float r6[6];
+    quat_to_6d(q, r6);
+    const Quat back = quat_from_6d(r6);
+    EXPECT_GT(std::fabs(dot(q, back)), 1.0f - 1e-5f) << i;
+  }
+  const float degenerate[6] = {0, 0, 0, 0, 0, 0};
+  const Quat identity = quat_from_6d(degenerate);
+  EXPECT_EQ(identity.w, 1.0f);
+}
+
+TEST(PoseVector, DatabaseFramesRoundTripThroughPoseVectors) {
+  const test::LoadedSyntheticDatabase data;
+  const Database& db = data.db;
+  const PoseVectorLayout layout = pose_layout_of(db);
+  ASSERT_EQ(layout.size(), test::kSyntheticPose);
+  std::vector<float> pose(size_t(layout.size()));
+  std::vector<Vec3> positions(size_t(db.joint_count()));
+  std::vector<Quat> rotations(size_t(db.joint_count()));
+  for (int f = 0; f < db.frame_count(); ++f) {
+    database_pose_vector(db, f, pose.data());
+    pose_from_vector(layout, pose.data(), positions.data(), rotations.data());
+    for (int j = 1; j < db.joint_count(); ++j) {
+      EXPECT_NEAR(length(positions[size_t(j)] - db.positions(f)[j]), 0.0f, 1e-6f);
+      EXPECT_GT(std::fabs(dot(rotations[size_t(j)], db.rotations(f)[j])), 1.0f - 1e-5f);
+    }
+    const Vec3 v = inverse_rotate(db.rotations(f)[0], db.velocities(f)[0]);
+    EXPECT_NEAR(length(pose_root_velocity(layout, pose.data()) - v), 0.0f, 1e-6f);
+    EXPECT_EQ(pose[size_t(layout.contact())], db.contacts(f)[0] ? 1.0f : 0.0f);
+  }
+}
+
+TEST(PoseVector, ModelDatabaseMismatchesNameTheDifference) {
+  LoadedModel m;
+  load(m);
+  std::string error;
+  {
+    const test::LoadedSyntheticDatabase same;
+    EXPECT_TRUE(model_matches_database(m.model, same.db, error)) << error;
+  }
+  auto check = [&](const test::SyntheticDatabase& edited, const std::string& expected) {
+    const AlignedBuffer buffer = test::aligned_copy(edited.build());
+    Database db;
+    ASSERT_TRUE(db.load_buffer(buffer.data(), buffer.size(), error)) << error;
+    EXPECT_FALSE(model_matches_database(m.model, db, error));
+    EXPECT_NE(error.find(expected), std::string::npos) << error;
+  };
+  test::SyntheticDatabase renamed;
+  renamed.joint_names = "Simulation\nHips\nToe\n";
+  check(renamed, "'Toe'");
+  test::SyntheticDatabase reweighted;
+  reweighted.group_weight = {1.0f, 3.0f};
+  check(reweighted, "'trajectory'");
+  test::SyntheticDatabase renormalised;
+  renormalised.feature_scale = {1, 1, 2, 1, 1};
+  check(renormalised, "dim 2");
+  test::SyntheticDatabase slower;
+  slower.fps = 30.0f;
+  check(slower, "fps");
+}
