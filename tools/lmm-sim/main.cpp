@@ -1,4 +1,5 @@
-// lmm-sim: drive database motion-matching characters from scripted or random gamepad input.
+// lmm-sim: drive database (--db) or learned (--model) motion-matching characters from scripted or
+// random gamepad input.
 #include <cmath>
 #include <filesystem>
 
@@ -15,12 +16,14 @@ namespace {
 
 cxxopts::Options make_options() {
   cxxopts::Options o("lmm-sim",
-                     "Run database motion matching on scripted (--input) or random (--random) gamepad input\n"
+                     "Run database motion matching (--db X.mmdb) or learned motion matching (--model X.lmmw) on scripted\n"
+                     "(--input) or random (--random) gamepad input\n"
                      "and write the motion (BVH), root trajectories (CSV), a plot (SVG) and metrics (JSON).\n"
                      "Input CSV: header with time,stick_x,stick_y,camera_deg,strafe,gait[,right_x,right_y];\n"
                      "each row holds from its time until the next row.");
   o.add_options()
-      ("db", "motion database (*.mmdb)", cxxopts::value<std::string>())
+      ("db", "motion database (*.mmdb): database motion matching", cxxopts::value<std::string>())
+      ("model", "model bundle (*.lmmw): learned motion matching, no database needed", cxxopts::value<std::string>())
       ("input", "input script (CSV)", cxxopts::value<std::string>())
       ("random", "use seeded random input")
       ("seed", "random seed (character i uses seed + i)", cxxopts::value<uint32_t>()->default_value("1"))
@@ -28,9 +31,12 @@ cxxopts::Options make_options() {
       ("seconds", "simulated time", cxxopts::value<float>()->default_value("60"))
       ("dt", "time step in seconds (0 < dt <= 0.25)", cxxopts::value<float>()->default_value("0.0166667"))
       ("characters", "number of characters", cxxopts::value<int>()->default_value("1"))
-      ("foot-lock", "lock feet in contact with two-joint IK")
+      ("foot-lock", "lock feet in contact with two-joint IK (--db only)")
       ("no-adjust", "do not pull the root towards the simulated root")
-      ("search-interval", "seconds between searches", cxxopts::value<float>()->default_value("0.1"))
+      ("search-interval", "seconds between searches (projections with --model)", cxxopts::value<float>()->default_value("0.1"))
+      ("transition", "--model: 'blend' (latent blending) or 'inertialize'", cxxopts::value<std::string>()->default_value("blend"))
+      ("blend-time", "--model: seconds of latent blending per transition", cxxopts::value<float>()->default_value("0.2"))
+      ("max-prediction", "--model: seconds before the projector replaces a prediction", cxxopts::value<float>()->default_value("2"))
       ("transition-cost", "cost added to every transition candidate", cxxopts::value<float>()->default_value("0"))
       ("schema", "expected feature schema name (error when the database differs)", cxxopts::value<std::string>()->default_value(""))
       ("out", "output folder (motion.bvh, root.csv, plot.svg)", cxxopts::value<std::string>())
@@ -46,15 +52,47 @@ float checked_dt(float dt) {
   return clamped;
 }
 
-void write_outputs(const std::string& dir, const Database& db, const std::vector<CharacterTrack>& tracks, float dt) {
+void write_outputs(const std::string& dir, const Skeleton& skeleton, const std::vector<CharacterTrack>& tracks, float dt) {
   std::filesystem::create_directories(dir);
   for (size_t c = 0; c < tracks.size(); ++c) {
     const std::string name = c == 0 ? "/motion.bvh" : "/motion_" + std::to_string(c) + ".bvh";
-    write_text_atomic(dir + name, write_bvh(bvh_from_clip(db.skeleton(), tracks[c].clip, "ZXY", 0.01f)));
+    write_text_atomic(dir + name, write_bvh(bvh_from_clip(skeleton, tracks[c].clip, "ZXY", 0.01f)));
   }
   write_root_csv(dir + "/root.csv", tracks, dt);
-  write_svg(dir + "/plot.svg", db.skeleton(), tracks, dt);
+  write_svg(dir + "/plot.svg", skeleton, tracks, dt);
   spdlog::info("wrote {}/motion.bvh (centimetres), {}/root.csv, {}/plot.svg", dir, dir, dir);
+}
+
+CharacterSettings database_settings(const cxxopts::ParseResult& args) {
+  CharacterSettings settings;
+  settings.foot_lock = args.count("foot-lock") > 0;
+  settings.adjust_to_simulation = !args.count("no-adjust");
+  settings.search_interval = args["search-interval"].as<float>();
+  settings.search.transition_cost = args["transition-cost"].as<float>();
+  settings.expected_schema = args["schema"].as<std::string>();
+  return settings;
+}
+
+LearnedSettings learned_settings(const cxxopts::ParseResult& args) {
+  if (args.count("foot-lock")) throw InputError("--foot-lock needs --db (the learned character has no foot IK)");
+  LearnedSettings settings;
+  settings.adjust_to_simulation = !args.count("no-adjust");
+  settings.search_interval = args["search-interval"].as<float>();
+  settings.transition_cost = args["transition-cost"].as<float>();
+  settings.expected_schema = args["schema"].as<std::string>();
+  settings.blend_time = args["blend-time"].as<float>();
+  settings.max_prediction = args["max-prediction"].as<float>();
+  const std::string transition = args["transition"].as<std::string>();
+  if (transition == "blend") {
+    settings.transition = LearnedTransition::LatentBlend;
+  } else if (transition == "inertialize") {
+    settings.transition = LearnedTransition::Inertialize;
+  } else {
+    throw InputError("--transition: '" + transition + "' is not 'blend' or 'inertialize'");
+  }
+  if (!(settings.blend_time >= 0.0f && settings.blend_time <= 5.0f)) throw InputError("--blend-time must be in [0, 5]");
+  if (!(settings.max_prediction > 0.0f)) throw InputError("--max-prediction must be positive");
+  return settings;
 }
 
 int run(int argc, char** argv) {
@@ -64,16 +102,10 @@ int run(int argc, char** argv) {
     std::puts(options.help().c_str());
     return 0;
   }
-  if (!args.count("db") || args.count("input") == args.count("random")) {
-    spdlog::error("lmm-sim: need --db and exactly one of --input FILE or --random (see --help)");
+  if (args.count("db") == args.count("model") || args.count("input") == args.count("random")) {
+    spdlog::error("lmm-sim: need exactly one of --db FILE / --model FILE and exactly one of --input FILE / --random (see --help)");
     return 2;
   }
-  Database db;
-  std::string error;
-  if (!db.load_file(args["db"].as<std::string>(), error)) throw InputError(error);
-  FeatureSearch search;
-  if (!search.build(db, error)) throw InputError(error);
-
   const float seconds = args["seconds"].as<float>();
   if (!(seconds > 0.0f && seconds <= 86400.0f)) throw InputError("--seconds must be in (0, 86400]");
   const float dt = checked_dt(args["dt"].as<float>());
@@ -84,23 +116,33 @@ int run(int argc, char** argv) {
                                           : random_input_script(args["seed"].as<uint32_t>() + uint32_t(c), seconds,
                                                                         args.count("random-strafe") > 0));
   }
-  CharacterSettings settings;
-  settings.foot_lock = args.count("foot-lock") > 0;
-  settings.adjust_to_simulation = !args.count("no-adjust");
-  settings.search_interval = args["search-interval"].as<float>();
-  settings.search.transition_cost = args["transition-cost"].as<float>();
-  settings.expected_schema = args["schema"].as<std::string>();
-
   std::vector<CharacterTrack> tracks;
-  const SimMetrics m = run_simulation(db, search, settings, scripts, seconds, dt, tracks);
+  Database db;
+  Model model;
+  SimMetrics m;
+  std::string error;
+  const bool learned = args.count("model") > 0;
+  if (learned) {
+    if (!model.load_file(args["model"].as<std::string>(), error)) throw InputError(error);
+    const LearnedSettings settings = learned_settings(args);
+    m = run_simulation(model, settings, scripts, seconds, dt, tracks);
+  } else {
+    if (!db.load_file(args["db"].as<std::string>(), error)) throw InputError(error);
+    FeatureSearch search;
+    if (!search.build(db, error)) throw InputError(error);
+    m = run_simulation(db, search, database_settings(args), scripts, seconds, dt, tracks);
+  }
+  const Skeleton& skeleton = learned ? model.skeleton() : db.skeleton();
   std::printf("lmm-sim: %d character(s) x %d frames (dt %.4f s)\n"
               "  searches %d, transitions %d, median update %.1f us\n"
               "  foot slide %.2f cm/s, jitter %.2f m/s^2, trajectory error %.3f m (1 s ahead)\n"
-              "  NaN frames %d, still frames with stick held %d, sanitised inputs %d, clamped dt %d\n",
+              "  NaN frames %d, still frames with stick held %d, sanitised inputs %d, clamped dt %d\n"
+              "  forced projections %d, non-finite network outputs %d, clamped states %d, farthest joint from the root %.2f m\n",
               m.characters, m.frames, dt, m.searches, m.transitions, m.us_per_update, m.foot_slide_cm_per_s,
-              m.jitter, m.trajectory_error_m, m.nan_frames, m.still_frames, m.sanitized_inputs, m.clamped_dt);
+              m.jitter, m.trajectory_error_m, m.nan_frames, m.still_frames, m.sanitized_inputs, m.clamped_dt,
+              m.forced_projections, m.nonfinite_states, m.clamped_states, m.max_joint_distance_m);
   if (m.sanitized_inputs > 0) spdlog::warn("{} non-finite input values were treated as zero", m.sanitized_inputs);
-  if (args.count("out")) write_outputs(args["out"].as<std::string>(), db, tracks, dt);
+  if (args.count("out")) write_outputs(args["out"].as<std::string>(), skeleton, tracks, dt);
   if (args.count("json")) {
     write_json(args["json"].as<std::string>(),
                JsonObject()
@@ -116,7 +158,12 @@ int run(int argc, char** argv) {
                    .number("still_frames", m.still_frames)
                    .number("sanitized_inputs", m.sanitized_inputs)
                    .number("clamped_dt", m.clamped_dt)
-                   .boolean("foot_lock", settings.foot_lock));
+                   .number("forced_projections", m.forced_projections)
+                   .number("nonfinite_states", m.nonfinite_states)
+                   .number("clamped_states", m.clamped_states)
+                   .number("max_joint_distance_m", m.max_joint_distance_m)
+                   .text("controller", learned ? "learned" : "database")
+                   .boolean("foot_lock", !learned && args.count("foot-lock") > 0));
   }
   return 0;
 }

@@ -141,25 +141,33 @@ InputScript random_input_script(uint32_t seed, float seconds, bool strafe) {
   return script;
 }
 
-SimMetrics run_simulation(const Database& db, const FeatureSearch& search, const CharacterSettings& settings,
-                          const std::vector<InputScript>& scripts, float seconds, float dt,
-                          std::vector<CharacterTrack>& tracks) {
+namespace {
+
+// What the metrics need to know about the characters' skeleton and data.
+struct SimShape {
+  int joints = 0;
+  size_t contacts = 0;
+  std::vector<int> contact_joints;
+  int horizon_offset = 0;  // last trajectory offset (frames of the data)
+  float fps = 30.0f;
+};
+
+// Runs every script on a character set up by init(character, index) and measures the run.
+template <typename Character, typename Init>
+SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<InputScript>& scripts, float seconds,
+                    float dt, std::vector<CharacterTrack>& tracks) {
   SimMetrics m;
   m.characters = static_cast<int>(scripts.size());
   m.frames = static_cast<int>(std::floor(seconds / dt + 1e-4f));
-  const int joints = db.joint_count();
-  const int horizon_offset = db.schema().trajectory_offsets.back();
-  const int horizon = std::max(1, static_cast<int>(std::lround(horizon_offset / db.fps() / dt)));
+  const int joints = shape.joints;
+  const int horizon = std::max(1, static_cast<int>(std::lround(float(shape.horizon_offset) / shape.fps / dt)));
   const int still_window = std::max(1, static_cast<int>(std::lround(0.25f / dt)));
   std::vector<double> update_us;
   MetricsAccumulator acc;
   tracks.assign(scripts.size(), CharacterTrack{});
   for (size_t c = 0; c < scripts.size(); ++c) {
-    DatabaseCharacter character;
-    std::string error;
-    if (!character.init(db, search, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) {
-      throw InputError(error);
-    }
+    Character character;
+    init(character, c);
     CharacterTrack& track = tracks[c];
     track.clip.fps = 1.0f / dt;
     track.clip.joints = joints;
@@ -188,7 +196,10 @@ SimMetrics run_simulation(const Database& db, const FeatureSearch& search, const
         ++acc.trajectory_count;
       }
       bool finite = true;
-      for (const Vec3& p : global) finite = finite && is_finite(p);
+      for (const Vec3& p : global) {
+        finite = finite && is_finite(p);
+        m.max_joint_distance_m = std::max(m.max_joint_distance_m, double(length(p - global[0])));
+      }
       m.nan_frames += finite ? 0 : 1;
       if (!before_previous.empty()) {
         for (int j = 0; j < joints; ++j) {
@@ -198,9 +209,9 @@ SimMetrics run_simulation(const Database& db, const FeatureSearch& search, const
         }
       }
       if (!previous_positions.empty()) {
-        for (size_t k = 0; k < db.contact_joints().size(); ++k) {
-          if (db.contacts(character.current_frame())[k] == 0) continue;
-          const int j = db.contact_joints()[k];
+        for (size_t k = 0; k < shape.contacts; ++k) {
+          if (!character.in_contact(int(k))) continue;
+          const int j = shape.contact_joints[k];
           const Vec3 v = (global[size_t(j)] - previous_positions[size_t(j)]) / dt;
           acc.slide_sum += 100.0 * length(Vec3{v.x, 0.0f, v.z});
           ++acc.slide_count;
@@ -227,12 +238,40 @@ SimMetrics run_simulation(const Database& db, const FeatureSearch& search, const
     m.transitions += character.stats().transitions;
     m.sanitized_inputs += character.stats().sanitized_inputs;
     m.clamped_dt += character.stats().clamped_dt;
+    m.forced_projections += character.stats().forced_projections;
+    m.nonfinite_states += character.stats().nonfinite_states;
+    m.clamped_states += character.stats().clamped_states;
   }
   m.foot_slide_cm_per_s = acc.slide_count ? acc.slide_sum / double(acc.slide_count) : 0.0;
   m.jitter = acc.jitter_count ? acc.jitter_sum / double(acc.jitter_count) : 0.0;
   m.trajectory_error_m = acc.trajectory_count ? acc.trajectory_sum / double(acc.trajectory_count) : 0.0;
   m.us_per_update = median(update_us);
   return m;
+}
+
+}  // namespace
+
+SimMetrics run_simulation(const Database& db, const FeatureSearch& search, const CharacterSettings& settings,
+                          const std::vector<InputScript>& scripts, float seconds, float dt,
+                          std::vector<CharacterTrack>& tracks) {
+  const SimShape shape{db.joint_count(), db.contact_joints().size(), db.contact_joints(),
+                       db.schema().trajectory_offsets.back(), db.fps()};
+  auto init = [&](DatabaseCharacter& character, size_t c) {
+    std::string error;
+    if (!character.init(db, search, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
+  };
+  return simulate<DatabaseCharacter>(shape, init, scripts, seconds, dt, tracks);
+}
+
+SimMetrics run_simulation(const Model& model, const LearnedSettings& settings, const std::vector<InputScript>& scripts,
+                          float seconds, float dt, std::vector<CharacterTrack>& tracks) {
+  const SimShape shape{model.skeleton().joint_count(), model.contact_joints().size(), model.contact_joints(),
+                       model.schema().trajectory_offsets.back(), model.fps()};
+  auto init = [&](LearnedCharacter& character, size_t c) {
+    std::string error;
+    if (!character.init(model, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
+  };
+  return simulate<LearnedCharacter>(shape, init, scripts, seconds, dt, tracks);
 }
 
 void write_root_csv(const std::string& path, const std::vector<CharacterTrack>& tracks, float dt) {

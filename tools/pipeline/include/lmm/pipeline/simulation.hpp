@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lmm/database_character.hpp"
+#include "lmm/learned_character.hpp"
 #include "lmm/pipeline/motion.hpp"
 
 namespace lmm::pipeline {
@@ -44,11 +45,15 @@ struct SimMetrics {
   int transitions = 0;
   int sanitized_inputs = 0;
   int clamped_dt = 0;
+  int forced_projections = 0;      // learned characters: predictions replaced at the age limit
+  int nonfinite_states = 0;        // learned characters: non-finite network outputs discarded
+  int clamped_states = 0;          // learned characters: states clamped into the training range
   int nan_frames = 0;              // frames with a non-finite joint position
   int still_frames = 0;            // same stick held >= 0.5 s, root neither moving nor turning
   double foot_slide_cm_per_s = 0;  // mean horizontal contact-joint speed while in contact
   double jitter = 0;               // mean joint acceleration magnitude, m/s^2
   double trajectory_error_m = 0;   // predicted root vs actual root, 1 s ahead
+  double max_joint_distance_m = 0; // farthest any joint got from the character root
   double us_per_update = 0;        // median controller update cost
 };
 
@@ -58,9 +63,12 @@ struct CharacterTrack {
   std::vector<Vec3> root, desired;  // character root and simulated (desired) root per frame
 };
 
-// Runs every script on its own character for `seconds` at step `dt`.
+// Runs every script on its own database character for `seconds` at step `dt`.
 SimMetrics run_simulation(const Database& db, const FeatureSearch& search,
                           const CharacterSettings& settings, const std::vector<InputScript>& scripts,
+                          float seconds, float dt, std::vector<CharacterTrack>& tracks);
+// Runs every script on its own learned character (same metrics; contacts are the decoder's).
+SimMetrics run_simulation(const Model& model, const LearnedSettings& settings, const std::vector<InputScript>& scripts,
                           float seconds, float dt, std::vector<CharacterTrack>& tracks);
 
 // Writes the root trajectories as CSV: t, character, x, z, heading_deg, desired_x, desired_z.
