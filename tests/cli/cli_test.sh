@@ -79,6 +79,7 @@ case "$case_name" in
     run "$tools/lmm-sim" --help; expect_rc 0; expect_out "--foot-lock"
     run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/db.mmdb"; expect_rc 0
     run "$tools/lmm-sim" --db "$work/db.mmdb"; expect_rc 2; expect_out "exactly one of"
+    run "$tools/lmm-sim" --db "$work/db.mmdb" --model "$work/db.mmdb" --random; expect_rc 2; expect_out "exactly one of"
     run "$tools/lmm-sim" --db "$work/db.mmdb" --random --seconds 5 --dt 0 --out "$work/simout" --json "$work/sim.json"
     expect_rc 0; expect_out "--dt 0 is outside"
     for key in searches transitions foot_slide_cm_per_s jitter trajectory_error_m us_per_update; do
@@ -155,6 +156,52 @@ case "$case_name" in
     [[ -f "$work/sig/autoencoder.pt" ]] || fail "no checkpoint after SIGINT"
     run "$tools/lmm-train" autoencoder --db "$work/db.mmdb" --config "$work/long.toml" --out "$work/sig" --resume --stop-after 5
     expect_rc 0; expect_out "resumed autoencoder at step"
+    ;;
+  gate)
+    # The whole pipeline on a small subset: import -> train tiny -> export -> eval -> sim, gated
+    # by the committed thresholds (configs/eval/ci-gate.toml).
+    need_data
+    [[ -x "$tools/lmm-train" ]] || { echo "skipped: built without training"; exit 77; }
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/db.mmdb"; expect_rc 0
+    for model in autoencoder stepper projector; do
+      run "$tools/lmm-train" "$model" --db "$work/db.mmdb" --config tiny --out "$work/t"; expect_rc 0
+    done
+    run "$tools/lmm-export" --in "$work/t" --out "$work/model.lmmw" --with-encoder; expect_rc 0
+    run "$tools/lmm-export" --in "$work/t" --out "$work/no-encoder.lmmw"; expect_rc 0
+    run "$tools/lmm-eval" --help; expect_rc 0; expect_out "--thresholds"
+    run "$tools/lmm-eval" --db "$work/db.mmdb" --model "$work/model.lmmw" --baseline "$work/model.lmmw" \
+      --thresholds "$configs/eval/ci-gate.toml" --json "$work/eval.json" --svg "$work/eval.svg"
+    cat "$work/log"
+    expect_rc 0; expect_out "thresholds met"; expect_out "decoder_mean_cm"
+    for key in decoder_mean_cm decoder_p95_cm rotation_deg stepper_cm_at_0.5s stepper_cm_at_1s stepper_cm_at_2s \
+               stepper_cm_at_4s projector_feature_error foot_slide_cm_per_s jitter baseline_decoder_mean_cm; do
+      [[ -n "$(json_number "$work/eval.json" "$key")" ]] || fail "eval JSON lacks $key"
+    done
+    grep -q "<polyline" "$work/eval.svg" || fail "eval.svg has no curve"
+    printf '[max]\ndecoder_mean_cm = 0.001\n' >"$work/strict.toml"
+    run "$tools/lmm-eval" --db "$work/db.mmdb" --model "$work/model.lmmw" --thresholds "$work/strict.toml" --scripts 1 --seconds 2
+    expect_rc 3; expect_out "threshold crossed: decoder_mean_cm"
+    printf '[max]\ndecoder_mean_cm = "low"\n' >"$work/bad.toml"
+    run "$tools/lmm-eval" --db "$work/db.mmdb" --model "$work/model.lmmw" --thresholds "$work/bad.toml"
+    expect_rc 1; expect_out "bad.toml: \\[max\\] decoder_mean_cm must be a number"
+    run "$tools/lmm-eval" --db "$work/db.mmdb" --model "$work/no-encoder.lmmw"; expect_rc 1; expect_out "--with-encoder"
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/db30.mmdb" --fps 30; expect_rc 0
+    run "$tools/lmm-eval" --db "$work/db30.mmdb" --model "$work/model.lmmw"; expect_rc 1
+    expect_out "does not match the database"; expect_out "frame rate"
+    # The learned controller gives every output of the database controller.
+    run "$tools/lmm-sim" --model "$work/model.lmmw" --random --seconds 5 --out "$work/simout" --json "$work/sim.json"
+    expect_rc 0
+    for key in searches transitions foot_slide_cm_per_s jitter trajectory_error_m us_per_update nan_frames still_frames; do
+      [[ -n "$(json_number "$work/sim.json" "$key")" ]] || fail "learned sim JSON lacks $key"
+    done
+    [[ "$(json_number "$work/sim.json" nan_frames)" == 0 ]] || fail "NaN frames in the learned simulation"
+    for f in motion.bvh root.csv plot.svg; do [[ -s "$work/simout/$f" ]] || fail "missing learned $f"; done
+    printf 'time,stick_x,stick_y,camera_deg,strafe,gait\n0,nan,1,0,0,0\n' >"$work/nan.csv"
+    run "$tools/lmm-sim" --model "$work/model.lmmw" --input "$work/nan.csv" --seconds 1 --json "$work/nan.json"
+    expect_rc 0; expect_out "treated as zero"
+    [[ "$(json_number "$work/nan.json" sanitized_inputs)" -gt 0 ]] || fail "NaN input not counted"
+    [[ "$(json_number "$work/nan.json" nan_frames)" == 0 ]] || fail "NaN input reached the pose"
+    run "$tools/lmm-sim" --model "$work/model.lmmw" --random --transition wobble; expect_rc 1; expect_out "--transition"
     ;;
   *) fail "unknown case $case_name" ;;
 esac

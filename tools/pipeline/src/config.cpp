@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include "lmm/pipeline/bvh.hpp"
+#include "lmm/pipeline/evaluation.hpp"
 
 namespace lmm::pipeline {
 namespace {
@@ -201,6 +202,24 @@ FeatureSchema resolve_schema(const FeatureSchemaConfig& config, const SkeletonCo
 std::string default_config_dir() {
   const char* env = std::getenv("LMM_CONFIG_DIR");
   return env != nullptr && env[0] != '\0' ? std::string(env) : std::string(LMM_SOURCE_CONFIG_DIR);
+}
+
+std::vector<Threshold> load_thresholds(const std::string& path) {
+  const toml::table table = parse_toml(path);
+  check_keys(table, {"max", "min"}, path);
+  std::vector<Threshold> thresholds;
+  for (const char* side : {"max", "min"}) {
+    const toml::table* limits = table[side].as_table();
+    if (limits == nullptr) continue;
+    for (const auto& [key, node] : *limits) {
+      const auto value = node.value<double>();
+      const std::string name(key.str());
+      if (!value || !std::isfinite(*value)) throw InputError(path + ": [" + side + "] " + name + " must be a number");
+      thresholds.push_back(Threshold{name, std::string(side) == "max", *value});
+    }
+  }
+  if (thresholds.empty()) throw InputError(path + ": no thresholds (expected [max] and / or [min] tables)");
+  return thresholds;
 }
 
 }  // namespace lmm::pipeline

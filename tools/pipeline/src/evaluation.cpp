@@ -1,0 +1,393 @@
+#include "lmm/pipeline/evaluation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "lmm/nn.hpp"
+#include "lmm/pipeline/bvh.hpp"
+#include "lmm/pipeline/report.hpp"
+#include "lmm/pipeline/simulation.hpp"
+#include "lmm/pose_vector.hpp"
+
+namespace lmm::pipeline {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kReportedHorizons[] = {0.5, 1.0, 2.0, 4.0};  // s
+constexpr double kCurveStep = 0.25;                            // s between rollout curve points
+constexpr double kRadToDeg = 57.29577951308232;
+
+// Model-space joint positions of pose vectors (the simulation bone at the origin).
+class PoseKinematics {
+ public:
+  explicit PoseKinematics(const Model& model)
+      : layout_(model.pose_layout()), parents_(model.skeleton().parents), local_p_(parents_.size()),
+        global_p_(parents_.size()), local_r_(parents_.size()), global_r_(parents_.size()) {}
+  // Runs forward kinematics on `pose`; positions() and rotations() then hold the result.
+  void run(const float* pose) {
+    pose_from_vector(layout_, pose, local_p_.data(), local_r_.data());
+    forward_kinematics(parents_.data(), int(parents_.size()), local_p_.data(), local_r_.data(), global_p_.data(),
+                       global_r_.data());
+  }
+  const std::vector<Vec3>& positions() const { return global_p_; }
+  const std::vector<Quat>& local_rotations() const { return local_r_; }
+
+ private:
+  PoseVectorLayout layout_;
+  std::vector<int> parents_;
+  std::vector<Vec3> local_p_, global_p_;
+  std::vector<Quat> local_r_, global_r_;
+};
+
+// Mean joint distance (cm) over joints 1.. of two model-space poses.
+double mean_joint_error_cm(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+  double sum = 0.0;
+  for (size_t j = 1; j < a.size(); ++j) sum += 100.0 * length(a[j] - b[j]);
+  return sum / double(a.size() - 1);
+}
+
+double angle_between_deg(Quat a, Quat b) {
+  return 2.0 * std::acos(std::min(1.0f, std::fabs(dot(a, b)))) * kRadToDeg;
+}
+
+double percentile(std::vector<float>& values, double q) {
+  if (values.empty()) return kNaN;
+  const size_t k = std::min(values.size() - 1, size_t(std::ceil(q * double(values.size()))) - 1);
+  std::nth_element(values.begin(), values.begin() + long(k), values.end());
+  return values[k];
+}
+
+// Everything the metrics share: the evaluator, the encoder latent of every frame.
+struct EvalContext {
+  const Model& model;
+  const Database& db;
+  const EvalOptions& options;
+  ModelEvaluator evaluator;
+  std::vector<float> latents;  // frame_count x latent
+
+  void log(const std::string& line) const {
+    if (options.log) options.log(line);
+  }
+  // State (latent ++ normalised features) of database frame f.
+  void state_of(int f, float* out) const {
+    const int l = model.latent(), d = model.feature_dims();
+    std::copy(latents.begin() + long(f) * l, latents.begin() + long(f + 1) * l, out);
+    std::copy(db.features(f), db.features(f) + d, out + l);
+  }
+};
+
+// Encodes every frame; reports decoder position, rotation and contact errors.
+void decoder_metrics(EvalContext& c, Evaluation& e) {
+  const Model& m = c.model;
+  const PoseVectorLayout layout = m.pose_layout();
+  const int n = c.db.frame_count(), l = m.latent(), d = m.feature_dims(), joints = layout.joints;
+  PoseKinematics truth(m), decoded(m);
+  std::vector<float> pose(size_t(layout.size())), input(size_t(m.encoder().in)), state(size_t(l + d)),
+      out(size_t(layout.size()));
+  std::vector<float> errors;
+  errors.reserve(size_t(n) * size_t(joints));
+  double rotation_sum = 0.0;
+  long contact_right = 0;
+  c.latents.assign(size_t(n) * size_t(l), 0.0f);
+  for (int f = 0; f < n; ++f) {
+    database_pose_vector(c.db, f, pose.data());
+    truth.run(pose.data());
+    std::copy(pose.begin(), pose.end(), input.begin());
+    for (int j = 0; j < joints; ++j) {
+      const Vec3 p = truth.positions()[size_t(j + 1)];
+      float* slot = input.data() + layout.size() + 3 * j;
+      slot[0] = p.x, slot[1] = p.y, slot[2] = p.z;
+    }
+    c.evaluator.encode(input.data(), c.latents.data() + size_t(f) * size_t(l));
+    c.state_of(f, state.data());
+    c.evaluator.decode(state.data(), out.data());
+    decoded.run(out.data());
+    for (int j = 1; j <= joints; ++j) {
+      errors.push_back(100.0f * length(decoded.positions()[size_t(j)] - truth.positions()[size_t(j)]));
+      rotation_sum += angle_between_deg(decoded.local_rotations()[size_t(j)], truth.local_rotations()[size_t(j)]);
+    }
+    for (int k = 0; k < layout.contacts; ++k) {
+      contact_right += (out[size_t(layout.contact() + k)] > 0.5f) == (pose[size_t(layout.contact() + k)] > 0.5f);
+    }
+  }
+  double sum = 0.0;
+  for (float v : errors) sum += v;
+  e.metrics.emplace_back("decoder_mean_cm", sum / double(errors.size()));
+  e.metrics.emplace_back("decoder_p95_cm", percentile(errors, 0.95));
+  e.metrics.emplace_back("rotation_deg", rotation_sum / double(errors.size()));
+  e.metrics.emplace_back("contact_accuracy",
+                         layout.contacts ? double(contact_right) / (double(n) * layout.contacts) : kNaN);
+  c.log("decoder: " + std::to_string(n) + " frames reconstructed");
+}
+
+// Frames whose clip continues for at least `length` more frames.
+std::vector<int> rollout_candidates(const Database& db, int length) {
+  std::vector<int> starts;
+  for (const DatabaseRange& r : db.ranges()) {
+    for (int f = r.start; f + length < r.stop; ++f) starts.push_back(f);
+  }
+  return starts;
+}
+
+// Mean decoded joint error (cm) at every curve point of rollouts from `starts`.
+std::vector<double> rollout_errors(EvalContext& c, const std::vector<int>& starts, float noise, int curve_points,
+                                   std::mt19937& rng) {
+  const Model& m = c.model;
+  const int size = m.state_size(), rows = int(starts.size());
+  const double fps = m.fps();
+  std::vector<float> states(size_t(rows) * size_t(size)), poses(size_t(rows) * size_t(m.pose_layout().size())),
+      truth_pose(size_t(m.pose_layout().size()));
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (int r = 0; r < rows; ++r) {
+    float* s = states.data() + size_t(r) * size_t(size);
+    c.state_of(starts[size_t(r)], s);
+    for (int i = 0; i < size; ++i) s[i] += noise * m.state_std()[i] * normal(rng);
+  }
+  PoseKinematics truth(m), decoded(m);
+  std::vector<double> errors;
+  int frame = 0;
+  for (int p = 1; p <= curve_points; ++p) {
+    const int target = int(std::lround(p * kCurveStep * fps));
+    for (; frame < target; ++frame) c.evaluator.step_batch(states.data(), rows, states.data());
+    c.evaluator.decode_batch(states.data(), rows, poses.data());
+    double sum = 0.0;
+    for (int r = 0; r < rows; ++r) {
+      database_pose_vector(c.db, starts[size_t(r)] + frame, truth_pose.data());
+      truth.run(truth_pose.data());
+      decoded.run(poses.data() + size_t(r) * size_t(m.pose_layout().size()));
+      sum += mean_joint_error_cm(decoded.positions(), truth.positions());
+    }
+    errors.push_back(sum / rows);
+  }
+  return errors;
+}
+
+// Stepper rollouts from seeded random starts, clean and noisy, along the horizon.
+void stepper_metrics(EvalContext& c, Evaluation& e) {
+  const double fps = c.model.fps();
+  int points = int(std::lround(kReportedHorizons[3] / kCurveStep));
+  std::vector<int> candidates;
+  for (; points > 0; --points) {
+    candidates = rollout_candidates(c.db, int(std::lround(points * kCurveStep * fps)));
+    if (!candidates.empty()) break;
+  }
+  if (points < int(std::lround(kReportedHorizons[3] / kCurveStep))) {
+    c.log("stepper: no clip is long enough for " + std::to_string(kReportedHorizons[3]) + " s rollouts; the curve stops at " +
+          std::to_string(points * kCurveStep) + " s");
+  }
+  std::mt19937 rng(c.options.seed);
+  std::vector<int> starts;
+  for (int i = 0; i < c.options.rollout_starts && !candidates.empty(); ++i) {
+    starts.push_back(candidates[rng() % candidates.size()]);
+  }
+  RolloutCurve& curve = e.curve;
+  if (!starts.empty()) {
+    curve.clean_cm = rollout_errors(c, starts, 0.0f, points, rng);
+    curve.noisy_cm = rollout_errors(c, starts, c.options.start_noise, points, rng);
+  }
+  for (int p = 1; p <= points; ++p) curve.seconds.push_back(p * kCurveStep);
+  const std::pair<const char*, const std::vector<double>*> series[] = {{"stepper_cm_at_", &curve.clean_cm},
+                                                                       {"stepper_noisy_cm_at_", &curve.noisy_cm}};
+  for (const auto& [prefix, values] : series) {
+    for (double h : kReportedHorizons) {
+      const size_t index = size_t(std::lround(h / kCurveStep)) - 1;
+      char key[64];
+      std::snprintf(key, sizeof key, "%s%gs", prefix, h);
+      e.metrics.emplace_back(key, index < values->size() ? (*values)[index] : kNaN);
+    }
+  }
+  c.log("stepper: " + std::to_string(starts.size()) + " rollouts, clean and noisy");
+}
+
+// Exact nearest database frame of a normalised query (brute force).
+int nearest_frame(const Database& db, const float* query) {
+  const int d = db.schema().dims;
+  int best = 0;
+  float best_cost = std::numeric_limits<float>::max();
+  for (int f = 0; f < db.frame_count(); ++f) {
+    const float* x = db.features(f);
+    float cost = 0.0f;
+    for (int i = 0; i < d && cost < best_cost; ++i) cost += (x[i] - query[i]) * (x[i] - query[i]);
+    if (cost < best_cost) best_cost = cost, best = f;
+  }
+  return best;
+}
+
+double distance(const float* a, const float* b, int n) {
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) sum += double(a[i] - b[i]) * double(a[i] - b[i]);
+  return std::sqrt(sum);
+}
+
+// Projector retrieval on noisy queries against the exact nearest neighbour.
+void projector_metrics(EvalContext& c, Evaluation& e) {
+  const Model& m = c.model;
+  const int d = m.feature_dims(), l = m.latent();
+  std::mt19937 rng(c.options.seed + 1);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> query(static_cast<size_t>(d)), state(static_cast<size_t>(m.state_size()));
+  double ours = 0.0, exact = 0.0, latent_error = 0.0;
+  const int queries = c.options.projector_queries;
+  for (int q = 0; q < queries; ++q) {
+    const int f = int(rng() % uint32_t(c.db.frame_count()));
+    const float scale = unit(rng);
+    for (int i = 0; i < d; ++i) query[size_t(i)] = c.db.features(f)[i] + scale * normal(rng);
+    const int nearest = nearest_frame(c.db, query.data());
+    c.evaluator.project(query.data(), state.data());
+    ours += distance(state.data() + l, query.data(), d);
+    exact += distance(c.db.features(nearest), query.data(), d);
+    for (int i = 0; i < l; ++i) latent_error += std::fabs(state[size_t(i)] - c.latents[size_t(nearest) * size_t(l) + size_t(i)]);
+  }
+  e.metrics.emplace_back("projector_feature_error", ours / exact);
+  e.metrics.emplace_back("projector_latent_error", latent_error / (double(queries) * l));
+  c.log("projector: " + std::to_string(queries) + " noisy queries against brute-force nearest neighbours");
+}
+
+// Mean horizontal distance (m) between two controllers' roots over every frame.
+double root_difference(const std::vector<CharacterTrack>& a, const std::vector<CharacterTrack>& b) {
+  double sum = 0.0;
+  long count = 0;
+  for (size_t c = 0; c < a.size(); ++c) {
+    for (size_t f = 0; f < a[c].root.size(); ++f) {
+      const Vec3 delta = a[c].root[f] - b[c].root[f];
+      sum += std::sqrt(delta.x * delta.x + delta.z * delta.z);
+      ++count;
+    }
+  }
+  return count ? sum / double(count) : kNaN;
+}
+
+// The learned and the database controller on the same seeded random input.
+void controller_metrics(EvalContext& c, Evaluation& e) {
+  std::vector<InputScript> scripts;
+  for (int i = 0; i < c.options.controller_scripts; ++i) {
+    scripts.push_back(random_input_script(c.options.seed + uint32_t(i), c.options.controller_seconds));
+  }
+  const float dt = 1.0f / 60.0f;
+  std::string error;
+  FeatureSearch search;
+  if (!search.build(c.db, error)) throw InputError(error);
+  std::vector<CharacterTrack> database_tracks, learned_tracks;
+  const SimMetrics db = run_simulation(c.db, search, CharacterSettings{}, scripts, c.options.controller_seconds, dt,
+                                       database_tracks);
+  const SimMetrics learned = run_simulation(c.model, LearnedSettings{}, scripts, c.options.controller_seconds, dt,
+                                            learned_tracks);
+  e.metrics.emplace_back("foot_slide_cm_per_s", learned.foot_slide_cm_per_s);
+  e.metrics.emplace_back("database_foot_slide_cm_per_s", db.foot_slide_cm_per_s);
+  e.metrics.emplace_back("foot_slide_ratio", learned.foot_slide_cm_per_s / db.foot_slide_cm_per_s);
+  e.metrics.emplace_back("jitter", learned.jitter);
+  e.metrics.emplace_back("database_jitter", db.jitter);
+  e.metrics.emplace_back("root_difference_m", root_difference(learned_tracks, database_tracks));
+  e.metrics.emplace_back("trajectory_error_m", learned.trajectory_error_m);
+  e.metrics.emplace_back("database_trajectory_error_m", db.trajectory_error_m);
+  e.metrics.emplace_back("nan_frames", learned.nan_frames);
+  e.metrics.emplace_back("still_frames", learned.still_frames);
+  e.metrics.emplace_back("us_per_update", learned.us_per_update);
+  e.metrics.emplace_back("database_us_per_update", db.us_per_update);
+  c.log("controllers: " + std::to_string(scripts.size()) + " scripts x " + std::to_string(c.options.controller_seconds) +
+        " s on both");
+}
+
+}  // namespace
+
+double Evaluation::value(const std::string& key) const {
+  for (const auto& [name, v] : metrics) {
+    if (name == key) return v;
+  }
+  return kNaN;
+}
+
+Evaluation evaluate_model(const Model& model, const Database& db, const EvalOptions& options) {
+  std::string error;
+  if (!model_matches_database(model, db, error)) throw InputError("model does not match the database: " + error);
+  if (!model.has_encoder()) {
+    throw InputError("the bundle has no encoder; export it with 'lmm-export --with-encoder' to evaluate the decoder");
+  }
+  EvalContext c{model, db, options, {}, {}};
+  if (!c.evaluator.init(model, 1024, KernelPath::Auto, error)) throw InputError(error);
+  Evaluation e;
+  decoder_metrics(c, e);
+  stepper_metrics(c, e);
+  projector_metrics(c, e);
+  controller_metrics(c, e);
+  return e;
+}
+
+std::string format_evaluation(const Evaluation& model, const Evaluation* baseline) {
+  std::string text = baseline ? "metric                              model     baseline\n"
+                              : "metric                              model\n";
+  char row[160];
+  for (const auto& [key, value] : model.metrics) {
+    if (baseline) {
+      std::snprintf(row, sizeof row, "%-32s %10.4g %12.4g\n", key.c_str(), value, baseline->value(key));
+    } else {
+      std::snprintf(row, sizeof row, "%-32s %10.4g\n", key.c_str(), value);
+    }
+    text += row;
+  }
+  return text;
+}
+
+void write_rollout_svg(const std::string& path, const Evaluation& model, const std::string& model_name,
+                       const Evaluation* baseline, const std::string& baseline_name) {
+  const float width = 640, height = 400, left = 60, bottom = 50, top = 40, right = 20;
+  double max_error = 1.0, max_seconds = 0.25;
+  for (const Evaluation* e : {&model, baseline}) {
+    if (e == nullptr) continue;
+    for (const auto* v : {&e->curve.clean_cm, &e->curve.noisy_cm}) {
+      for (double x : *v) max_error = std::max(max_error, std::isfinite(x) ? x : 0.0);
+    }
+    if (!e->curve.seconds.empty()) max_seconds = std::max(max_seconds, e->curve.seconds.back());
+  }
+  auto x_of = [&](double s) { return left + float(s / max_seconds) * (width - left - right); };
+  auto y_of = [&](double cm) { return height - bottom - float(cm / max_error) * (height - bottom - top); };
+  char buffer[256];
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"400\" font-family=\"sans-serif\" "
+                    "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+                    "<text x=\"60\" y=\"20\">stepper rollout: mean joint error (cm) vs horizon (s); dashed = noisy starts</text>\n";
+  std::snprintf(buffer, sizeof buffer,
+                "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"black\"/>\n"
+                "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"black\"/>\n"
+                "<text x=\"%g\" y=\"%g\">%.3g s</text><text x=\"5\" y=\"%g\">%.3g cm</text>\n",
+                left, height - bottom, width - right, height - bottom, left, top, left, height - bottom,
+                width - right - 30, height - bottom + 20, max_seconds, top + 4, max_error);
+  svg += buffer;
+  const std::pair<const Evaluation*, std::pair<std::string, const char*>> lines[] = {
+      {&model, {model_name, "#1f77b4"}}, {baseline, {baseline_name, "#ff7f0e"}}};
+  float legend_y = top + 10;
+  for (const auto& [e, style] : lines) {
+    if (e == nullptr) continue;
+    for (const auto* v : {&e->curve.clean_cm, &e->curve.noisy_cm}) {
+      std::string points;
+      for (size_t i = 0; i < v->size() && i < e->curve.seconds.size(); ++i) {
+        std::snprintf(buffer, sizeof buffer, "%.1f,%.1f ", x_of(e->curve.seconds[i]), y_of((*v)[i]));
+        points += buffer;
+      }
+      svg += "<polyline fill=\"none\" stroke=\"" + std::string(style.second) + "\" stroke-width=\"2\"" +
+             (v == &e->curve.noisy_cm ? " stroke-dasharray=\"6,4\"" : "") + " points=\"" + points + "\"/>\n";
+    }
+    std::snprintf(buffer, sizeof buffer, "<text x=\"%g\" y=\"%g\" fill=\"%s\">%s</text>\n", left + 10, legend_y,
+                  style.second, style.first.c_str());
+    svg += buffer;
+    legend_y += 16;
+  }
+  write_text_atomic(path, svg + "</svg>\n");
+}
+
+std::vector<std::string> threshold_failures(const Evaluation& evaluation, const std::vector<Threshold>& thresholds) {
+  std::vector<std::string> failures;
+  for (const Threshold& t : thresholds) {
+    const double v = evaluation.value(t.metric);
+    const bool ok = std::isfinite(v) && (t.is_max ? v <= t.limit : v >= t.limit);
+    if (ok) continue;
+    char line[200];
+    std::snprintf(line, sizeof line, "%s = %.5g, must be %s %.5g", t.metric.c_str(), v, t.is_max ? "<=" : ">=", t.limit);
+    failures.push_back(line);
+  }
+  return failures;
+}
+
+}  // namespace lmm::pipeline
