@@ -69,10 +69,9 @@ bool LearnedCharacter::init(const Model& model, const LearnedSettings& settings,
   pose_.assign(size_t(model.pose_layout().size()), 0.0f);
   decoded_ = pose_;
   contacts_.assign(size_t(model.pose_layout().contacts), 0.0f);
-  for (PoseBuffers* p : {&source_, &previous_source_, &out_}) p->resize(joints_);
+  for (PoseBuffers* p : {&source_, &previous_source_}) p->resize(joints_);
+  resize_output(joints_);
   inertializer_.resize(joints_);
-  global_positions_.assign(size_t(joints_), Vec3{});
-  global_rotations_.assign(size_t(joints_), Quat{});
 
   const Quat facing = quat_from_heading(Vec3{std::sin(heading), 0, std::cos(heading)});
   steering_.init(settings, model.schema().trajectory_offsets, model.fps(), position, facing);
@@ -95,8 +94,7 @@ bool LearnedCharacter::init(const Model& model, const LearnedSettings& settings,
     out_.positions[size_t(j)] = source_.positions[size_t(j)];
     out_.rotations[size_t(j)] = source_.rotations[size_t(j)];
   }
-  forward_kinematics(model.skeleton().parents.data(), joints_, out_.positions.data(), out_.rotations.data(),
-                     global_positions_.data(), global_rotations_.data());
+  update_globals(model.skeleton().parents);
   return true;
 }
 
@@ -262,8 +260,7 @@ void LearnedCharacter::update_pose(float dt) {
   const Vec3 local_angular = pose_root_angular_velocity(layout, pose_.data()) + inertializer_.root_angular_offset();
   steering_.integrate_root(local_velocity, local_angular, dt, out_.positions[0], out_.rotations[0], out_.velocities[0],
                            out_.angular[0]);
-  forward_kinematics(model_->skeleton().parents.data(), joints_, out_.positions.data(), out_.rotations.data(),
-                     global_positions_.data(), global_rotations_.data());
+  update_globals(model_->skeleton().parents);
 }
 
 }  // namespace lmm

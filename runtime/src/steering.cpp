@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "lmm/skeleton.hpp"
 #include "lmm/springs.hpp"
 
 namespace lmm {
@@ -121,18 +122,39 @@ void Steering::predict_trajectory() {
   }
 }
 
-void Steering::integrate_root(Vec3 local_velocity, Vec3 local_angular, float dt, Vec3& position, Quat& rotation,
-                              Vec3& velocity, Vec3& angular) const {
+void integrate_root_motion(Vec3 local_velocity, Vec3 local_angular, float dt, Vec3& position, Quat& rotation,
+                           Vec3& velocity, Vec3& angular) {
   velocity = rotate(rotation, local_velocity);
   angular = rotate(rotation, local_angular);
   position = position + velocity * dt;
   rotation = normalize(from_scaled_angle_axis(angular * dt) * rotation);
-  if (!settings_.adjust_to_simulation) return;
-  const float blend = 1.0f - std::exp(-dt * 0.69314718f / settings_.adjustment_halflife);
-  Vec3 step = on_ground(sim_.position - position) * blend;
-  const float max_step = settings_.adjustment_max_ratio * length(velocity) * dt;
+}
+
+void pull_towards(Vec3 target, Vec3 velocity, float halflife, float max_ratio, float dt, Vec3& position) {
+  const float blend = 1.0f - std::exp(-dt * 0.69314718f / halflife);
+  Vec3 step = on_ground(target - position) * blend;
+  const float max_step = max_ratio * length(velocity) * dt;
   if (length(step) > max_step) step = normalize(step) * max_step;
   position = position + step;
+}
+
+void PoseOutput::resize_output(int joints) {
+  out_.resize(joints);
+  global_positions_.assign(size_t(joints), Vec3{});
+  global_rotations_.assign(size_t(joints), Quat{});
+}
+
+void PoseOutput::update_globals(const std::vector<int>& parents) {
+  forward_kinematics(parents.data(), int(parents.size()), out_.positions.data(), out_.rotations.data(),
+                     global_positions_.data(), global_rotations_.data());
+}
+
+void Steering::integrate_root(Vec3 local_velocity, Vec3 local_angular, float dt, Vec3& position, Quat& rotation,
+                              Vec3& velocity, Vec3& angular) const {
+  integrate_root_motion(local_velocity, local_angular, dt, position, rotation, velocity, angular);
+  if (!settings_.adjust_to_simulation) return;
+  pull_towards(sim_.position, velocity, settings_.adjustment_halflife, settings_.adjustment_max_ratio, dt, position);
+  const float blend = 1.0f - std::exp(-dt * 0.69314718f / settings_.adjustment_halflife);
   Vec3 turn = to_scaled_angle_axis(sim_.rotation * inverse(rotation)) * blend;
   const float max_turn = settings_.adjustment_max_ratio * (length(angular) + length(velocity)) * dt;
   if (length(turn) > max_turn) turn = normalize(turn) * max_turn;

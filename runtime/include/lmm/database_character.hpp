@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lmm/database.hpp"
+#include "lmm/database_playback.hpp"
 #include "lmm/features.hpp"
 #include "lmm/search.hpp"
 #include "lmm/steering.hpp"
@@ -32,32 +33,21 @@ class DatabaseCharacter : public CharacterBase {
   void update(const GamepadInput& input, float dt);
 
   // Database frame being played.
-  int current_frame() const { return frame_; }
+  int current_frame() const { return playback_.frame(); }
   // Whether contact label `k` (of the database's contact joints) is set in the frame played.
-  bool in_contact(int k) const { return db_->contacts(frame_)[k] != 0; }
+  bool in_contact(int k) const { return db_->contacts(playback_.frame())[k] != 0; }
 
  private:
   void build_query();
   void search_and_transition(bool must_leave);
-  void start_transition(int frame);
-  void sample_database(double frame_time);
-  void advance_playback(float dt);
-  void integrate_root(float dt);
   void apply_foot_lock(float dt);
 
   const Database* db_ = nullptr;
   const FeatureSearch* search_ = nullptr;
   CharacterSettings settings_;
-  Inertializer inertializer_;
+  DatabasePlayback playback_;
   int joints_ = 0;
-
-  // Playback.
-  double frame_time_ = 0.0;  // fractional database frame
-  int frame_ = 0;
-  int range_ = 0;
   bool end_zone_searched_ = false;  // searched since playback entered the clip's end zone
-
-  PoseBuffers sample_;  // sampled database pose (local; joint 0 in database world)
   std::vector<Quat> animated_rotations_;  // output rotations before the foot-lock IK
 
   // Query.

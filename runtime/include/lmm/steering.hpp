@@ -120,9 +120,8 @@ class Inertializer {
   } offsets_;
 };
 
-// What every character exposes: its output pose, controller state and counters. The
-// database and learned characters derive from it and fill the protected members.
-class CharacterBase {
+// The output pose every character exposes; characters derive from it and fill the members.
+class PoseOutput {
  public:
   // Local pose of the output (joint 0 = world root), one entry per skeleton joint.
   const std::vector<Vec3>& local_positions() const { return out_.positions; }
@@ -132,12 +131,28 @@ class CharacterBase {
   const std::vector<Vec3>& global_positions() const { return global_positions_; }
   // Global joint rotations of the output pose.
   const std::vector<Quat>& global_rotations() const { return global_rotations_; }
-  // The spring-simulated root the character follows.
-  const SimulatedRoot& simulation() const { return steering_.simulation(); }
   // World position of the character root.
   Vec3 root_position() const { return out_.positions[0]; }
   // Facing of the character root.
   Quat root_rotation() const { return out_.rotations[0]; }
+
+ protected:
+  // Sizes the output for `joints` joints (allocates).
+  void resize_output(int joints);
+  // Global pose of the output by forward kinematics over `parents`.
+  void update_globals(const std::vector<int>& parents);
+
+  PoseBuffers out_;  // output pose (joint 0: world root)
+  std::vector<Vec3> global_positions_;
+  std::vector<Quat> global_rotations_;
+};
+
+// A gamepad-steered character: the output pose plus the controller state and counters. The
+// database and learned characters derive from it.
+class CharacterBase : public PoseOutput {
+ public:
+  // The spring-simulated root the character follows.
+  const SimulatedRoot& simulation() const { return steering_.simulation(); }
   // Predicted root samples at the schema's trajectory offsets (world space).
   const std::vector<RootSample>& predicted_trajectory() const { return steering_.trajectory(); }
   // Current desired velocity from the input (m/s, world).
@@ -148,9 +163,14 @@ class CharacterBase {
  protected:
   Steering steering_;
   CharacterStats stats_;
-  PoseBuffers out_;  // output pose (joint 0: world root)
-  std::vector<Vec3> global_positions_;
-  std::vector<Quat> global_rotations_;
 };
+
+// Moves `position` on the ground towards `target` by a spring step of `halflife`, at most
+// max_ratio x |velocity| x dt (so a standing root is never dragged): seed 001's adjustment.
+void pull_towards(Vec3 target, Vec3 velocity, float halflife, float max_ratio, float dt, Vec3& position);
+
+// Integrates a root over dt from character-space velocities; returns world velocities too.
+void integrate_root_motion(Vec3 local_velocity, Vec3 local_angular, float dt, Vec3& position, Quat& rotation,
+                           Vec3& velocity, Vec3& angular);
 
 }  // namespace lmm

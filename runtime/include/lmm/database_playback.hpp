@@ -1,0 +1,52 @@
+// Playback of a motion database at any dt: the interpolated pose of a fractional frame within
+// its clip, inertialized jumps to other frames, and the root velocities to integrate. Used by
+// every database-driven character (gamepad motion matching, path following).
+#pragma once
+
+#include <vector>
+
+#include "lmm/database.hpp"
+#include "lmm/steering.hpp"
+
+namespace lmm {
+
+// Index of the clip (range) of `db` that holds `frame`.
+int clip_of(const Database& db, int frame);
+
+// Plays one clip at a time from a fractional frame; see the file comment.
+class DatabasePlayback {
+ public:
+  // Allocates and starts at `frame` (no transition).
+  void init(const Database& db, int frame);
+  // Jumps to `frame`, starting an inertialized transition from the output `out` (rotations
+  // `animated` before any IK).
+  void jump(int frame, const PoseBuffers& out, const std::vector<Quat>& animated);
+  // Advances dt seconds (stopping at the clip's last frame), samples the pose and writes joints
+  // 1.. of `out` through the inertializer.
+  void advance(float dt, float halflife, PoseBuffers& out);
+  // Root velocity and angular velocity to integrate, in character space (with the transition's
+  // decaying offsets).
+  Vec3 local_root_velocity() const;
+  Vec3 local_root_angular() const;
+
+  // Database frame being played (the whole part of the fractional frame).
+  int frame() const { return frame_; }
+  // Clip (range index) being played.
+  int range() const { return range_; }
+  // One past the last frame of the clip being played.
+  int clip_stop() const { return db_->ranges()[size_t(range_)].stop; }
+  // The sampled database pose (local; joint 0 in database world).
+  const PoseBuffers& sample() const { return sample_; }
+
+ private:
+  void sample(double frame_time);
+
+  const Database* db_ = nullptr;
+  double frame_time_ = 0.0;  // fractional database frame
+  int frame_ = 0;
+  int range_ = 0;
+  PoseBuffers sample_;
+  Inertializer inertializer_;
+};
+
+}  // namespace lmm
