@@ -1,0 +1,177 @@
+// Path following with long-horizon motion matching (seed 002, Lee, Kwon and Lee): a drawn path
+// becomes path points (Sec. V), future queries are revised against it (Sec. VI, App. B-D) and
+// LHMM(k, l) (Algorithm 1) picks the frame whose continuation matches best over l matching
+// steps. Frame-based constants of the seed (30 Hz) are given here in seconds so that any
+// database rate works.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lmm/database.hpp"
+#include "lmm/database_playback.hpp"
+#include "lmm/search.hpp"
+#include "lmm/steering.hpp"
+
+namespace lmm {
+
+// One raw sample of a drawn path: time (s) and a ground point (metres).
+struct PathSample {
+  float t = 0.0f, x = 0.0f, z = 0.0f;
+};
+
+// How raw samples become path points (seed 002 Sec. V).
+struct PathShaping {
+  float speed_scale = 1.0f;        // playback speed / drawing speed (seed 002 Sec. V-A uses 0.2)
+  bool smooth = true;              // Gaussian smoothing (seed 002 Sec. V-B)
+  float smoothing_sigma = 0.1f;    // s: sigma 3 frames at 30 Hz (seed 002 Sec. V-B)
+  float smoothing_width = 0.6333f; // s: width 19 frames at 30 Hz (seed 002 Sec. V-B)
+};
+
+// Where the path is put relative to the character (seed 002 Sec. VII).
+enum class PathMode {
+  Local,   // the path is translated so that it starts at the character
+  Global,  // the path stays; a segment from the character to its start is prepended
+};
+
+// Path points: one ground point per frame of playback time at `fps` (index = frame).
+struct Path {
+  std::vector<Vec3> points;
+  float fps = 60.0f;
+
+  // Number of points.
+  int size() const { return static_cast<int>(points.size()); }
+  // Index of the last point.
+  int last() const { return size() - 1; }
+  // The point at a fractional index (linear interpolation, clamped to the path).
+  Vec3 at(float index) const;
+  // Unit tangent at a fractional index (seed 002 Eq. 2), from the segment it lies on.
+  Vec3 tangent(float index) const;
+  // Index of the point nearest to `p` among indices [first, last_index].
+  int nearest(Vec3 p, int first, int last_index) const;
+};
+
+// Checks raw samples (at least two, finite, strictly increasing time, at most 1e6 points after
+// resampling) and places them: translated to start at `start` (Local) or prefixed by a segment
+// from `start` at the mean speed of the path's first second (Global). False with a message
+// naming the sample at fault.
+bool place_path(std::vector<PathSample>& samples, PathMode mode, Vec3 start, std::string& error);
+
+// Resamples placed samples at `fps` in playback time (time / speed_scale) and smooths them,
+// extrapolating linearly past both ends so that smoothing keeps the path's length. False with a
+// message for bad samples or settings.
+bool make_path(const std::vector<PathSample>& samples, const PathShaping& shaping, float fps, Path& path,
+               std::string& error);
+
+// How the desired position on the path is chosen (seed 002 Sec. VI-A and Table 2's variants).
+enum class DesiredPosition {
+  Constrained,   // Eq. 1: nearest point in [previous, previous + look-ahead]
+  CurrentFrame,  // the point of the current playback frame
+  Nearest,       // the nearest point of the whole path
+};
+
+// Future query revision (seed 002 Sec. VI); every part can be switched off (Table 2).
+struct PathQuerySettings {
+  DesiredPosition desired = DesiredPosition::Constrained;
+  float look_ahead = 10.0f / 30.0f;  // s: beta of Eq. 1 (10 frames at 30 Hz)
+  bool speed_limit = true;           // Sec. VI-B
+  float max_speed = 3.0f;            // m/s: v_max (Sec. VIII-B)
+  bool corner_fix = true;            // Sec. VI-C, App. D
+  float corner_angle = 80.0f;        // degrees between future tangents that make a sharp corner
+  float corner_advance = 2.0f / 30.0f;  // s: c, the anti-stall advance (2 frames at 30 Hz)
+  float facing_offset = 0.0f;        // rad added to the tangential facing (joystick offset, Sec. VI-D)
+};
+
+// Tunables of a path-following character.
+struct PathFollowerSettings {
+  int k = 3;                          // nearest neighbours per level (seed 002 Sec. VIII-A)
+  int levels = 3;                     // l; LHMM(1, 1) is basic motion matching
+  float match_interval = 1.0f / 6.0f; // s: N = 5 frames at 30 Hz (seed 002 App. A)
+  float inertialization_halflife = 0.1f;
+  // Pull the root towards the desired path point like the gamepad character's pull towards its
+  // simulated root (not part of seed 002, whose method the ablation's "no root adjustment" row is).
+  bool adjust_to_path = true;
+  float adjustment_halflife = 0.2f;   // s
+  float adjustment_max_ratio = 0.2f;  // adjustment speed limit, as a fraction of root speed
+  SearchParams search;
+  PathQuerySettings query;
+};
+
+// Counters of a path-following character.
+struct PathFollowerStats {
+  int updates = 0;
+  int matches = 0;       // LHMM calls
+  int knn_calls = 0;     // nearest-neighbour searches over all LHMM calls
+  int transitions = 0;
+  int corner_queries = 0;  // extra matches when a sharp corner's vertex was passed
+  int clamped_dt = 0;
+};
+
+// A database character following a path with LHMM(k, l). Not thread-safe itself; characters
+// sharing one Database and FeatureSearch may update on different threads.
+class PathFollower : public PoseOutput {
+ public:
+  // Allocates every buffer; starts at the first frame of clip 0 at the path's first point,
+  // facing along it. False with a message for an empty database, a search index of another
+  // database, a schema without trajectory groups or bad settings.
+  bool init(const Database& db, const FeatureSearch& search, const PathFollowerSettings& settings, const Path& path,
+            std::string& error);
+  // Advances by dt seconds (clamped to (0, kMaxDt]); no allocation.
+  void update(float dt);
+
+  // The desired path index (seed 002 Eq. 1).
+  int desired_index() const { return desired_; }
+  // Whether the desired position has reached the path's last point.
+  bool completed() const { return desired_ >= path_->last(); }
+  // Database frame being played.
+  int current_frame() const { return playback_.frame(); }
+  // Whether contact label `k` is set in the frame played.
+  bool in_contact(int k) const { return db_->contacts(playback_.frame())[k] != 0; }
+  // The revised future positions of the last top-level query (world space).
+  const std::vector<RootSample>& revised_trajectory() const { return levels_[0].trajectory; }
+  // Counters.
+  const PathFollowerStats& stats() const { return stats_; }
+
+ private:
+  // Scratch of one LHMM level.
+  struct Level {
+    std::vector<float> query;
+    std::vector<RootSample> trajectory;
+    std::vector<SearchResult> results;
+    SearchScratch scratch;
+    std::vector<float> indices;    // future path indices per trajectory offset
+    std::vector<Vec3> positions;   // revised future positions per trajectory offset
+  };
+  // The revised query context of one level (seed 002 Algorithm 2 / 3).
+  struct Context {
+    int desired_previous = 0;
+    int desired = 0;
+    float frame_index = 0.0f;  // playback frames since the path started (CurrentFrame mode)
+    int corner = -1;           // index of the sharp corner's vertex, -1 if none
+  };
+  int desired_position(Vec3 root, const Context& context) const;
+  void future_points(int desired, Level& level) const;
+  int corner_after(int desired, const Level& level) const;
+  void revise_query(const RootSample& root, int frame, Context& context, Level& level) const;
+  float lhmm(const RootSample& root, int frame, Context& context, int levels, int& best_frame);
+  RootSample aligned_root(const RootSample& root, int from, int to) const;
+  void match();
+
+  const Database* db_ = nullptr;
+  const FeatureSearch* search_ = nullptr;
+  const Path* path_ = nullptr;
+  PathFollowerSettings settings_;
+  PathFollowerStats stats_;
+  DatabasePlayback playback_;
+  std::vector<Quat> animated_;
+  std::vector<Level> levels_;
+  int match_frames_ = 1;     // N in database frames
+  int look_ahead_ = 1;       // beta in path points
+  int corner_advance_ = 1;   // c in path points
+  int desired_ = 0;
+  int corner_ = -1;
+  float since_match_ = 0.0f;
+  double elapsed_frames_ = 0.0;
+};
+
+}  // namespace lmm

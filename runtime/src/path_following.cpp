@@ -1,0 +1,412 @@
+#include "lmm/path_following.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "lmm/features.hpp"
+
+namespace lmm {
+namespace {
+
+constexpr double kMaxPathPoints = 1e6;
+constexpr float kDegToRad = 0.017453292f;
+
+Vec3 on_ground(Vec3 v) { return Vec3{v.x, 0.0f, v.z}; }
+
+Vec3 point_of(const PathSample& s) { return Vec3{s.x, 0.0f, s.z}; }
+
+float angle_between(Vec3 a, Vec3 b) { return std::acos(std::clamp(dot(a, b), -1.0f, 1.0f)); }
+
+// Mean speed (m/s) over the first second of the samples (or all of them when shorter).
+float first_second_speed(const std::vector<PathSample>& samples) {
+  float length_sum = 0.0f, duration = 0.0f;
+  for (size_t i = 1; i < samples.size() && samples[i - 1].t - samples[0].t < 1.0f; ++i) {
+    length_sum += length(point_of(samples[i]) - point_of(samples[i - 1]));
+    duration = samples[i].t - samples[0].t;
+  }
+  return duration > 0.0f ? length_sum / duration : 0.0f;
+}
+
+std::string sample_name(size_t i) { return "path sample " + std::to_string(i + 1); }
+
+// Linear resampling of `samples` (playback time = (t - t0) / scale) at `fps`.
+std::vector<Vec3> resample(const std::vector<PathSample>& samples, float scale, float fps, int count) {
+  std::vector<Vec3> points(static_cast<size_t>(count));
+  size_t segment = 1;
+  for (int f = 0; f < count; ++f) {
+    const double t = samples[0].t + double(f) / fps * scale;
+    while (segment + 1 < samples.size() && samples[segment].t < t) ++segment;
+    const PathSample& a = samples[segment - 1];
+    const PathSample& b = samples[segment];
+    const float u = float(std::clamp((t - a.t) / double(b.t - a.t), 0.0, 1.0));
+    points[size_t(f)] = lerp(point_of(a), point_of(b), u);
+  }
+  return points;
+}
+
+// Gaussian smoothing; the path is extended past both ends along its end directions first,
+// so the ends keep their place and the path its length (seed 002 Sec. V-B extrapolates end
+// points for the same reason).
+std::vector<Vec3> smooth_points(const std::vector<Vec3>& points, float sigma, int half) {
+  const int n = int(points.size());
+  std::vector<float> kernel(size_t(2 * half + 1));
+  float total = 0.0f;
+  for (int i = -half; i <= half; ++i) total += kernel[size_t(i + half)] = std::exp(-0.5f * i * i / (sigma * sigma));
+  for (float& w : kernel) w /= total;
+  const Vec3 head = points[0] - points[1], tail = points[size_t(n - 1)] - points[size_t(n - 2)];
+  auto extended = [&](int i) {
+    if (i < 0) return points[0] + head * float(-i);
+    if (i >= n) return points[size_t(n - 1)] + tail * float(i - n + 1);
+    return points[size_t(i)];
+  };
+  std::vector<Vec3> out(points.size());
+  for (int i = 0; i < n; ++i) {
+    Vec3 sum;
+    for (int o = -half; o <= half; ++o) sum = sum + extended(i + o) * kernel[size_t(o + half)];
+    out[size_t(i)] = sum;
+  }
+  return out;
+}
+
+}  // namespace
+
+Vec3 Path::at(float index) const {
+  const float i = std::clamp(index, 0.0f, float(last()));
+  const int a = std::min(int(i), last());
+  const int b = std::min(a + 1, last());
+  return lerp(points[size_t(a)], points[size_t(b)], i - float(a));
+}
+
+Vec3 Path::tangent(float index) const {
+  const int start = std::clamp(int(index), 0, std::max(0, last() - 1));
+  // Paused stretches have no direction: look forward, then back, for a moving segment.
+  for (int i = start; i < last(); ++i) {
+    const Vec3 d = points[size_t(i + 1)] - points[size_t(i)];
+    if (length(d) > 1e-6f) return normalize(d);
+  }
+  for (int i = start; i > 0; --i) {
+    const Vec3 d = points[size_t(i)] - points[size_t(i - 1)];
+    if (length(d) > 1e-6f) return normalize(d);
+  }
+  return Vec3{0.0f, 0.0f, 1.0f};
+}
+
+int Path::nearest(Vec3 p, int first, int last_index) const {
+  first = std::clamp(first, 0, last());
+  last_index = std::clamp(last_index, first, last());
+  int best = first;
+  float best_distance = std::numeric_limits<float>::max();
+  for (int i = first; i <= last_index; ++i) {
+    const Vec3 d = on_ground(points[size_t(i)] - p);
+    const float distance = dot(d, d);
+    if (distance < best_distance) best_distance = distance, best = i;
+  }
+  return best;
+}
+
+bool place_path(std::vector<PathSample>& samples, PathMode mode, Vec3 start, std::string& error) {
+  if (samples.size() < 2) {
+    error = "the path has " + std::to_string(samples.size()) + " sample(s); at least two are needed";
+    return false;
+  }
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const PathSample& s = samples[i];
+    if (!std::isfinite(s.t) || !std::isfinite(s.x) || !std::isfinite(s.z)) {
+      error = sample_name(i) + ": time or coordinate is not a finite number";
+      return false;
+    }
+    if (i > 0 && !(s.t > samples[i - 1].t)) {
+      error = sample_name(i) + ": time " + std::to_string(s.t) + " s is not after the previous sample's " +
+              std::to_string(samples[i - 1].t) + " s (times must increase)";
+      return false;
+    }
+  }
+  const Vec3 first = point_of(samples[0]);
+  if (mode == PathMode::Local) {
+    for (PathSample& s : samples) s.x += start.x - first.x, s.z += start.z - first.z;
+    return true;
+  }
+  // Global: walk from the character to the path's start at the path's first-second speed
+  // (a standing start: 1 m/s).
+  const float distance = length(on_ground(first - start));
+  if (distance < 1e-3f) return true;
+  const float speed = std::max(first_second_speed(samples), 0.0f);
+  const float lead = distance / (speed > 0.05f ? speed : 1.0f);
+  for (PathSample& s : samples) s.t += lead;
+  samples.insert(samples.begin(), PathSample{samples[0].t - lead, start.x, start.z});
+  return true;
+}
+
+bool make_path(const std::vector<PathSample>& samples, const PathShaping& shaping, float fps, Path& path,
+               std::string& error) {
+  if (!(shaping.speed_scale > 0.0f) || !std::isfinite(shaping.speed_scale)) {
+    error = "the speed scale must be a positive number";
+    return false;
+  }
+  if (samples.size() < 2 || !(fps > 0.0f)) {
+    error = "the path needs at least two samples and a positive frame rate";
+    return false;
+  }
+  const double seconds = double(samples.back().t - samples.front().t) / shaping.speed_scale;
+  const double count = std::floor(seconds * fps + 1e-3) + 1.0;
+  if (!(count >= 2.0)) {
+    error = "the path lasts " + std::to_string(seconds) + " s of playback, less than one frame";
+    return false;
+  }
+  if (count > kMaxPathPoints) {
+    error = "the path lasts " + std::to_string(seconds) + " s of playback: more than " +
+            std::to_string(int(kMaxPathPoints)) + " path points";
+    return false;
+  }
+  path.fps = fps;
+  path.points = resample(samples, shaping.speed_scale, fps, int(count));
+  if (shaping.smooth) {
+    const int half = std::max(1, int(std::lround(0.5f * shaping.smoothing_width * fps)));
+    path.points = smooth_points(path.points, std::max(1e-3f, shaping.smoothing_sigma * fps), half);
+  }
+  return true;
+}
+
+bool PathFollower::init(const Database& db, const FeatureSearch& search, const PathFollowerSettings& settings,
+                        const Path& path, std::string& error) {
+  if (db.frame_count() == 0) {
+    error = "database has no frames";
+    return false;
+  }
+  if (search.database() != &db) {
+    error = "the search index was not built over this database";
+    return false;
+  }
+  if (db.schema().trajectory_offsets.empty()) {
+    error = "feature schema '" + db.schema().name + "' has no trajectory groups to follow a path with";
+    return false;
+  }
+  if (settings.k < 1 || settings.k > 64 || settings.levels < 1 || settings.levels > 8) {
+    error = "LHMM needs 1 <= k <= 64 and 1 <= l <= 8 (got k " + std::to_string(settings.k) + ", l " +
+            std::to_string(settings.levels) + ")";
+    return false;
+  }
+  if (!(settings.match_interval > 0.0f) || path.size() < 2 || std::fabs(path.fps - db.fps()) > 1e-3f) {
+    error = "the match interval must be positive and the path must have two or more points at the database's rate";
+    return false;
+  }
+  db_ = &db;
+  search_ = &search;
+  path_ = &path;
+  settings_ = settings;
+  stats_ = PathFollowerStats{};
+  const float fps = db.fps();
+  match_frames_ = std::max(1, int(std::lround(settings.match_interval * fps)));
+  look_ahead_ = std::max(1, int(std::lround(settings.query.look_ahead * fps)));
+  corner_advance_ = std::max(1, int(std::lround(settings.query.corner_advance * fps)));
+  levels_.assign(size_t(settings.levels), Level{});
+  for (Level& level : levels_) {
+    level.query.assign(size_t(db.schema().dims), 0.0f);
+    level.trajectory.assign(db.schema().trajectory_offsets.size(), RootSample{});
+    level.results.assign(size_t(settings.k), SearchResult{});
+    level.indices.assign(db.schema().trajectory_offsets.size(), 0.0f);
+    level.positions.assign(db.schema().trajectory_offsets.size(), Vec3{});
+    level.scratch = search.make_scratch();
+  }
+  resize_output(db.joint_count());
+  animated_.assign(size_t(db.joint_count()), Quat{});
+  playback_.init(db, db.ranges()[0].start);
+  out_ = playback_.sample();
+  out_.positions[0] = path.points[0];
+  out_.rotations[0] = quat_from_heading(path.tangent(0.0f));
+  out_.velocities[0] = out_.angular[0] = Vec3{};
+  update_globals(db.skeleton().parents);
+  animated_ = out_.rotations;
+  desired_ = 0;
+  corner_ = -1;
+  since_match_ = settings.match_interval;  // match at the first update
+  elapsed_frames_ = 0.0;
+  return true;
+}
+
+int PathFollower::desired_position(Vec3 root, const Context& context) const {
+  switch (settings_.query.desired) {
+    case DesiredPosition::CurrentFrame:
+      return std::clamp(int(std::lround(context.frame_index)), 0, path_->last());
+    case DesiredPosition::Nearest:
+      return path_->nearest(root, 0, path_->last());
+    case DesiredPosition::Constrained:
+      break;
+  }
+  // Seed 002 Eq. 1 with alpha = 0: never back along the path, at most beta ahead.
+  return path_->nearest(root, context.desired_previous, context.desired_previous + look_ahead_);
+}
+
+namespace {
+
+// Future path indices: i_d + offset, or with the speed limit (seed 002 Sec. VI-B) spread
+// uniformly up to the point that max_speed reaches in the longest offset.
+void future_indices(const Path& path, const std::vector<int>& offsets, int desired, bool limit, float max_speed,
+                    std::vector<float>& indices) {
+  const int horizon = std::max(1, offsets.back());
+  float reach = float(desired + horizon);
+  if (limit) {
+    float budget = max_speed * float(horizon) / path.fps;
+    float i = float(desired);
+    for (int p = desired; p < path.last() && budget > 0.0f; ++p) {
+      const float segment = length(path.points[size_t(p + 1)] - path.points[size_t(p)]);
+      if (segment >= budget) {
+        i = float(p) + budget / segment;
+        budget = 0.0f;
+      } else {
+        budget -= segment;
+        i = float(p + 1);
+      }
+    }
+    if (budget > 0.0f) i = float(desired + horizon);  // ran off the path's end: no limit needed
+    reach = std::min(reach, i);
+  }
+  indices.resize(offsets.size());
+  for (size_t j = 0; j < offsets.size(); ++j) {
+    const int o = offsets[j];
+    indices[j] = o > 0 ? float(desired) + (reach - float(desired)) * float(o) / float(horizon) : float(desired + o);
+  }
+}
+
+}  // namespace
+
+void PathFollower::future_points(int desired, Level& level) const {
+  const PathQuerySettings& q = settings_.query;
+  future_indices(*path_, db_->schema().trajectory_offsets, desired, q.speed_limit, q.max_speed, level.indices);
+  for (size_t j = 0; j < level.indices.size(); ++j) level.positions[j] = path_->at(level.indices[j]);
+}
+
+int PathFollower::corner_after(int desired, const Level& level) const {
+  const std::vector<int>& offsets = db_->schema().trajectory_offsets;
+  float from = float(desired);
+  for (size_t j = 0; j < offsets.size(); ++j) {
+    if (offsets[j] <= 0) continue;
+    const float turn = angle_between(path_->tangent(from), path_->tangent(level.indices[j]));
+    if (turn > settings_.query.corner_angle * kDegToRad) return int(j);
+    from = level.indices[j];
+  }
+  return -1;
+}
+
+void PathFollower::revise_query(const RootSample& root, int frame, Context& context, Level& level) const {
+  const Path& path = *path_;
+  const std::vector<int>& offsets = db_->schema().trajectory_offsets;
+  int desired = desired_position(root.position, context);
+  future_points(desired, level);
+  context.corner = -1;
+  int j = settings_.query.corner_fix ? corner_after(desired, level) : -1;
+  if (j >= 0 && desired == context.desired_previous && desired < path.last()) {
+    // Seed 002 App. D: stalled in front of a sharp corner, step ahead by c and revise again.
+    desired = std::min(path.last(), desired + corner_advance_);
+    future_points(desired, level);
+    j = corner_after(desired, level);
+  }
+  if (j >= 0) {
+    // App. D: move the first point past the corner onto the line from the point before it
+    // through the corner's vertex, at the distance that segment's speed covers; later points
+    // move with it.
+    const bool first = j == 0 || offsets[size_t(j - 1)] <= 0;
+    const float from = first ? float(desired) : level.indices[size_t(j - 1)];
+    const Vec3 from_point = first ? path.at(from) : level.positions[size_t(j - 1)];
+    int corner = std::min(path.last(), int(std::ceil(from)));
+    float sharpest = -1.0f;
+    for (int i = int(std::ceil(from)); float(i) < level.indices[size_t(j)] && i < path.last(); ++i) {
+      const float turn = angle_between(path.tangent(float(i)), path.tangent(float(i + 1)));
+      if (turn > sharpest) sharpest = turn, corner = i;
+    }
+    const float span = float(corner) - from;
+    const float scale = span > 1e-3f ? (level.indices[size_t(j)] - from) / span : 1.0f;
+    const Vec3 shift = from_point + (path.at(float(corner)) - from_point) * scale - level.positions[size_t(j)];
+    for (size_t m = size_t(j); m < offsets.size(); ++m) {
+      if (offsets[m] > 0) level.positions[m] = level.positions[m] + shift;
+    }
+    context.corner = corner;
+  }
+  context.desired = desired;
+  const Quat turn = quat_from_angle_axis(settings_.query.facing_offset, Vec3{0.0f, 1.0f, 0.0f});
+  for (size_t m = 0; m < offsets.size(); ++m) {
+    const Vec3 facing = rotate(turn, path.tangent(level.indices[m]));
+    level.trajectory[m] = RootSample{level.positions[m], quat_from_heading(facing)};
+  }
+  std::copy(db_->features(frame), db_->features(frame) + db_->schema().dims, level.query.begin());
+  compute_trajectory_features(db_->schema(), root, level.trajectory.data(), db_->feature_offset(),
+                              db_->feature_scale(), level.query.data());
+}
+
+RootSample PathFollower::aligned_root(const RootSample& root, int from, int to) const {
+  // The database root motion from `from` to `to`, applied on the ground from `root`.
+  const Vec3 from_position = db_->positions(from)[0], to_position = db_->positions(to)[0];
+  const Quat from_rotation = db_->rotations(from)[0], to_rotation = db_->rotations(to)[0];
+  const Vec3 local = inverse_rotate(from_rotation, to_position - from_position);
+  return RootSample{on_ground(root.position + rotate(root.rotation, local)),
+                    normalize(root.rotation * (inverse(from_rotation) * to_rotation))};
+}
+
+float PathFollower::lhmm(const RootSample& root, int frame, Context& context, int levels, int& best_frame) {
+  // Seed 002 Algorithm 1. Costs are squared feature distances, summed over the levels.
+  Level& level = levels_[size_t(settings_.levels - levels)];
+  revise_query(root, frame, context, level);
+  const bool top = levels == settings_.levels;
+  const int current = top && frame + match_frames_ < playback_.clip_stop() - 1 ? frame : -1;
+  const int k = levels == 1 ? 1 : settings_.k;
+  ++stats_.knn_calls;
+  const int found = search_->search(level.query.data(), current, settings_.search, level.results.data(), k,
+                                    level.scratch);
+  best_frame = found > 0 ? level.results[0].frame : -1;
+  if (levels == 1 || found == 0) return found > 0 ? level.results[0].cost : std::numeric_limits<float>::max();
+  float best = std::numeric_limits<float>::max();
+  for (int r = 0; r < found; ++r) {
+    // Deeper levels use their own scratch, so this level's results stay valid.
+    const SearchResult candidate = level.results[size_t(r)];
+    const int stop = db_->ranges()[size_t(clip_of(*db_, candidate.frame))].stop;
+    const int next = std::min(candidate.frame + match_frames_, stop - 1);
+    Context child{context.desired, context.desired, context.frame_index + float(match_frames_), -1};
+    int ignored = -1;
+    const float cost = candidate.cost + lhmm(aligned_root(root, candidate.frame, next), next, child, levels - 1, ignored);
+    if (cost < best) best = cost, best_frame = candidate.frame;
+  }
+  return best;
+}
+
+void PathFollower::match() {
+  ++stats_.matches;
+  since_match_ = 0.0f;
+  Context context{desired_, desired_, float(elapsed_frames_), -1};
+  const RootSample root{on_ground(out_.positions[0]), out_.rotations[0]};
+  int best = -1;
+  lhmm(root, playback_.frame(), context, settings_.levels, best);
+  desired_ = context.desired;
+  corner_ = context.corner;
+  if (best >= 0 && best != playback_.frame()) {
+    playback_.jump(best, out_, animated_);
+    ++stats_.transitions;
+  }
+}
+
+void PathFollower::update(float dt) {
+  if (!(dt > 0.0f && dt <= kMaxDt)) {
+    ++stats_.clamped_dt;
+    dt = dt > kMaxDt ? kMaxDt : 1e-4f;
+  }
+  ++stats_.updates;
+  elapsed_frames_ += double(dt) * db_->fps();
+  since_match_ += dt;
+  const Context tracking{desired_, desired_, float(elapsed_frames_), -1};
+  desired_ = desired_position(on_ground(out_.positions[0]), tracking);
+  const bool corner_passed = corner_ >= 0 && desired_ >= corner_ + 1;
+  if (corner_passed) ++stats_.corner_queries;
+  const bool at_clip_end = playback_.frame() >= playback_.clip_stop() - 1;
+  if (since_match_ >= settings_.match_interval || corner_passed || at_clip_end) match();
+  playback_.advance(dt, settings_.inertialization_halflife, out_);
+  integrate_root_motion(playback_.local_root_velocity(), playback_.local_root_angular(), dt, out_.positions[0],
+                        out_.rotations[0], out_.velocities[0], out_.angular[0]);
+  if (settings_.adjust_to_path) {
+    pull_towards(path_->points[size_t(desired_)], out_.velocities[0], settings_.adjustment_halflife,
+                 settings_.adjustment_max_ratio, dt, out_.positions[0]);
+  }
+  update_globals(db_->skeleton().parents);
+  animated_ = out_.rotations;
+}
+
+}  // namespace lmm
