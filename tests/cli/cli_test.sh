@@ -203,6 +203,38 @@ case "$case_name" in
     [[ "$(json_number "$work/nan.json" nan_frames)" == 0 ]] || fail "NaN input reached the pose"
     run "$tools/lmm-sim" --model "$work/model.lmmw" --random --transition wobble; expect_rc 1; expect_out "--transition"
     ;;
+  path)
+    need_data
+    run "$tools/lmm-path" --help; expect_rc 0; expect_out "--ablation"
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/db.mmdb"; expect_rc 0
+    run "$tools/lmm-path" --db "$work/db.mmdb"; expect_rc 2; expect_out "exactly one of"
+    printf 't,x,z\n0,0,0\n' >"$work/one.csv"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/one.csv"; expect_rc 1; expect_out "1 sample(s)"
+    printf 't,x,z\n0,0,0\n1,0,1\n1,0,2\n' >"$work/repeat.csv"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/repeat.csv"; expect_rc 1; expect_out "path sample 3: time"
+    printf 't,x,z\n0,0,0\n1,nan,1\n' >"$work/nan.csv"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/nan.csv"; expect_rc 1; expect_out "not a finite number"
+    printf 't,x,z\n0,0,0\n1,oops,1\n' >"$work/bad.csv"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/bad.csv"; expect_rc 1; expect_out "bad.csv:3"
+    printf 't,x,z\n' >"$work/empty.csv"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/empty.csv"; expect_rc 1; expect_out "0 sample(s)"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --mode sideways; expect_rc 1; expect_out "--mode"
+    printf 't,x,z\n0,0,0\n1,0,1.2\n2,0.5,2.4\n3,1.5,3.2\n' >"$work/p.csv"
+    printf '[[0, 0, 0], [2, 2, 0], [4, 3, 1]]' >"$work/p.json"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/p.csv" --path "$work/p.json" --mode global \
+      --out "$work/pathout" --json "$work/path.json"
+    expect_rc 0; expect_out "character 1"
+    for key in avg_distance_m ms_per_lhmm knn_calls_per_lhmm frames; do
+      [[ -n "$(json_number "$work/path.json" "$key")" ]] || fail "path JSON lacks $key"
+    done
+    grep -q '"completed": ' "$work/path.json" || fail "path JSON lacks completed"
+    [[ "$(json_number "$work/path.json" knn_calls_per_lhmm)" == 13 ]] || fail "LHMM(3,3) should make 13 kNN calls"
+    for f in motion.bvh motion_1.bvh root.csv plot.svg plot_1.svg; do [[ -s "$work/pathout/$f" ]] || fail "missing $f"; done
+    run "$tools/lmm-path" --db "$work/db.mmdb" --ablation --out "$work/ablation" --json "$work/ablation.json"
+    expect_rc 0; expect_out "Table 2"; expect_out "raw future query"; expect_out "LHMM(10,3)"
+    grep -q '"table2"' "$work/ablation.json" || fail "ablation JSON lacks table2"
+    ls "$work/ablation"/*.svg >/dev/null || fail "ablation wrote no plots"
+    ;;
   *) fail "unknown case $case_name" ;;
 esac
 echo "ok: $case_name"

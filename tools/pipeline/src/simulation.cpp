@@ -274,6 +274,13 @@ SimMetrics run_simulation(const Model& model, const LearnedSettings& settings, c
   return simulate<LearnedCharacter>(shape, init, scripts, seconds, dt, tracks);
 }
 
+void GroundBounds::add(const std::vector<Vec3>& points) {
+  for (const Vec3& p : points) {
+    min_x = std::min(min_x, p.x), max_x = std::max(max_x, p.x);
+    min_z = std::min(min_z, p.z), max_z = std::max(max_z, p.z);
+  }
+}
+
 void write_root_csv(const std::string& path, const std::vector<CharacterTrack>& tracks, float dt) {
   std::string text = "t,character,x,z,heading_deg,desired_x,desired_z\n";
   char row[160];
@@ -310,17 +317,14 @@ std::string polyline(const std::vector<Vec3>& points, const Map& map, const char
 
 void write_svg(const std::string& path, const Skeleton& skeleton, const std::vector<CharacterTrack>& tracks,
                float dt) {
-  float min_x = 1e9f, max_x = -1e9f, min_z = 1e9f, max_z = -1e9f;
+  GroundBounds box;
   for (const CharacterTrack& t : tracks) {
-    for (const auto* series : {&t.root, &t.desired}) {
-      for (const Vec3& p : *series) {
-        min_x = std::min(min_x, p.x), max_x = std::max(max_x, p.x);
-        min_z = std::min(min_z, p.z), max_z = std::max(max_z, p.z);
-      }
-    }
+    box.add(t.root);
+    box.add(t.desired);
   }
   const float plot = 600.0f, margin = 20.0f;
-  const float scale = plot / std::max({max_x - min_x, max_z - min_z, 1.0f});
+  const float scale = box.scale(plot);
+  const float max_x = box.max_x, max_z = box.max_z;
   // Top view: x to the left (the character's left is +X), z up the page.
   auto top = [&](Vec3 p) { return std::make_pair(margin + (max_x - p.x) * scale, margin + (max_z - p.z) * scale); };
   const float strip_top = plot + 2 * margin + 20.0f, cell = 90.0f;

@@ -2,6 +2,7 @@
 // metrics and output files (BVH, root CSV, SVG) of a run.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -70,6 +71,16 @@ SimMetrics run_simulation(const Database& db, const FeatureSearch& search,
 // Runs every script on its own learned character (same metrics; contacts are the decoder's).
 SimMetrics run_simulation(const Model& model, const LearnedSettings& settings, const std::vector<InputScript>& scripts,
                           float seconds, float dt, std::vector<CharacterTrack>& tracks);
+
+// The ground-plane (x, z) bounding box of point series, for top-view plots.
+struct GroundBounds {
+  float min_x = 1e9f, max_x = -1e9f, min_z = 1e9f, max_z = -1e9f;
+
+  // Grows the box over `points`.
+  void add(const std::vector<Vec3>& points);
+  // Pixels per metre that fit the box (at least 1 m wide) into `pixels`.
+  float scale(float pixels) const { return pixels / std::max({max_x - min_x, max_z - min_z, 1.0f}); }
+};
 
 // Writes the root trajectories as CSV: t, character, x, z, heading_deg, desired_x, desired_z.
 void write_root_csv(const std::string& path, const std::vector<CharacterTrack>& tracks, float dt);

@@ -1,0 +1,201 @@
+// Path following (seed 002): path checks and shaping, path files, LHMM's kNN call count, runs
+// on synthetic walks (straight, fast, bad input) and no allocation per update.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "lmm/path_following.hpp"
+#include "lmm/pipeline/bvh.hpp"
+#include "lmm/pipeline/config.hpp"
+#include "lmm/pipeline/import.hpp"
+#include "lmm/pipeline/path_run.hpp"
+#include "support/allocation_counter.hpp"
+#include "support/synthetic_bvh.hpp"
+
+using namespace lmm;
+using namespace lmm::pipeline;
+
+namespace {
+
+// A database imported from synthetic walks (two circles and a straight line).
+class PathTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::temp_folder("path");
+    ImportOptions o;
+    o.skeleton = load_skeleton_config(test::write_text(dir_ + "/s.toml", test::biped_skeleton_toml()));
+    o.features = load_feature_config(test::write_text(dir_ + "/f.toml", test::biped_features_toml()));
+    o.inputs = {test::write_text(dir_ + "/a.bvh", test::circle_walk_bvh(150.0f, 300.0f, 240, 30.0f)),
+                test::write_text(dir_ + "/b.bvh", test::circle_walk_bvh(250.0f, 500.0f, 240, 30.0f)),
+                test::write_text(dir_ + "/c.bvh", test::straight_walk_bvh(130.0f, 240, 30.0f))};
+    import_database(o, dir_ + "/db.mmdb");
+    std::string error;
+    ASSERT_TRUE(db_.load_file(dir_ + "/db.mmdb", error)) << error;
+    ASSERT_TRUE(search_.build(db_, error)) << error;
+  }
+
+  std::string dir_;
+  Database db_;
+  FeatureSearch search_;
+};
+
+// A straight walk along +Z at `speed` m/s for `seconds`, sampled at 100 Hz.
+std::vector<PathSample> straight(float speed, float seconds) {
+  std::vector<PathSample> s;
+  for (int i = 0; i <= int(std::lround(seconds * 100.0f)); ++i) {
+    const float t = float(i) / 100.0f;
+    s.push_back(PathSample{t, 0.0f, speed * t});
+  }
+  return s;
+}
+
+std::string place_error(std::vector<PathSample> samples) {
+  std::string error;
+  EXPECT_FALSE(place_path(samples, PathMode::Local, Vec3{}, error));
+  return error;
+}
+
+}  // namespace
+
+TEST(PathShaping, BadSamplesAreRejectedWithTheSampleNamed) {
+  EXPECT_NE(place_error({}).find("0 sample(s)"), std::string::npos);
+  EXPECT_NE(place_error({{0, 0, 0}}).find("1 sample(s)"), std::string::npos);
+  EXPECT_NE(place_error({{0, 0, 0}, {0, 1, 0}}).find("path sample 2: time"), std::string::npos);
+  EXPECT_NE(place_error({{0, 0, 0}, {1, 1, 0}, {0.5f, 2, 0}}).find("path sample 3"), std::string::npos);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_NE(place_error({{0, 0, 0}, {1, nan, 0}}).find("path sample 2: time or coordinate"), std::string::npos);
+  Path path;
+  std::string error;
+  PathShaping shaping;
+  shaping.speed_scale = 0.0f;
+  EXPECT_FALSE(make_path(straight(1, 1), shaping, 60.0f, path, error));
+  EXPECT_NE(error.find("speed scale"), std::string::npos) << error;
+  shaping.speed_scale = 1e-6f;
+  EXPECT_FALSE(make_path(straight(1, 100), shaping, 60.0f, path, error));
+  EXPECT_NE(error.find("path points"), std::string::npos) << error;
+}
+
+TEST(PathShaping, ResamplingSmoothingAndSpeedScaleKeepTheLine) {
+  Path path;
+  std::string error;
+  ASSERT_TRUE(make_path(straight(1.5f, 4.0f), PathShaping{}, 60.0f, path, error)) << error;
+  EXPECT_EQ(path.size(), 4 * 60 + 1);
+  // A straight line stays where it was, ends included (extrapolated before smoothing).
+  for (int i = 0; i < path.size(); ++i) {
+    EXPECT_NEAR(path.points[size_t(i)].x, 0.0f, 1e-5f);
+    EXPECT_NEAR(path.points[size_t(i)].z, 1.5f * float(i) / 60.0f, 1e-3f) << i;
+  }
+  EXPECT_NEAR(length(path.tangent(10.5f) - Vec3{0, 0, 1}), 0.0f, 1e-5f);
+  EXPECT_EQ(path.nearest(Vec3{0.3f, 0, 3.0f}, 0, path.last()), 120);
+  EXPECT_EQ(path.nearest(Vec3{0.3f, 0, 3.0f}, 0, 100), 100);  // the window of seed 002 Eq. 1
+  PathShaping slow;
+  slow.speed_scale = 0.2f;  // seed 002 Sec. V-A: played five times slower than drawn
+  ASSERT_TRUE(make_path(straight(1.5f, 4.0f), slow, 60.0f, path, error)) << error;
+  EXPECT_EQ(path.size(), 20 * 60 + 1);
+}
+
+TEST(PathShaping, LocalTranslatesAndGlobalWalksToTheStart) {
+  std::vector<PathSample> local = straight(2.0f, 2.0f);
+  std::string error;
+  ASSERT_TRUE(place_path(local, PathMode::Local, Vec3{5, 0, 1}, error)) << error;
+  EXPECT_FLOAT_EQ(local[0].x, 5.0f);
+  EXPECT_FLOAT_EQ(local[0].z, 1.0f);
+  std::vector<PathSample> global = straight(2.0f, 2.0f);
+  ASSERT_TRUE(place_path(global, PathMode::Global, Vec3{0, 0, -4}, error)) << error;
+  ASSERT_EQ(global.size(), straight(2.0f, 2.0f).size() + 1);
+  EXPECT_FLOAT_EQ(global[0].z, -4.0f);
+  // 4 m at the first second's 2 m/s: the drawn path starts 2 s later.
+  EXPECT_NEAR(global[1].t - global[0].t, 2.0f, 1e-3f);
+  EXPECT_FLOAT_EQ(global[1].z, 0.0f);
+}
+
+TEST(PathFiles, CsvAndJsonPathsAndErrorsNameTheLine) {
+  const std::string dir = test::temp_folder("pathfile");
+  const std::vector<PathSample> csv = load_path(test::write_text(dir + "/p.csv", "# drawn\nx,t,z\n1,0,2\n3,0.5,4\n"));
+  ASSERT_EQ(csv.size(), 2u);
+  EXPECT_FLOAT_EQ(csv[1].t, 0.5f);
+  EXPECT_FLOAT_EQ(csv[1].x, 3.0f);
+  const std::vector<PathSample> json = load_path(test::write_text(dir + "/p.json", "{\"points\": [[0, 1, 2], [0.5, 3, 4]]}"));
+  ASSERT_EQ(json.size(), 2u);
+  EXPECT_FLOAT_EQ(json[1].z, 4.0f);
+  try {
+    load_path(test::write_text(dir + "/bad.csv", "t,x,z\n0,0,0\n1,zero,0\n"));
+    FAIL() << "a bad number was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.csv:3"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(load_path(test::write_text(dir + "/h.csv", "time,x,z\n0,0,0\n")), InputError);
+  EXPECT_THROW(load_path(test::write_text(dir + "/j.json", "[[0, 1], [2]]")), InputError);
+  try {
+    load_path(test::write_text(dir + "/k.json", "[[0, 1, 2],\n [1, 2]]"));
+    FAIL() << "a pair was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("k.json:2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(load_path(dir + "/missing.csv"), InputError);
+}
+
+TEST_F(PathTest, LhmmMakesOneSearchPerNodeOfItsTree) {
+  // Seed 002 Table 1: 13 kNN calls for LHMM(3, 3), 111 for LHMM(10, 3), 1 for BMM.
+  const std::pair<int, int> shapes[] = {{3, 3}, {2, 4}, {1, 1}, {3, 2}};
+  const int expected[] = {13, 15, 1, 4};
+  for (size_t s = 0; s < 4; ++s) {
+    PathRunOptions o;
+    o.follower.k = shapes[s].first;
+    o.follower.levels = shapes[s].second;
+    CharacterTrack track;
+    Path path;
+    const PathMetrics m = run_path(db_, search_, straight(1.3f, 4.0f), o, track, path);
+    EXPECT_DOUBLE_EQ(m.knn_calls_per_lhmm, expected[s]) << "k " << shapes[s].first << " l " << shapes[s].second;
+    EXPECT_GT(m.matches, 20);
+  }
+}
+
+TEST_F(PathTest, FollowsAStraightPathToItsEnd) {
+  for (bool adjust : {true, false}) {
+    PathRunOptions o;
+    o.follower.adjust_to_path = adjust;
+    CharacterTrack track;
+    Path path;
+    const PathMetrics m = run_path(db_, search_, straight(1.3f, 5.0f), o, track, path);
+    EXPECT_TRUE(m.completed) << "adjust " << adjust;
+    EXPECT_LT(m.avg_distance_m, 0.2) << "adjust " << adjust;
+    for (const Vec3& p : track.root) ASSERT_TRUE(is_finite(p));
+  }
+}
+
+TEST_F(PathTest, APathFasterThanAnyMotionStillCompletes) {
+  // 40 m/s: no motion is that fast. The desired position only moves ahead of the character
+  // (Eq. 1's window), so the character walks the path at its own pace to the end.
+  PathRunOptions o;
+  CharacterTrack track;
+  Path path;
+  const PathMetrics m = run_path(db_, search_, straight(40.0f, 0.25f), o, track, path);
+  EXPECT_TRUE(m.completed);
+  EXPECT_LT(m.avg_distance_m, 0.3);
+  EXPECT_GT(m.seconds_to_complete, 10.0 / 2.0);  // 10 m at walking speed (about 1.3-2.5 m/s)
+}
+
+TEST_F(PathTest, BadRunSettingsAreRejected) {
+  PathRunOptions o;
+  o.follower.k = 0;
+  CharacterTrack track;
+  Path path;
+  EXPECT_THROW(run_path(db_, search_, straight(1, 2), o, track, path), InputError);
+  o = PathRunOptions{};
+  EXPECT_THROW(run_path(db_, search_, {{0, 0, 0}}, o, track, path), InputError);
+}
+
+TEST_F(PathTest, UpdateAllocatesNothing) {
+  Path path;
+  std::string error;
+  ASSERT_TRUE(make_path(straight(1.3f, 6.0f), PathShaping{}, db_.fps(), path, error)) << error;
+  PathFollower follower;
+  ASSERT_TRUE(follower.init(db_, search_, PathFollowerSettings{}, path, error)) << error;
+  follower.update(1.0f / 60.0f);
+  test::start_counting_allocations();
+  for (int f = 0; f < 200; ++f) follower.update(f % 5 == 0 ? 0.04f : 1.0f / 60.0f);
+  EXPECT_EQ(test::stop_counting_allocations(), 0);
+  EXPECT_GT(follower.stats().matches, 10);
+}

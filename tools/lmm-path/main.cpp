@@ -1,0 +1,304 @@
+// lmm-path: path following with long-horizon motion matching (seed 002) on a motion database.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include <cxxopts.hpp>
+#include <spdlog/spdlog.h>
+
+#include "lmm/pipeline/bvh.hpp"
+#include "lmm/pipeline/path_run.hpp"
+#include "lmm/pipeline/report.hpp"
+
+using namespace lmm;
+using namespace lmm::pipeline;
+
+namespace {
+
+cxxopts::Options make_options() {
+  cxxopts::Options o(
+      "lmm-path",
+      "Follow a drawn path with long-horizon motion matching LHMM(k, l) (seed 002) and write the motion (BVH),\n"
+      "root trajectory (CSV), a top-view plot (SVG) and metrics (JSON). A path file is CSV with a header\n"
+      "t,x,z (seconds, metres on the ground) or JSON [[t, x, z], ...]. --ablation runs the built-in test paths\n"
+      "through seed 002's Table 2 ablation and Table 1 configurations instead.\n"
+      "  lmm-path --db X.mmdb --path P.csv [--k 3 --l 3] [--mode local|global] [--speed-scale 1] --out DIR [--json PATH]");
+  o.add_options()
+      ("db", "motion database (*.mmdb)", cxxopts::value<std::string>())
+      ("path", "path file (CSV t,x,z or JSON); repeat for several characters, each with its own path",
+       cxxopts::value<std::vector<std::string>>())
+      ("test-path", "use a built-in test path: circle-accelerating, sharp-corners, s-curve, hand-drawn",
+       cxxopts::value<std::string>())
+      ("ablation", "run every test path through the Table 2 and Table 1 configurations")
+      ("long-db", "--ablation: database with the longer query (configs/features/locomotion-long.toml)",
+       cxxopts::value<std::string>())
+      ("k", "nearest neighbours per LHMM level", cxxopts::value<int>()->default_value("3"))
+      ("l", "LHMM levels (1 = basic motion matching)", cxxopts::value<int>()->default_value("3"))
+      ("mode", "local (path moved to the character) or global (walk to its start first)",
+       cxxopts::value<std::string>()->default_value("local"))
+      ("speed-scale", "playback speed / drawing speed (seed 002 uses 0.2)", cxxopts::value<float>())
+      ("max-speed", "speed limit v_max of the revised query, m/s", cxxopts::value<float>()->default_value("3"))
+      ("desired", "desired position: constrained (Eq. 1), current (current frame) or nearest",
+       cxxopts::value<std::string>()->default_value("constrained"))
+      ("no-smooth", "do not smooth the path")
+      ("no-adjust", "do not pull the root towards the desired path point (seed 002's method as published)")
+      ("adjust-halflife", "seconds: halflife of the pull towards the path", cxxopts::value<float>()->default_value("0.2"))
+      ("adjust-ratio", "the pull's speed limit as a fraction of the root's speed", cxxopts::value<float>()->default_value("0.2"))
+      ("no-speed-limit", "do not limit the future query's speed")
+      ("no-corner-fix", "do not modify the query at sharp corners")
+      ("raw", "raw future query: current-frame desired position, no speed limit, no corner fix")
+      ("facing-offset", "degrees added to the tangential facing (joystick offset)", cxxopts::value<float>()->default_value("0"))
+      ("match-interval", "seconds between LHMM calls", cxxopts::value<float>()->default_value("0.1666667"))
+      ("dt", "time step in seconds", cxxopts::value<float>()->default_value("0.0166667"))
+      ("out", "output folder (motion.bvh, root.csv, plot.svg; with --ablation the plots)", cxxopts::value<std::string>())
+      ("json", "write metrics (or the ablation tables) as JSON", cxxopts::value<std::string>())
+      ("h,help", "show this help");
+  return o;
+}
+
+PathRunOptions run_options(const cxxopts::ParseResult& args) {
+  PathRunOptions o;
+  const std::string mode = args["mode"].as<std::string>();
+  if (mode != "local" && mode != "global") throw InputError("--mode: '" + mode + "' is not 'local' or 'global'");
+  o.mode = mode == "local" ? PathMode::Local : PathMode::Global;
+  o.shaping.smooth = !args.count("no-smooth");
+  if (args.count("speed-scale")) o.shaping.speed_scale = args["speed-scale"].as<float>();
+  o.follower.adjust_to_path = !args.count("no-adjust");
+  o.follower.adjustment_halflife = args["adjust-halflife"].as<float>();
+  o.follower.adjustment_max_ratio = args["adjust-ratio"].as<float>();
+  if (!(o.follower.adjustment_halflife > 0.0f) || !(o.follower.adjustment_max_ratio >= 0.0f)) {
+    throw InputError("--adjust-halflife must be positive and --adjust-ratio not negative");
+  }
+  o.follower.k = args["k"].as<int>();
+  o.follower.levels = args["l"].as<int>();
+  o.follower.match_interval = args["match-interval"].as<float>();
+  PathQuerySettings& q = o.follower.query;
+  q.max_speed = args["max-speed"].as<float>();
+  if (!(q.max_speed > 0.0f)) throw InputError("--max-speed must be positive");
+  const std::string desired = args["desired"].as<std::string>();
+  if (desired == "constrained") {
+    q.desired = DesiredPosition::Constrained;
+  } else if (desired == "current") {
+    q.desired = DesiredPosition::CurrentFrame;
+  } else if (desired == "nearest") {
+    q.desired = DesiredPosition::Nearest;
+  } else {
+    throw InputError("--desired: '" + desired + "' is not constrained, current or nearest");
+  }
+  q.speed_limit = !args.count("no-speed-limit") && !args.count("raw");
+  q.corner_fix = !args.count("no-corner-fix") && !args.count("raw");
+  if (args.count("raw")) q.desired = DesiredPosition::CurrentFrame;
+  q.facing_offset = args["facing-offset"].as<float>() * 0.017453292f;
+  o.dt = args["dt"].as<float>();
+  if (!(o.dt > 0.0f && o.dt <= kMaxDt)) throw InputError("--dt must be in (0, 0.25]");
+  return o;
+}
+
+JsonObject metrics_json(const PathMetrics& m) {
+  return JsonObject()
+      .number("avg_distance_m", m.avg_distance_m)
+      .boolean("completed", m.completed)
+      .number("seconds_to_complete", m.seconds_to_complete)
+      .number("ms_per_lhmm", m.ms_per_lhmm)
+      .number("knn_calls_per_lhmm", m.knn_calls_per_lhmm)
+      .number("frames", m.frames)
+      .number("matches", m.matches)
+      .number("transitions", m.transitions)
+      .number("corner_queries", m.corner_queries)
+      .number("foot_slide_cm_per_s", m.foot_slide_cm_per_s);
+}
+
+// One named configuration of the ablation tables.
+struct Variant {
+  std::string name;
+  PathRunOptions options;
+  const Database* db = nullptr;            // another database (the longer query's), or the main one
+  const FeatureSearch* search = nullptr;
+};
+
+std::vector<Variant> table2_variants(const PathRunOptions& base) {
+  std::vector<Variant> v(8, Variant{"", base});
+  v[0].name = "full";
+  v[1].name = "no path smoothing";
+  v[1].options.shaping.smooth = false;
+  v[2].name = "desired: current frame";
+  v[2].options.follower.query.desired = DesiredPosition::CurrentFrame;
+  v[3].name = "desired: nearest point";
+  v[3].options.follower.query.desired = DesiredPosition::Nearest;
+  v[4].name = "no speed limit";
+  v[4].options.follower.query.speed_limit = false;
+  v[5].name = "no corner modification";
+  v[5].options.follower.query.corner_fix = false;
+  v[6].name = "raw future query";
+  v[6].options.follower.query = PathQuerySettings{DesiredPosition::CurrentFrame};
+  v[6].options.follower.query.speed_limit = false;
+  v[6].options.follower.query.corner_fix = false;
+  v[7].name = "no root adjustment";
+  v[7].options.follower.adjust_to_path = false;
+  return v;
+}
+
+std::vector<Variant> table1_variants(const PathRunOptions& base) {
+  std::vector<Variant> v(3, Variant{"", base});
+  v[0].name = "LHMM(3,3)";
+  v[1].name = "LHMM(10,3)";
+  v[1].options.follower.k = 10;
+  v[2].name = "BMM = LHMM(1,1)";
+  v[2].options.follower.k = 1;
+  v[2].options.follower.levels = 1;
+  return v;
+}
+
+// Runs `variants` on every test path; prints rows of `columns(metrics)` and returns the JSON rows.
+template <typename Cell>
+std::vector<JsonObject> run_table(const char* title, const Database& db, const FeatureSearch& search,
+                                  const std::vector<Variant>& variants, const std::string& out, const Cell& cell) {
+  const std::vector<TestPath> paths = test_paths();
+  std::printf("\n%s\n%-26s", title, "configuration");
+  for (const TestPath& p : paths) std::printf(" %22s", p.name.c_str());
+  std::printf("\n");
+  std::vector<JsonObject> rows;
+  for (const Variant& v : variants) {
+    std::printf("%-26s", v.name.c_str());
+    for (const TestPath& p : paths) {
+      PathRunOptions o = v.options;
+      o.shaping.speed_scale = p.speed_scale;
+      CharacterTrack track;
+      Path path;
+      const PathMetrics m = run_path(v.db ? *v.db : db, v.search ? *v.search : search, p.samples, o, track, path);
+      std::printf(" %22s", cell(m).c_str());
+      std::fflush(stdout);
+      rows.push_back(metrics_json(m).text("configuration", v.name).text("path", p.name));
+      if (!out.empty()) {
+        std::string file = v.name + "-" + p.name;
+        for (char& c : file) c = std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+        write_path_svg(out + "/" + file + ".svg", path, track, v.name + ", " + p.name);
+      }
+    }
+    std::printf("\n");
+  }
+  return rows;
+}
+
+std::string distance_cell(const PathMetrics& m) {
+  char text[32];
+  std::snprintf(text, sizeof text, m.completed ? "%.4f" : "%.4f (fail)", m.avg_distance_m);
+  return text;
+}
+
+std::string timing_cell(const PathMetrics& m) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.3f ms %4.0f knn %.3f m", m.ms_per_lhmm, m.knn_calls_per_lhmm, m.avg_distance_m);
+  return text;
+}
+
+int run_ablation(const Database& db, const FeatureSearch& search, const PathRunOptions& base,
+                 const cxxopts::ParseResult& args) {
+  Database long_db;
+  FeatureSearch long_search;
+  std::vector<Variant> timing = table1_variants(base);
+  if (args.count("long-db")) {
+    std::string error;
+    if (!long_db.load_file(args["long-db"].as<std::string>(), error) || !long_search.build(long_db, error)) {
+      throw InputError(error);
+    }
+    Variant longer{"BMM, longer query", base, &long_db, &long_search};
+    longer.options.follower.k = 1;
+    longer.options.follower.levels = 1;
+    timing.push_back(longer);
+  } else {
+    std::printf("(Table 1's \"BMM with longer queries\" row needs --long-db: a database imported with "
+                "--features configs/features/locomotion-long.toml)\n");
+  }
+  const std::string out = args.count("out") ? args["out"].as<std::string>() : "";
+  if (!out.empty()) std::filesystem::create_directories(out);
+  const std::vector<JsonObject> table2 = run_table("Table 2: average distance to the path (m); (fail) = not completed",
+                                                   db, search, table2_variants(base), out, distance_cell);
+  const std::vector<JsonObject> table1 = run_table("Table 1: median ms per LHMM call, kNN calls per call, distance (m)",
+                                                   db, search, timing, "", timing_cell);
+  if (args.count("json")) write_json(args["json"].as<std::string>(), JsonObject().objects("table2", table2).objects("table1", table1));
+  return 0;
+}
+
+// The paths to follow, one per character: the --path files or the named test path.
+std::vector<std::vector<PathSample>> chosen_paths(const cxxopts::ParseResult& args, PathRunOptions& options) {
+  std::vector<std::vector<PathSample>> paths;
+  if (args.count("path")) {
+    for (const std::string& file : args["path"].as<std::vector<std::string>>()) paths.push_back(load_path(file));
+    return paths;
+  }
+  const std::string name = args["test-path"].as<std::string>();
+  for (const TestPath& p : test_paths()) {
+    if (p.name != name) continue;
+    if (!args.count("speed-scale")) options.shaping.speed_scale = p.speed_scale;
+    paths.push_back(p.samples);
+    return paths;
+  }
+  throw InputError("--test-path: unknown path '" + name + "'");
+}
+
+void print_metrics(size_t character, const PathRunOptions& o, const PathMetrics& m) {
+  std::printf("lmm-path: character %zu, LHMM(%d, %d), %d frames, %d matches (%.1f kNN calls each, median %.3f ms), "
+              "%d transitions\n  average distance to the path %.4f m, %s\n",
+              character, o.follower.k, o.follower.levels, m.frames, m.matches, m.knn_calls_per_lhmm, m.ms_per_lhmm,
+              m.transitions, m.avg_distance_m,
+              m.completed ? ("completed in " + std::to_string(m.seconds_to_complete) + " s").c_str()
+                          : "NOT completed (the desired position never reached the path's end)");
+}
+
+void write_outputs(const std::string& dir, const Database& db, const std::vector<CharacterTrack>& tracks,
+                   const std::vector<Path>& paths, float dt) {
+  std::filesystem::create_directories(dir);
+  for (size_t c = 0; c < tracks.size(); ++c) {
+    const std::string suffix = c == 0 ? "" : "_" + std::to_string(c);
+    write_text_atomic(dir + "/motion" + suffix + ".bvh", write_bvh(bvh_from_clip(db.skeleton(), tracks[c].clip, "ZXY", 0.01f)));
+    write_path_svg(dir + "/plot" + suffix + ".svg", paths[c], tracks[c], "lmm-path, character " + std::to_string(c));
+  }
+  write_root_csv(dir + "/root.csv", tracks, dt);
+  spdlog::info("wrote {}/motion.bvh, root.csv (desired = the desired path point) and plot.svg{}", dir,
+               tracks.size() > 1 ? " (motion_N.bvh, plot_N.svg for the others)" : "");
+}
+
+int run(int argc, char** argv) {
+  cxxopts::Options options = make_options();
+  const auto args = options.parse(argc, argv);
+  if (args.count("help")) {
+    std::puts(options.help().c_str());
+    return 0;
+  }
+  const int sources = int((args.count("path") > 0) + args.count("test-path") + args.count("ablation"));
+  if (!args.count("db") || sources != 1) {
+    spdlog::error("lmm-path: need --db FILE and exactly one of --path FILE, --test-path NAME or --ablation (see --help)");
+    return 2;
+  }
+  PathRunOptions o = run_options(args);
+  Database db;
+  std::string error;
+  if (!db.load_file(args["db"].as<std::string>(), error)) throw InputError(error);
+  FeatureSearch search;
+  if (!search.build(db, error)) throw InputError(error);
+  if (args.count("ablation")) return run_ablation(db, search, o, args);
+  const std::vector<std::vector<PathSample>> samples = chosen_paths(args, o);
+  std::vector<CharacterTrack> tracks(samples.size());
+  std::vector<Path> paths(samples.size());
+  std::vector<JsonObject> characters;
+  for (size_t c = 0; c < samples.size(); ++c) {
+    o.start = Vec3{2.0f * float(c), 0.0f, 0.0f};
+    const PathMetrics m = run_path(db, search, samples[c], o, tracks[c], paths[c]);
+    print_metrics(c, o, m);
+    characters.push_back(metrics_json(m));
+  }
+  if (args.count("out")) write_outputs(args["out"].as<std::string>(), db, tracks, paths, o.dt);
+  if (args.count("json")) {
+    JsonObject json = characters[0];
+    if (characters.size() > 1) json.objects("characters", characters);
+    write_json(args["json"].as<std::string>(), json);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return run_cli("lmm-path", [&] { return run(argc, argv); });
+}

@@ -1,0 +1,323 @@
+#include "lmm/pipeline/path_run.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "lmm/pipeline/bvh.hpp"
+#include "lmm/pipeline/report.hpp"
+
+namespace lmm::pipeline {
+namespace {
+
+constexpr float kTwoPi = 6.2831853f;
+
+std::string trim(std::string s) {
+  s.erase(0, s.find_first_not_of(" \t\r"));
+  s.erase(s.find_last_not_of(" \t\r") + 1);
+  return s;
+}
+
+float parse_float(const std::string& text, const std::string& where) {
+  char* end = nullptr;
+  const float v = std::strtof(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) throw InputError(where + "'" + text + "' is not a number");
+  return v;
+}
+
+std::vector<PathSample> load_csv_path(std::istream& in, const std::string& file) {
+  std::vector<PathSample> samples;
+  std::map<std::string, size_t> column;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string where = file + ":" + std::to_string(number) + ": ";
+    if (line.find('#') != std::string::npos) line.erase(line.find('#'));
+    if (trim(line).empty()) continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(trim(cell));
+    if (column.empty()) {
+      for (size_t c = 0; c < cells.size(); ++c) column[cells[c]] = c;
+      for (const char* name : {"t", "x", "z"}) {
+        if (!column.count(name)) throw InputError(where + "header lacks column '" + name + "' (expected t,x,z)");
+      }
+      continue;
+    }
+    if (cells.size() != column.size()) {
+      throw InputError(where + "expected " + std::to_string(column.size()) + " values, found " + std::to_string(cells.size()));
+    }
+    samples.push_back(PathSample{parse_float(cells[column["t"]], where), parse_float(cells[column["x"]], where),
+                                 parse_float(cells[column["z"]], where)});
+  }
+  return samples;
+}
+
+// A minimal reader for [[t, x, z], ...] or {"points": [[t, x, z], ...]}.
+class JsonPathReader {
+ public:
+  JsonPathReader(const std::string& text, const std::string& file) : text_(text), file_(file) {}
+
+  std::vector<PathSample> read() {
+    const bool object = peek() == '{';
+    if (object) {
+      expect('{');
+      expect('"');
+      if (text_.compare(at_, 7, "points\"") != 0) fail("expected the key \"points\"");
+      at_ += 7;
+      expect(':');
+    }
+    std::vector<PathSample> samples;
+    expect('[');
+    while (peek() != ']') {
+      if (!samples.empty()) expect(',');
+      expect('[');
+      const float t = number();
+      expect(',');
+      const float x = number();
+      expect(',');
+      const float z = number();
+      expect(']');
+      samples.push_back(PathSample{t, x, z});
+    }
+    expect(']');
+    if (object) expect('}');
+    if (peek() != '\0') fail("unexpected text after the path");
+    return samples;
+  }
+
+ private:
+  char peek() {
+    while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
+    return at_ < text_.size() ? text_[at_] : '\0';
+  }
+  void expect(char c) {
+    if (peek() != c) fail(std::string("expected '") + c + "'");
+    ++at_;
+  }
+  float number() {
+    peek();
+    char* end = nullptr;
+    const float v = std::strtof(text_.c_str() + at_, &end);
+    if (end == text_.c_str() + at_) fail("expected a number");
+    at_ = size_t(end - text_.c_str());
+    return v;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    const long line = 1 + std::count(text_.begin(), text_.begin() + long(std::min(at_, text_.size())), '\n');
+    throw InputError(file_ + ":" + std::to_string(line) + ": " + what + " (a path is [[t, x, z], ...])");
+  }
+
+  const std::string& text_;
+  const std::string& file_;
+  size_t at_ = 0;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// Mean horizontal distance from each of the first `frames` roots to its nearest path point.
+double mean_distance_to_path(const Path& path, const std::vector<Vec3>& roots, int frames) {
+  double sum = 0.0;
+  for (int f = 0; f < frames; ++f) sum += length(Vec3{roots[size_t(f)].x, 0, roots[size_t(f)].z} -
+                                                 path.points[size_t(path.nearest(roots[size_t(f)], 0, path.last()))]);
+  return frames > 0 ? sum / frames : 0.0;
+}
+
+// Samples along `point_at(s)` for s in [0, length] at speed `speed_at(t)`, 150 Hz.
+template <typename PointAt, typename SpeedAt>
+std::vector<PathSample> sample_curve(float total, const PointAt& point_at, const SpeedAt& speed_at) {
+  std::vector<PathSample> samples;
+  float s = 0.0f, t = 0.0f;
+  const float dt = 1.0f / 150.0f;
+  while (s < total) {
+    const Vec3 p = point_at(s);
+    samples.push_back(PathSample{t, p.x, p.z});
+    s += std::max(0.02f, speed_at(t)) * dt;  // the circle starts from rest: a crawl, not a stop
+    t += dt;
+  }
+  const Vec3 end = point_at(total);
+  samples.push_back(PathSample{t, end.x, end.z});
+  return samples;
+}
+
+// Point at arc length s of the curve starting at the origin with heading(s) radians about +Y
+// (0 = +Z), integrated in 1 cm steps.
+template <typename Heading>
+std::function<Vec3(float)> curve_from_heading(float total, const Heading& heading) {
+  const float step = 0.01f;
+  std::vector<Vec3> points{Vec3{}};
+  for (float s = 0.0f; s < total; s += step) {
+    const float h = heading(s + 0.5f * step);
+    points.push_back(points.back() + Vec3{std::sin(h), 0.0f, std::cos(h)} * step);
+  }
+  return [points, step](float s) {
+    const float i = std::clamp(s / step, 0.0f, float(points.size() - 1));
+    const size_t a = std::min(size_t(i), points.size() - 1), b = std::min(a + 1, points.size() - 1);
+    return lerp(points[a], points[b], i - float(a));
+  };
+}
+
+}  // namespace
+
+std::vector<PathSample> load_path(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw InputError(file + ": cannot open");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && (text[first] == '[' || text[first] == '{')) return JsonPathReader(text, file).read();
+  std::istringstream lines(text);
+  return load_csv_path(lines, file);
+}
+
+PathMetrics run_path(const Database& db, const FeatureSearch& search, const std::vector<PathSample>& raw,
+                     const PathRunOptions& options, CharacterTrack& track, Path& path) {
+  std::vector<PathSample> samples = raw;
+  std::string error;
+  if (!place_path(samples, options.mode, options.start, error) || !make_path(samples, options.shaping, db.fps(), path, error)) {
+    throw InputError(error);
+  }
+  PathFollower follower;
+  if (!follower.init(db, search, options.follower, path, error)) throw InputError(error);
+  const float duration = float(path.size()) / path.fps;
+  const int max_frames = int(std::ceil((3.0f * duration + options.extra_seconds) / options.dt));
+  const int tail = int(std::lround(0.5f / options.dt));
+  track = CharacterTrack{};
+  track.clip.fps = 1.0f / options.dt;
+  track.clip.joints = db.joint_count();
+  PathMetrics m;
+  std::vector<double> lhmm_ms;
+  int completed_at = -1;
+  std::vector<Vec3> previous;
+  double slide = 0.0;
+  long slide_count = 0;
+  for (int f = 0; f < max_frames && (completed_at < 0 || f < completed_at + tail); ++f) {
+    const int matches_before = follower.stats().matches;
+    const auto start = std::chrono::steady_clock::now();
+    follower.update(options.dt);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (follower.stats().matches > matches_before) lhmm_ms.push_back(ms);
+    track.clip.positions.insert(track.clip.positions.end(), follower.local_positions().begin(),
+                                follower.local_positions().end());
+    track.clip.rotations.insert(track.clip.rotations.end(), follower.local_rotations().begin(),
+                                follower.local_rotations().end());
+    track.root.push_back(follower.root_position());
+    track.desired.push_back(path.points[size_t(follower.desired_index())]);
+    const std::vector<Vec3>& global = follower.global_positions();
+    if (!previous.empty()) {
+      for (size_t k = 0; k < db.contact_joints().size(); ++k) {
+        if (!follower.in_contact(int(k))) continue;
+        const Vec3 v = (global[size_t(db.contact_joints()[k])] - previous[size_t(db.contact_joints()[k])]) / options.dt;
+        slide += 100.0 * length(Vec3{v.x, 0.0f, v.z});
+        ++slide_count;
+      }
+    }
+    previous = global;
+    if (completed_at < 0 && follower.completed()) completed_at = f;
+  }
+  track.clip.frames = int(track.root.size());
+  const int measured = completed_at >= 0 ? completed_at + 1 : track.clip.frames;
+  m.avg_distance_m = mean_distance_to_path(path, track.root, measured);
+  m.completed = completed_at >= 0;
+  m.seconds_to_complete = m.completed ? (completed_at + 1) * options.dt : 0.0;
+  m.ms_per_lhmm = median(lhmm_ms);
+  m.frames = track.clip.frames;
+  m.matches = follower.stats().matches;
+  m.transitions = follower.stats().transitions;
+  m.corner_queries = follower.stats().corner_queries;
+  m.knn_calls_per_lhmm = m.matches ? double(follower.stats().knn_calls) / m.matches : 0.0;
+  m.foot_slide_cm_per_s = slide_count ? slide / double(slide_count) : 0.0;
+  return m;
+}
+
+void write_path_svg(const std::string& file, const Path& path, const CharacterTrack& track, const std::string& title) {
+  GroundBounds box;
+  box.add(path.points);
+  box.add(track.root);
+  const float plot = 600.0f, margin = 20.0f;
+  const float scale = box.scale(plot);
+  const float max_x = box.max_x, max_z = box.max_z;
+  auto map = [&](Vec3 p) { return std::make_pair(margin + (max_x - p.x) * scale, margin + 20.0f + (max_z - p.z) * scale); };
+  char buffer[128];
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(plot + 2 * margin)) +
+                    "\" height=\"" + std::to_string(int(plot + 2 * margin + 20)) +
+                    "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+                    "<text x=\"20\" y=\"16\">" + title + ": path red (dots every 0.5 s), character root blue</text>\n";
+  auto polyline = [&](const std::vector<Vec3>& points, const char* colour, float width) {
+    std::string s = "<polyline fill=\"none\" stroke=\"" + std::string(colour) + "\" stroke-width=\"" +
+                    std::to_string(width) + "\" points=\"";
+    for (size_t i = 0; i < points.size(); i += 2) {
+      const auto p = map(points[i]);
+      std::snprintf(buffer, sizeof buffer, "%.1f,%.1f ", p.first, p.second);
+      s += buffer;
+    }
+    return s + "\"/>\n";
+  };
+  svg += polyline(path.points, "#d62728", 2.0f);
+  const int every = std::max(1, int(std::lround(0.5f * path.fps)));
+  for (int i = 0; i < path.size(); i += every) {
+    const auto p = map(path.points[size_t(i)]);
+    std::snprintf(buffer, sizeof buffer, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#d62728\"/>\n", p.first, p.second);
+    svg += buffer;
+  }
+  svg += polyline(track.root, "#1f77b4", 1.5f);
+  write_text_atomic(file, svg + "</svg>\n");
+}
+
+std::vector<TestPath> test_paths() {
+  std::vector<TestPath> paths;
+  {
+    // Seed 002 Fig. 9: a circle (radius 4 m here) whose speed rises linearly from 0 to 9 m/s
+    // over one and a half laps.
+    const float radius = 4.0f, total = 1.5f * kTwoPi * radius;
+    const float duration = 2.0f * total / 9.0f, acceleration = 9.0f / duration;
+    auto point = [&](float s) {
+      const float a = s / radius;
+      return Vec3{radius * std::sin(a), 0.0f, radius - radius * std::cos(a)};
+    };
+    paths.push_back({"circle-accelerating", sample_curve(total, point, [&](float t) { return acceleration * t; })});
+  }
+  {
+    // Sharp corners: 6 m legs turning 100 degrees right, 120 left, then 90 right, at 1.6 m/s.
+    auto heading = [](float s) {
+      const float turns[] = {0.0f, -100.0f, 20.0f, -70.0f};
+      return turns[std::min(3, int(s / 6.0f))] * kTwoPi / 360.0f;
+    };
+    paths.push_back({"sharp-corners", sample_curve(24.0f, curve_from_heading(24.0f, heading), [](float) { return 1.6f; })});
+  }
+  {
+    // An S-curve: a quarter circle of 5 m radius to the left, then one to the right, at 2.2 m/s.
+    const float radius = 5.0f, arc = 0.25f * kTwoPi * radius;
+    auto heading = [&](float s) { return s <= arc ? s / radius : (2.0f * arc - s) / radius; };
+    paths.push_back({"s-curve", sample_curve(2.0f * arc, curve_from_heading(2.0f * arc, heading), [](float) { return 2.2f; })});
+  }
+  {
+    // Hand-drawn: drawn fast (about 10 m/s) with a wobbling direction, 2 cm of jitter and
+    // irregular event times, played at speed scale 0.2 (seed 002 Sec. V-A).
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    TestPath hand{"hand-drawn", {}, 0.2f};
+    Vec3 p;
+    float heading = 0.3f, t = 0.0f;
+    for (int i = 0; i < 400; ++i) {
+      hand.samples.push_back(PathSample{t, p.x + 0.02f * (unit(rng) - 0.5f), p.z + 0.02f * (unit(rng) - 0.5f)});
+      const float dt = 0.004f + 0.012f * unit(rng);
+      heading += 0.9f * std::sin(0.02f * float(i)) * dt * 6.0f;
+      p = p + Vec3{std::sin(heading), 0.0f, std::cos(heading)} * (10.0f * dt);
+      t += dt;
+    }
+    paths.push_back(hand);
+  }
+  return paths;
+}
+
+}  // namespace lmm::pipeline
