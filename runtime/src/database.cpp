@@ -1,5 +1,6 @@
 #include "lmm/database.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -229,6 +230,13 @@ bool Database::read_features(std::string& error) {
   }
   features_ = values->f32();
   return true;
+}
+
+int clip_index(const Database& db, int frame) {
+  const auto& ranges = db.ranges();
+  const auto it = std::upper_bound(ranges.begin(), ranges.end(), frame,
+                                   [](int f, const DatabaseRange& r) { return f < r.stop; });
+  return static_cast<int>(it - ranges.begin());
 }
 
 }  // namespace lmm

@@ -4,18 +4,11 @@
 #include <cmath>
 
 namespace lmm {
-int clip_of(const Database& db, int frame) {
-  const auto& ranges = db.ranges();
-  const auto it = std::upper_bound(ranges.begin(), ranges.end(), frame,
-                                   [](int f, const DatabaseRange& r) { return f < r.stop; });
-  return static_cast<int>(it - ranges.begin());
-}
-
 void DatabasePlayback::init(const Database& db, int frame) {
   db_ = &db;
   sample_.resize(db.joint_count());
   inertializer_.resize(db.joint_count());
-  range_ = clip_of(db, frame);
+  range_ = clip_index(db, frame);
   frame_time_ = frame;
   sample(frame_time_);
 }
@@ -24,7 +17,7 @@ void DatabasePlayback::jump(int frame, const PoseBuffers& out, const std::vector
   // Root: the velocity difference in character space, decayed later.
   const Vec3 old_root_velocity = inverse_rotate(out.rotations[0], out.velocities[0]);
   const Vec3 old_root_angular = inverse_rotate(out.rotations[0], out.angular[0]);
-  range_ = clip_of(*db_, frame);
+  range_ = clip_index(*db_, frame);
   frame_time_ = frame;
   sample(frame_time_);
   const Quat d_rot = sample_.rotations[0];

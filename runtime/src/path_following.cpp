@@ -197,17 +197,15 @@ bool PathFollower::init(const Database& db, const FeatureSearch& search, const P
   settings_ = settings;
   stats_ = PathFollowerStats{};
   const float fps = db.fps();
-  match_frames_ = std::max(1, int(std::lround(settings.match_interval * fps)));
+  const int match_frames = std::max(1, int(std::lround(settings.match_interval * fps)));
+  lhmm_.init(db, search, settings.search, settings.k, settings.levels, match_frames);
   look_ahead_ = std::max(1, int(std::lround(settings.query.look_ahead * fps)));
   corner_advance_ = std::max(1, int(std::lround(settings.query.corner_advance * fps)));
   levels_.assign(size_t(settings.levels), Level{});
   for (Level& level : levels_) {
-    level.query.assign(size_t(db.schema().dims), 0.0f);
     level.trajectory.assign(db.schema().trajectory_offsets.size(), RootSample{});
-    level.results.assign(size_t(settings.k), SearchResult{});
     level.indices.assign(db.schema().trajectory_offsets.size(), 0.0f);
     level.positions.assign(db.schema().trajectory_offsets.size(), Vec3{});
-    level.scratch = search.make_scratch();
   }
   resize_output(db.joint_count());
   animated_.assign(size_t(db.joint_count()), Quat{});
@@ -289,7 +287,8 @@ int PathFollower::corner_after(int desired, const Level& level) const {
   return -1;
 }
 
-void PathFollower::revise_query(const RootSample& root, int frame, Context& context, Level& level) const {
+void PathFollower::compute_query(const RootSample& root, int frame, Context& context, int depth, float* query) {
+  Level& level = levels_[size_t(depth)];
   const Path& path = *path_;
   const std::vector<int>& offsets = db_->schema().trajectory_offsets;
   int desired = desired_position(root.position, context);
@@ -329,44 +328,13 @@ void PathFollower::revise_query(const RootSample& root, int frame, Context& cont
     const Vec3 facing = rotate(turn, path.tangent(level.indices[m]));
     level.trajectory[m] = RootSample{level.positions[m], quat_from_heading(facing)};
   }
-  std::copy(db_->features(frame), db_->features(frame) + db_->schema().dims, level.query.begin());
+  std::copy(db_->features(frame), db_->features(frame) + db_->schema().dims, query);
   compute_trajectory_features(db_->schema(), root, level.trajectory.data(), db_->feature_offset(),
-                              db_->feature_scale(), level.query.data());
+                              db_->feature_scale(), query);
 }
 
-RootSample PathFollower::aligned_root(const RootSample& root, int from, int to) const {
-  // The database root motion from `from` to `to`, applied on the ground from `root`.
-  const Vec3 from_position = db_->positions(from)[0], to_position = db_->positions(to)[0];
-  const Quat from_rotation = db_->rotations(from)[0], to_rotation = db_->rotations(to)[0];
-  const Vec3 local = inverse_rotate(from_rotation, to_position - from_position);
-  return RootSample{on_ground(root.position + rotate(root.rotation, local)),
-                    normalize(root.rotation * (inverse(from_rotation) * to_rotation))};
-}
-
-float PathFollower::lhmm(const RootSample& root, int frame, Context& context, int levels, int& best_frame) {
-  // Seed 002 Algorithm 1. Costs are squared feature distances, summed over the levels.
-  Level& level = levels_[size_t(settings_.levels - levels)];
-  revise_query(root, frame, context, level);
-  const bool top = levels == settings_.levels;
-  const int current = top && frame + match_frames_ < playback_.clip_stop() - 1 ? frame : -1;
-  const int k = levels == 1 ? 1 : settings_.k;
-  ++stats_.knn_calls;
-  const int found = search_->search(level.query.data(), current, settings_.search, level.results.data(), k,
-                                    level.scratch);
-  best_frame = found > 0 ? level.results[0].frame : -1;
-  if (levels == 1 || found == 0) return found > 0 ? level.results[0].cost : std::numeric_limits<float>::max();
-  float best = std::numeric_limits<float>::max();
-  for (int r = 0; r < found; ++r) {
-    // Deeper levels use their own scratch, so this level's results stay valid.
-    const SearchResult candidate = level.results[size_t(r)];
-    const int stop = db_->ranges()[size_t(clip_of(*db_, candidate.frame))].stop;
-    const int next = std::min(candidate.frame + match_frames_, stop - 1);
-    Context child{context.desired, context.desired, context.frame_index + float(match_frames_), -1};
-    int ignored = -1;
-    const float cost = candidate.cost + lhmm(aligned_root(root, candidate.frame, next), next, child, levels - 1, ignored);
-    if (cost < best) best = cost, best_frame = candidate.frame;
-  }
-  return best;
+PathFollower::Context PathFollower::update_context(const Context& context) const {
+  return Context{context.desired, context.desired, context.frame_index + float(lhmm_.step_frames), -1};
 }
 
 void PathFollower::match() {
@@ -374,8 +342,12 @@ void PathFollower::match() {
   since_match_ = 0.0f;
   Context context{desired_, desired_, float(elapsed_frames_), -1};
   const RootSample root{on_ground(out_.positions[0]), out_.rotations[0]};
+  // The playing frame continues as a candidate while its clip has N more frames.
+  const int frame = playback_.frame();
+  const int current = frame + lhmm_.step_frames < playback_.clip_stop() - 1 ? frame : -1;
   int best = -1;
-  lhmm(root, playback_.frame(), context, settings_.levels, best);
+  long_horizon_match(lhmm_, *this, root, frame, context, settings_.levels, current, best);
+  stats_.knn_calls = lhmm_.knn_calls;
   desired_ = context.desired;
   corner_ = context.corner;
   if (best >= 0 && best != playback_.frame()) {

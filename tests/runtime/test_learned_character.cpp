@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <thread>
 
 #include "lmm/learned_character.hpp"
 #include "lmm/pose_vector.hpp"
@@ -154,6 +155,30 @@ TEST(LearnedCharacter, KeepsTheCurrentPredictionUntilItsAgeLimit) {
   EXPECT_EQ(c.stats().transitions, c.stats().forced_projections);
   EXPECT_GE(c.stats().forced_projections, 18);
   EXPECT_LE(c.stats().forced_projections, 20);
+}
+
+TEST(LearnedCharacter, CharactersSharingAModelRunOnSeparateThreads) {
+  LoadedModel m;
+  load(m);
+  // Each character owns its evaluator scratch; the Model is read-only. Concurrent runs must
+  // give what the same runs give one after the other.
+  auto run = [&](LearnedCharacter& c, float phase) {
+    for (int f = 0; f < 400; ++f) c.update(stick(std::sin(0.05f * f + phase), std::cos(0.03f * f)), 1.0f / 60.0f);
+  };
+  LearnedCharacter sequential[2], concurrent[2];
+  for (int i = 0; i < 2; ++i) {
+    start(sequential[i], m.model, LearnedSettings{});
+    start(concurrent[i], m.model, LearnedSettings{});
+    run(sequential[i], float(i));
+  }
+  std::thread other([&] { run(concurrent[1], 1.0f); });
+  run(concurrent[0], 0.0f);
+  other.join();
+  for (int i = 0; i < 2; ++i) {
+    for (size_t j = 0; j < sequential[i].global_positions().size(); ++j) {
+      EXPECT_EQ(length(sequential[i].global_positions()[j] - concurrent[i].global_positions()[j]), 0.0f);
+    }
+  }
 }
 
 TEST(LearnedCharacter, RejectsAnUnloadedModelAndAnotherSchema) {

@@ -3,32 +3,12 @@
 #include <random>
 
 #include "lmm/search.hpp"
-#include "support/synthetic_database.hpp"
+#include "support/search_fixture.hpp"
 
 using namespace lmm;
+using test::SearchFixture;
 
 namespace {
-
-// A database of random-walk features in clips of varied lengths, plus its search index.
-struct SearchFixture {
-  AlignedBuffer buffer;
-  Database db;
-  FeatureSearch search;
-  SearchScratch scratch;
-
-  explicit SearchFixture(uint32_t seed) {
-    test::SyntheticDatabase synthetic;
-    std::mt19937 rng(seed);
-    std::vector<int> lengths;
-    for (int r = 0; r < 40; ++r) lengths.push_back(25 + int(rng() % 300));
-    synthetic.randomize(lengths, seed);
-    buffer = test::aligned_copy(synthetic.build());
-    std::string error;
-    EXPECT_TRUE(db.load_buffer(buffer.data(), buffer.size(), error)) << error;
-    EXPECT_TRUE(search.build(db, error)) << error;
-    scratch = search.make_scratch();
-  }
-};
 
 TEST(Search, EqualsBruteForceOnRandomQueries) {
   SearchFixture fx(11);

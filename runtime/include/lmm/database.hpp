@@ -153,4 +153,7 @@ bool read_feature_scaling(const BlobView& view, int dims, const float*& offset,
 // Splits `text` at '\n' (no trailing empty entry).
 std::vector<std::string> split_lines(const std::string& text);
 
+// Index of the clip (range) of `db` that holds `frame` (a frame in range).
+int clip_index(const Database& db, int frame);
+
 }  // namespace lmm

@@ -10,9 +10,6 @@
 
 namespace lmm {
 
-// Index of the clip (range) of `db` that holds `frame`.
-int clip_of(const Database& db, int frame);
-
 // Plays one clip at a time from a fractional frame; see the file comment.
 class DatabasePlayback {
  public:

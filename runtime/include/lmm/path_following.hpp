@@ -10,6 +10,7 @@
 
 #include "lmm/database.hpp"
 #include "lmm/database_playback.hpp"
+#include "lmm/lhmm.hpp"
 #include "lmm/search.hpp"
 #include "lmm/steering.hpp"
 
@@ -133,28 +134,30 @@ class PathFollower : public PoseOutput {
   const PathFollowerStats& stats() const { return stats_; }
 
  private:
-  // Scratch of one LHMM level.
+  // Path-following scratch of one LHMM level.
   struct Level {
-    std::vector<float> query;
-    std::vector<RootSample> trajectory;
-    std::vector<SearchResult> results;
-    SearchScratch scratch;
-    std::vector<float> indices;    // future path indices per trajectory offset
-    std::vector<Vec3> positions;   // revised future positions per trajectory offset
+    std::vector<RootSample> trajectory;  // revised future samples
+    std::vector<float> indices;          // future path indices per trajectory offset
+    std::vector<Vec3> positions;         // revised future positions per trajectory offset
   };
-  // The revised query context of one level (seed 002 Algorithm 2 / 3).
+
+ public:
+  // The revised query context of one level (seed 002 Algorithms 2 and 3).
   struct Context {
     int desired_previous = 0;
     int desired = 0;
     float frame_index = 0.0f;  // playback frames since the path started (CurrentFrame mode)
     int corner = -1;           // index of the sharp corner's vertex, -1 if none
   };
+  // LHMM hook (seed 002 Algorithm 2): the revised query of `root` playing `frame`.
+  void compute_query(const RootSample& root, int frame, Context& context, int level, float* query);
+  // LHMM hook (seed 002 Algorithm 3): the next level's context.
+  Context update_context(const Context& context) const;
+
+ private:
   int desired_position(Vec3 root, const Context& context) const;
   void future_points(int desired, Level& level) const;
   int corner_after(int desired, const Level& level) const;
-  void revise_query(const RootSample& root, int frame, Context& context, Level& level) const;
-  float lhmm(const RootSample& root, int frame, Context& context, int levels, int& best_frame);
-  RootSample aligned_root(const RootSample& root, int from, int to) const;
   void match();
 
   const Database* db_ = nullptr;
@@ -165,7 +168,7 @@ class PathFollower : public PoseOutput {
   DatabasePlayback playback_;
   std::vector<Quat> animated_;
   std::vector<Level> levels_;
-  int match_frames_ = 1;     // N in database frames
+  LhmmSearch lhmm_;
   int look_ahead_ = 1;       // beta in path points
   int corner_advance_ = 1;   // c in path points
   int desired_ = 0;

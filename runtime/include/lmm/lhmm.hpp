@@ -1,0 +1,75 @@
+// Long-horizon motion matching LHMM(k, l) (seed 002 Sec. IV, Algorithm 1), independent of the
+// task: a task supplies compute_query and update_context hooks (path following's are seed 002
+// Algorithms 2 and 3). LHMM(1, 1) is basic motion matching.
+#pragma once
+
+#include <limits>
+#include <vector>
+
+#include "lmm/database.hpp"
+#include "lmm/features.hpp"
+#include "lmm/search.hpp"
+
+namespace lmm {
+
+// The searches of one LHMM(k, l): database, index, parameters and per-level scratch.
+struct LhmmSearch {
+  // Scratch of one level: its query and its k best answers.
+  struct Level {
+    std::vector<float> query;
+    std::vector<SearchResult> results;
+    SearchScratch scratch;
+  };
+  const Database* db = nullptr;
+  const FeatureSearch* search = nullptr;
+  SearchParams params;
+  int k = 3;
+  int levels = 3;
+  int step_frames = 1;  // N: database frames a candidate plays before the next level
+  std::vector<Level> scratch;
+  int knn_calls = 0;    // nearest-neighbour searches so far
+
+  // Sizes the scratch (allocates).
+  void init(const Database& database, const FeatureSearch& index, const SearchParams& search_params, int k_best,
+            int level_count, int step);
+};
+
+// `root` moved on the ground by the database root motion from frame `from` to frame `to`
+// (Algorithm 1's alignment of a candidate's pose N frames later to the current root).
+RootSample aligned_root(const Database& db, const RootSample& root, int from, int to);
+
+// Seed 002 Algorithm 1 from the character root `root` playing database frame `frame`: the
+// query's k nearest frames (1 at the last level), each continued N frames, aligned and searched
+// again l - 1 levels deep. Returns the cheapest total (sum of squared feature distances) and
+// its first frame in `best_frame` (-1 when nothing was found). `current_frame` (or -1) is the
+// top level's continuing candidate. Hooks:
+//   void compute_query(const RootSample& root, int frame, Context& context, int level, float* query)
+//   Context update_context(const Context& context) const
+// No allocation.
+template <typename Hooks, typename Context>
+float long_horizon_match(LhmmSearch& s, Hooks& hooks, const RootSample& root, int frame, Context& context, int levels,
+                         int current_frame, int& best_frame) {
+  const int depth = s.levels - levels;
+  LhmmSearch::Level& level = s.scratch[size_t(depth)];
+  hooks.compute_query(root, frame, context, depth, level.query.data());
+  ++s.knn_calls;
+  const int found = s.search->search(level.query.data(), current_frame, s.params, level.results.data(),
+                                     levels == 1 ? 1 : s.k, level.scratch);
+  best_frame = found > 0 ? level.results[0].frame : -1;
+  if (levels == 1 || found == 0) return found > 0 ? level.results[0].cost : std::numeric_limits<float>::max();
+  float best = std::numeric_limits<float>::max();
+  for (int r = 0; r < found; ++r) {
+    // Deeper levels use their own scratch, so this level's results stay valid.
+    const SearchResult candidate = level.results[size_t(r)];
+    const int stop = s.db->ranges()[size_t(clip_index(*s.db, candidate.frame))].stop;
+    const int next = candidate.frame + s.step_frames < stop ? candidate.frame + s.step_frames : stop - 1;
+    Context child = hooks.update_context(context);
+    int ignored = -1;
+    const float cost = candidate.cost + long_horizon_match(s, hooks, aligned_root(*s.db, root, candidate.frame, next),
+                                                           next, child, levels - 1, -1, ignored);
+    if (cost < best) best = cost, best_frame = candidate.frame;
+  }
+  return best;
+}
+
+}  // namespace lmm
