@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Quick start: installs the dependencies, builds lmm-import and lmm-inspect, imports the
-# "normal" locomotion clips of the Bandai-Namco-Research-Motiondataset into a motion database
-# and prints its summary.
+# Quick start: installs the dependencies, builds the tools, imports the "normal" locomotion clips
+# of the Bandai-Namco-Research-Motiondataset into a motion database, trains the `quick` preset
+# (about 10 minutes on 2 cores; 20 minutes in all with the build), exports the runtime bundle, evaluates it against the database
+# (lmm-eval) and runs the learned controller on random input (lmm-sim); ends by printing the
+# metrics table and the paths of the BVH / SVG outputs.
 #
 # Usage: scripts/quickstart.sh [DATA_DIR]
 #   DATA_DIR   a bandai-loco folder (with a normal/ subfolder, optionally normal-extra/) or any
@@ -10,7 +12,9 @@
 # Environment: LMM_DATA, LMM_JOBS (build jobs, default 2), LMM_SKIP_INSTALL=1 (skip
 # install-deps.sh), LMM_FETCH_TIMEOUT (seconds for the download, default 600), LMM_DATA_REPO
 # (git URL of a mirror of the dataset repository).
-# Writes build/release-tools/ (the build), build/quickstart/normal.mmdb and import.json.
+# Environment: LMM_PRESET (training preset, default quick).
+# Writes build/release-tools/ (the build) and build/quickstart/: normal.mmdb, import.json, the
+# training folder train/, model.lmmw, eval.json, eval.svg and sim/ (motion.bvh, root.csv, plot.svg).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -32,7 +36,7 @@ say() { echo "quickstart: $*"; }
 die() { echo "quickstart: ERROR: $*" >&2; exit 1; }
 
 case "${1:-}" in
-  -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 [[ $# -le 1 ]] || die "too many arguments (usage: scripts/quickstart.sh [DATA_DIR])"
 
@@ -117,15 +121,16 @@ if [[ "${LMM_SKIP_INSTALL:-0}" != 1 ]]; then
 fi
 
 build="build/release-tools"
-say "configuring $build (Release, tools on, training off, tests off)"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DLMM_BUILD_TOOLS=ON -DLMM_BUILD_TRAINING=OFF \
+say "configuring $build (Release, tools and training on, tests off)"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DLMM_BUILD_TOOLS=ON -DLMM_BUILD_TRAINING=ON \
   -DLMM_BUILD_TESTS=OFF -DLMM_BUILD_BENCH=OFF -DLMM_SANITIZE=OFF \
   || die "cmake configure failed (see above)"
-say "building lmm-import and lmm-inspect"
-cmake --build "$build" -j "$jobs" --target lmm-import lmm-inspect || die "build failed (see above)"
-import_bin="$root/$build/tools/lmm-import"
-inspect_bin="$root/$build/tools/lmm-inspect"
-[[ -x "$import_bin" && -x "$inspect_bin" ]] || die "tools not found in $build/tools/"
+tools=(lmm-import lmm-inspect lmm-train lmm-export lmm-eval lmm-sim)
+say "building ${tools[*]}"
+cmake --build "$build" -j "$jobs" --target "${tools[@]}" || die "build failed (see above)"
+bin="$root/$build/tools"
+for tool in "${tools[@]}"; do [[ -x "$bin/$tool" ]] || die "$tool not found in $build/tools/"; done
+preset="${LMM_PRESET:-quick}"
 
 # --- data -------------------------------------------------------------------------------------
 if [[ $# -eq 1 ]]; then
@@ -153,16 +158,34 @@ else
   data_help "no .bvh files in '$data/normal/' or '$data/' (data folder from $origin)."
 fi
 
-# --- import and inspect -----------------------------------------------------------------------
+# --- import -> train -> export -> eval -> sim ---------------------------------------------------
 out="build/quickstart"
 mkdir -p "$out"
 say "importing ${inputs[*]}"
-"$import_bin" "${inputs[@]}" --out "$out/normal.mmdb" --json "$out/import.json" \
+"$bin/lmm-import" "${inputs[@]}" --out "$out/normal.mmdb" --json "$out/import.json" \
   || die "lmm-import failed (see above)"
 echo
-"$inspect_bin" "$out/normal.mmdb" || die "lmm-inspect failed (see above)"
+"$bin/lmm-inspect" "$out/normal.mmdb" || die "lmm-inspect failed (see above)"
+echo
+for model in autoencoder stepper projector; do
+  say "training the $model (preset '$preset')"
+  "$bin/lmm-train" "$model" --db "$out/normal.mmdb" --config "$preset" --out "$out/train" \
+    --json "$out/train/$model.json" || die "lmm-train $model failed (see above)"
+done
+"$bin/lmm-export" --in "$out/train" --out "$out/model.lmmw" --with-encoder || die "lmm-export failed (see above)"
+say "evaluating the bundle against the database"
+"$bin/lmm-eval" --db "$out/normal.mmdb" --model "$out/model.lmmw" --json "$out/eval.json" --svg "$out/eval.svg" \
+  > "$out/eval.txt" || die "lmm-eval failed (see above)"
+say "running the learned controller on 60 s of random input"
+"$bin/lmm-sim" --model "$out/model.lmmw" --random --seconds 60 --out "$out/sim" --json "$out/sim.json" \
+  || die "lmm-sim failed (see above)"
+echo
+cat "$out/eval.txt"
 echo
 say "done"
-say "database:       $root/$out/normal.mmdb"
-say "import summary: $root/$out/import.json"
-say "tools:          $root/$build/tools/lmm-import, $root/$build/tools/lmm-inspect"
+say "database:          $root/$out/normal.mmdb"
+say "model bundle:      $root/$out/model.lmmw"
+say "metrics:           $root/$out/eval.json, $root/$out/sim.json"
+say "rollout error SVG: $root/$out/eval.svg"
+say "motion (BVH):      $root/$out/sim/motion.bvh"
+say "paths (SVG):       $root/$out/sim/plot.svg"
