@@ -219,10 +219,13 @@ void LearnedCharacter::begin_inertialization(const float* projected) {
   const Vec3 old_velocity = inverse_rotate(out_.rotations[0], out_.velocities[0]);
   const Vec3 old_angular = inverse_rotate(out_.rotations[0], out_.angular[0]);
   reset_track(current_, projected);
-  // Source velocities from the new prediction's first step.
-  decode_source(current_.next.data(), previous_source_);
-  decode_source(current_.now.data(), source_);
-  velocities_between(source_, previous_source_, 1.0f / model_->fps(), source_);
+  // Source velocities from the new prediction's first step; the source pose itself at the
+  // current sub-frame phase, as the next update will show it.
+  decode_source(current_.now.data(), previous_source_);
+  decode_source(current_.next.data(), source_);
+  velocities_between(previous_source_, source_, 1.0f / model_->fps(), source_);
+  sample_track(current_, sample_state_.data());
+  decode_source(sample_state_.data(), source_);  // positions and rotations only
   const PoseVectorLayout& layout = model_->pose_layout();
   inertializer_.start(out_, out_.rotations, source_, old_velocity - pose_root_velocity(layout, pose_.data()),
                       old_angular - pose_root_angular_velocity(layout, pose_.data()));

@@ -105,7 +105,7 @@ int Path::nearest(Vec3 p, int first, int last_index) const {
   return best;
 }
 
-bool place_path(std::vector<PathSample>& samples, PathMode mode, Vec3 start, std::string& error) {
+bool check_path_samples(const std::vector<PathSample>& samples, std::string& error) {
   if (samples.size() < 2) {
     error = "the path has " + std::to_string(samples.size()) + " sample(s); at least two are needed";
     return false;
@@ -122,6 +122,11 @@ bool place_path(std::vector<PathSample>& samples, PathMode mode, Vec3 start, std
       return false;
     }
   }
+  return true;
+}
+
+bool place_path(std::vector<PathSample>& samples, PathMode mode, Vec3 start, std::string& error) {
+  if (!check_path_samples(samples, error)) return false;
   const Vec3 first = point_of(samples[0]);
   if (mode == PathMode::Local) {
     for (PathSample& s : samples) s.x += start.x - first.x, s.z += start.z - first.z;
@@ -144,10 +149,11 @@ bool make_path(const std::vector<PathSample>& samples, const PathShaping& shapin
     error = "the speed scale must be a positive number";
     return false;
   }
-  if (samples.size() < 2 || !(fps > 0.0f)) {
-    error = "the path needs at least two samples and a positive frame rate";
+  if (!(fps > 0.0f)) {
+    error = "the frame rate must be positive";
     return false;
   }
+  if (!check_path_samples(samples, error)) return false;
   const double seconds = double(samples.back().t - samples.front().t) / shaping.speed_scale;
   const double count = std::floor(seconds * fps + 1e-3) + 1.0;
   if (!(count >= 2.0)) {
@@ -187,8 +193,17 @@ bool PathFollower::init(const Database& db, const FeatureSearch& search, const P
             std::to_string(settings.levels) + ")";
     return false;
   }
-  if (!(settings.match_interval > 0.0f) || path.size() < 2 || std::fabs(path.fps - db.fps()) > 1e-3f) {
-    error = "the match interval must be positive and the path must have two or more points at the database's rate";
+  if (!(settings.match_interval > 0.0f)) {
+    error = "the match interval must be positive (got " + std::to_string(settings.match_interval) + " s)";
+    return false;
+  }
+  if (path.size() < 2 || std::fabs(path.fps - db.fps()) > 1e-3f) {
+    error = "the path has " + std::to_string(path.size()) + " point(s) at " + std::to_string(path.fps) +
+            " fps; two or more at the database's " + std::to_string(db.fps()) + " fps are needed";
+    return false;
+  }
+  if (!std::isfinite(settings.query.facing_offset) || !(settings.query.max_speed > 0.0f)) {
+    error = "the facing offset must be finite and the speed limit positive";
     return false;
   }
   db_ = &db;
@@ -275,6 +290,17 @@ void PathFollower::future_points(int desired, Level& level) const {
   for (size_t j = 0; j < level.indices.size(); ++j) level.positions[j] = path_->at(level.indices[j]);
 }
 
+int PathFollower::corner_vertex(float from, float to, int desired) const {
+  // App. D's i_corner: the sharpest turn strictly between the two points, ahead of i_d.
+  int corner = -1;
+  float sharpest = -1.0f;
+  for (int i = std::max(int(std::floor(from)) + 1, desired + 1); float(i) < to && i < path_->last(); ++i) {
+    const float turn = angle_between(path_->tangent(float(i)), path_->tangent(float(i + 1)));
+    if (turn > sharpest) sharpest = turn, corner = i;
+  }
+  return corner;
+}
+
 int PathFollower::corner_after(int desired, const Level& level) const {
   const std::vector<int>& offsets = db_->schema().trajectory_offsets;
   float from = float(desired);
@@ -301,19 +327,14 @@ void PathFollower::compute_query(const RootSample& root, int frame, Context& con
     future_points(desired, level);
     j = corner_after(desired, level);
   }
-  if (j >= 0) {
+  const bool first = j <= 0 || offsets[size_t(j - 1)] <= 0;
+  const float from = j < 0 ? 0.0f : (first ? float(desired) : level.indices[size_t(j - 1)]);
+  const int corner = j < 0 ? -1 : corner_vertex(from, level.indices[size_t(j)], desired);
+  if (corner >= 0) {
     // App. D: move the first point past the corner onto the line from the point before it
     // through the corner's vertex, at the distance that segment's speed covers; later points
     // move with it.
-    const bool first = j == 0 || offsets[size_t(j - 1)] <= 0;
-    const float from = first ? float(desired) : level.indices[size_t(j - 1)];
     const Vec3 from_point = first ? path.at(from) : level.positions[size_t(j - 1)];
-    int corner = std::min(path.last(), int(std::ceil(from)));
-    float sharpest = -1.0f;
-    for (int i = int(std::ceil(from)); float(i) < level.indices[size_t(j)] && i < path.last(); ++i) {
-      const float turn = angle_between(path.tangent(float(i)), path.tangent(float(i + 1)));
-      if (turn > sharpest) sharpest = turn, corner = i;
-    }
     const float span = float(corner) - from;
     const float scale = span > 1e-3f ? (level.indices[size_t(j)] - from) / span : 1.0f;
     const Vec3 shift = from_point + (path.at(float(corner)) - from_point) * scale - level.positions[size_t(j)];
@@ -337,10 +358,10 @@ PathFollower::Context PathFollower::update_context(const Context& context) const
   return Context{context.desired, context.desired, context.frame_index + float(lhmm_.step_frames), -1};
 }
 
-void PathFollower::match() {
+void PathFollower::match(int previous_desired) {
   ++stats_.matches;
   since_match_ = 0.0f;
-  Context context{desired_, desired_, float(elapsed_frames_), -1};
+  Context context{previous_desired, previous_desired, float(elapsed_frames_), -1};
   const RootSample root{on_ground(out_.positions[0]), out_.rotations[0]};
   // The playing frame continues as a candidate while its clip has N more frames.
   const int frame = playback_.frame();
@@ -364,12 +385,13 @@ void PathFollower::update(float dt) {
   ++stats_.updates;
   elapsed_frames_ += double(dt) * db_->fps();
   since_match_ += dt;
-  const Context tracking{desired_, desired_, float(elapsed_frames_), -1};
+  const int previous = desired_;  // i_d of the previous frame (seed 002 Eq. 1's i_d_prev)
+  const Context tracking{previous, previous, float(elapsed_frames_), -1};
   desired_ = desired_position(on_ground(out_.positions[0]), tracking);
   const bool corner_passed = corner_ >= 0 && desired_ >= corner_ + 1;
   if (corner_passed) ++stats_.corner_queries;
   const bool at_clip_end = playback_.frame() >= playback_.clip_stop() - 1;
-  if (since_match_ >= settings_.match_interval || corner_passed || at_clip_end) match();
+  if (since_match_ >= settings_.match_interval || corner_passed || at_clip_end) match(previous);
   playback_.advance(dt, settings_.inertialization_halflife, out_);
   integrate_root_motion(playback_.local_root_velocity(), playback_.local_root_angular(), dt, out_.positions[0],
                         out_.rotations[0], out_.velocities[0], out_.angular[0]);

@@ -47,6 +47,7 @@ void Steering::init(const SteeringSettings& settings, const std::vector<int>& tr
   desired_rotation_ = previous_desired_rotation_ = rotation;
   desired_velocity_ = previous_desired_velocity_ = Vec3{};
   time_since_search_ = settings.search_interval;
+  predict_trajectory();  // standing in place until the first update
 }
 
 GamepadInput Steering::sanitize(const GamepadInput& input, CharacterStats& stats) const {

@@ -63,6 +63,7 @@ LearnedSettings stepper_only() {
   s.max_prediction = 1e6f;
   s.force_search_velocity = 1e6f;
   s.force_search_rotation = 1e6f;
+  s.transition_cost = 1e9f;  // the first update's projection never wins
   return s;
 }
 

@@ -89,6 +89,7 @@ PathRunOptions run_options(const cxxopts::ParseResult& args) {
   q.corner_fix = !args.count("no-corner-fix") && !args.count("raw");
   if (args.count("raw")) q.desired = DesiredPosition::CurrentFrame;
   q.facing_offset = args["facing-offset"].as<float>() * 0.017453292f;
+  if (!std::isfinite(q.facing_offset)) throw InputError("--facing-offset must be a finite number of degrees");
   o.dt = args["dt"].as<float>();
   if (!(o.dt > 0.0f && o.dt <= kMaxDt)) throw InputError("--dt must be in (0, 0.25]");
   return o;
@@ -130,7 +131,7 @@ std::vector<Variant> table2_variants(const PathRunOptions& base) {
   v[5].name = "no corner modification";
   v[5].options.follower.query.corner_fix = false;
   v[6].name = "raw future query";
-  v[6].options.follower.query = PathQuerySettings{DesiredPosition::CurrentFrame};
+  v[6].options.follower.query.desired = DesiredPosition::CurrentFrame;
   v[6].options.follower.query.speed_limit = false;
   v[6].options.follower.query.corner_fix = false;
   v[7].name = "no root adjustment";
@@ -220,18 +221,24 @@ int run_ablation(const Database& db, const FeatureSearch& search, const PathRunO
   return 0;
 }
 
+// A path to follow and where it came from (for messages).
+struct NamedPath {
+  std::string name;
+  std::vector<PathSample> samples;
+};
+
 // The paths to follow, one per character: the --path files or the named test path.
-std::vector<std::vector<PathSample>> chosen_paths(const cxxopts::ParseResult& args, PathRunOptions& options) {
-  std::vector<std::vector<PathSample>> paths;
+std::vector<NamedPath> chosen_paths(const cxxopts::ParseResult& args, PathRunOptions& options) {
+  std::vector<NamedPath> paths;
   if (args.count("path")) {
-    for (const std::string& file : args["path"].as<std::vector<std::string>>()) paths.push_back(load_path(file));
+    for (const std::string& file : args["path"].as<std::vector<std::string>>()) paths.push_back({file, load_path(file)});
     return paths;
   }
   const std::string name = args["test-path"].as<std::string>();
   for (const TestPath& p : test_paths()) {
     if (p.name != name) continue;
     if (!args.count("speed-scale")) options.shaping.speed_scale = p.speed_scale;
-    paths.push_back(p.samples);
+    paths.push_back({"test path " + p.name, p.samples});
     return paths;
   }
   throw InputError("--test-path: unknown path '" + name + "'");
@@ -278,13 +285,18 @@ int run(int argc, char** argv) {
   FeatureSearch search;
   if (!search.build(db, error)) throw InputError(error);
   if (args.count("ablation")) return run_ablation(db, search, o, args);
-  const std::vector<std::vector<PathSample>> samples = chosen_paths(args, o);
+  const std::vector<NamedPath> samples = chosen_paths(args, o);
   std::vector<CharacterTrack> tracks(samples.size());
   std::vector<Path> paths(samples.size());
   std::vector<JsonObject> characters;
   for (size_t c = 0; c < samples.size(); ++c) {
     o.start = Vec3{2.0f * float(c), 0.0f, 0.0f};
-    const PathMetrics m = run_path(db, search, samples[c], o, tracks[c], paths[c]);
+    PathMetrics m;
+    try {
+      m = run_path(db, search, samples[c].samples, o, tracks[c], paths[c]);
+    } catch (const InputError& e) {
+      throw InputError(samples[c].name + ": " + e.what());
+    }
     print_metrics(c, o, m);
     characters.push_back(metrics_json(m));
   }

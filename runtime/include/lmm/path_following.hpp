@@ -158,7 +158,8 @@ class PathFollower : public PoseOutput {
   int desired_position(Vec3 root, const Context& context) const;
   void future_points(int desired, Level& level) const;
   int corner_after(int desired, const Level& level) const;
-  void match();
+  int corner_vertex(float from, float to, int desired) const;
+  void match(int previous_desired);
 
   const Database* db_ = nullptr;
   const FeatureSearch* search_ = nullptr;

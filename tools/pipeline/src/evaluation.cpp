@@ -277,7 +277,8 @@ void controller_metrics(EvalContext& c, Evaluation& e) {
                                             learned_tracks);
   e.metrics.emplace_back("foot_slide_cm_per_s", learned.foot_slide_cm_per_s);
   e.metrics.emplace_back("database_foot_slide_cm_per_s", db.foot_slide_cm_per_s);
-  e.metrics.emplace_back("foot_slide_ratio", learned.foot_slide_cm_per_s / db.foot_slide_cm_per_s);
+  if (!(db.foot_slide_cm_per_s > 0.0)) c.log("controllers: the database controller never slid in contact; foot_slide_ratio is undefined");
+  e.metrics.emplace_back("foot_slide_ratio", db.foot_slide_cm_per_s > 0.0 ? learned.foot_slide_cm_per_s / db.foot_slide_cm_per_s : kNaN);
   e.metrics.emplace_back("jitter", learned.jitter);
   e.metrics.emplace_back("database_jitter", db.jitter);
   e.metrics.emplace_back("root_difference_m", root_difference(learned_tracks, database_tracks));
