@@ -57,7 +57,11 @@ namespace {
 
 // The dense kernel of `path` (Auto already resolved).
 detail::DenseKernel kernel_for(KernelPath path) {
-  return path == KernelPath::Avx2 ? detail::dense_avx2_kernel() : &detail::dense_scalar;
+  switch (path) {
+    case KernelPath::Avx512: return detail::dense_avx512_kernel();
+    case KernelPath::Avx2: return detail::dense_avx2_kernel();
+    default: return &detail::dense_scalar;
+  }
 }
 
 // Expert `e`'s copy of a stacked expert layer.
@@ -78,6 +82,32 @@ void scale_rows(const float* raw, int rows, int size, const float* scale, const 
 
 }  // namespace
 
+std::vector<KernelPath> available_kernel_paths() {
+  std::vector<KernelPath> paths{KernelPath::Scalar};
+  if (avx2_available()) paths.push_back(KernelPath::Avx2);
+  if (avx512_available()) paths.push_back(KernelPath::Avx512);
+  return paths;
+}
+
+const char* kernel_path_name(KernelPath path) {
+  switch (path) {
+    case KernelPath::Auto: return "auto";
+    case KernelPath::Scalar: return "scalar";
+    case KernelPath::Avx2: return "avx2";
+    case KernelPath::Avx512: return "avx512";
+  }
+  return "?";
+}
+
+bool avx512_available() {
+#if defined(__x86_64__) || defined(__i386__)
+  return avx2_available() && detail::dense_avx512_kernel() != nullptr && __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+#else
+  return false;
+#endif
+}
+
 bool avx2_available() {
 #if defined(__x86_64__) || defined(__i386__)
   return detail::dense_avx2_kernel() != nullptr && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
@@ -95,9 +125,13 @@ bool ModelEvaluator::init(const Model& model, int batch_capacity, KernelPath pat
     error = "batch capacity " + std::to_string(batch_capacity) + " is not in 1.." + std::to_string(kMaxBatchCapacity);
     return false;
   }
-  if (path == KernelPath::Auto) path = avx2_available() ? KernelPath::Avx2 : KernelPath::Scalar;
+  if (path == KernelPath::Auto) path = available_kernel_paths().back();
   if (path == KernelPath::Avx2 && !avx2_available()) {
     error = "the AVX2/FMA kernels are not available in this build or on this CPU";
+    return false;
+  }
+  if (path == KernelPath::Avx512 && !avx512_available()) {
+    error = "the AVX-512 kernels are not available in this build or on this CPU";
     return false;
   }
   const NetworkWeights* nets[] = {&model.decoder(), &model.stepper(), &model.projector(), &model.encoder()};
@@ -132,7 +166,7 @@ void ModelEvaluator::route(const NetworkWeights& net, const float* logits, float
   // Seed 004 Eq. 2-3: softmax, top-k, renormalised; the softmax's denominator cancels in the
   // renormalisation, so the weights come straight from the k largest logits.
   float best[kMaxTopK];
-  const detail::TopKKernel top_k = path_ == KernelPath::Avx2 ? detail::top_k_avx2_kernel() : &detail::top_k_scalar;
+  const detail::TopKKernel top_k = path_ == KernelPath::Scalar ? &detail::top_k_scalar : detail::top_k_avx2_kernel();
   top_k(logits, net.experts, net.top_k, best, experts);
   float sum = 0.0f;
   for (int j = 0; j < net.top_k; ++j) sum += weights[j] = std::exp(best[j] - best[0]);

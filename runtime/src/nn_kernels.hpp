@@ -1,4 +1,4 @@
-// Internal: the dense-layer kernels behind ModelEvaluator (scalar and AVX2/FMA).
+// Internal: the dense-layer kernels behind ModelEvaluator (scalar, AVX2/FMA and AVX-512).
 #pragma once
 
 #include <cstdint>
@@ -34,5 +34,7 @@ void dense_scalar(const DenseLayer& layer, const float* x, int x_stride, int row
 // AVX2/FMA kernels, or nullptr when this build has none (non-x86 targets).
 DenseKernel dense_avx2_kernel();
 TopKKernel top_k_avx2_kernel();
+// AVX-512 dense kernel, or nullptr when this build has none (its top-k is the AVX2 one).
+DenseKernel dense_avx512_kernel();
 
 }  // namespace lmm::detail

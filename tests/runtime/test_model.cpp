@@ -41,11 +41,7 @@ std::vector<float> random_inputs(int rows, int size, uint32_t seed) {
 }
 
 // The kernel paths this machine can run.
-std::vector<KernelPath> paths() {
-  std::vector<KernelPath> p{KernelPath::Scalar};
-  if (avx2_available()) p.push_back(KernelPath::Avx2);
-  return p;
-}
+std::vector<KernelPath> paths() { return available_kernel_paths(); }
 
 // Initialises `eval` for `model`; a fatal test failure (with the message) when it refuses.
 void init(ModelEvaluator& eval, const Model& model, int capacity, KernelPath path) {
@@ -53,7 +49,7 @@ void init(ModelEvaluator& eval, const Model& model, int capacity, KernelPath pat
   ASSERT_TRUE(eval.init(model, capacity, path, error)) << error;
 }
 
-const char* name(KernelPath p) { return p == KernelPath::Avx2 ? "avx2" : "scalar"; }
+const char* name(KernelPath p) { return kernel_path_name(p); }
 
 // Largest |runtime - reference| over `rows` inputs for decoder, stepper and projector outputs
 // (raw networks and the denormalised evaluator results).
@@ -132,7 +128,7 @@ TEST(Model, Avx2PathIsAvailableOnX86) {
   ASSERT_NO_FATAL_FAILURE(load(test::random_model_values(kLatent, 3), false, lm));
   ModelEvaluator eval;
   ASSERT_NO_FATAL_FAILURE(init(eval, lm.model, 1, KernelPath::Auto));
-  EXPECT_EQ(eval.path(), KernelPath::Avx2);
+  EXPECT_EQ(eval.path(), avx512_available() ? KernelPath::Avx512 : KernelPath::Avx2);
 #else
   GTEST_SKIP() << "not an x86-64 build";
 #endif

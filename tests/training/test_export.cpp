@@ -118,13 +118,11 @@ void expect_runtime_matches(const std::vector<uint8_t>& bytes, TrainedModels m, 
   torch::Tensor encoder_mean, encoder_std;
   encoder_inputs(d, encoder_mean, encoder_std);
   const torch::Tensor latent = m.autoencoder->encoder->forward((in.encoder - encoder_mean) / encoder_std);
-  std::vector<KernelPath> paths{KernelPath::Scalar};
-  if (avx2_available()) paths.push_back(KernelPath::Avx2);
-  for (KernelPath path : paths) {
+  for (KernelPath path : available_kernel_paths()) {
     ModelEvaluator eval;
     ASSERT_TRUE(eval.init(model, 128, path, error)) << error;
     for (bool batched : {false, true}) {
-      const std::string where = what + (path == KernelPath::Avx2 ? " avx2" : " scalar") + (batched ? " batched" : " single");
+      const std::string where = what + " " + kernel_path_name(path) + (batched ? " batched" : " single");
       const torch::Tensor rt_pose = runtime_rows(in.states, pose.size(1), [&](const float* x, int n, float* y) { eval.decode_batch(x, n, y); }, batched);
       if (half) {
         const torch::Tensor error = (pose_to_model_positions(d, rt_pose) - pose_to_model_positions(d, pose)).abs() * 1000.0;

@@ -226,7 +226,8 @@ KernelPath parse_path(const std::string& name) {
   if (name == "auto") return KernelPath::Auto;
   if (name == "scalar") return KernelPath::Scalar;
   if (name == "avx2") return KernelPath::Avx2;
-  throw InputError("--kernels must be auto, scalar or avx2, not '" + name + "'");
+  if (name == "avx512") return KernelPath::Avx512;
+  throw InputError("--kernels must be auto, scalar, avx2 or avx512, not '" + name + "'");
 }
 
 }  // namespace
@@ -246,7 +247,7 @@ int bench_nn(int argc, char** argv) {
       ("db", "database giving skeleton and schema for --preset", cxxopts::value<std::string>())
       ("save", "with --preset: write the generated bundles to this folder", cxxopts::value<std::string>())
       ("calls", "calls per timing repetition", cxxopts::value<int>()->default_value("4000"))
-      ("kernels", "auto, scalar or avx2", cxxopts::value<std::string>()->default_value("auto"))
+      ("kernels", "auto, scalar, avx2 or avx512", cxxopts::value<std::string>()->default_value("auto"))
       ("json", "write results as JSON", cxxopts::value<std::string>())
       ("h,help", "show this help");
   cxxopts::ParseResult args;
@@ -264,11 +265,11 @@ int bench_nn(int argc, char** argv) {
     if (args.count("baseline")) bundles.push_back(read_bundle(args["baseline"].as<std::string>()));
   }
   const KernelPath requested = parse_path(args["kernels"].as<std::string>());
-  const KernelPath path = requested == KernelPath::Auto ? (avx2_available() ? KernelPath::Avx2 : KernelPath::Scalar) : requested;
+  const KernelPath path = requested == KernelPath::Auto ? available_kernel_paths().back() : requested;
   const int calls = std::max(16, args["calls"].as<int>());
   const std::string flags = LMM_BENCH_FLAGS;
   std::printf("lmm-bench nn: %s, %s kernels, single thread; compiler %s %s, flags '%s'\n", cpu_name().c_str(),
-              path == KernelPath::Avx2 ? "AVX2/FMA" : "scalar", LMM_BENCH_COMPILER, __VERSION__, flags.c_str());
+              kernel_path_name(path), LMM_BENCH_COMPILER, __VERSION__, flags.c_str());
   std::vector<NnReport> reports;
   for (const Bundle& b : bundles) {
     reports.push_back(measure(b, path, calls));
@@ -281,7 +282,7 @@ int bench_nn(int argc, char** argv) {
   json.text("cpu", cpu_name())
       .text("compiler", std::string(LMM_BENCH_COMPILER) + " " + __VERSION__)
       .text("flags", flags)
-      .text("kernels", path == KernelPath::Avx2 ? "avx2" : "scalar")
+      .text("kernels", kernel_path_name(path))
       .number("batched_1024_over_unbatched", model.batched_ratio);
   if (has_half) {
     const NnReport& half = reports[1];

@@ -13,13 +13,20 @@ namespace lmm {
 
 // Which kernels evaluate the dense layers.
 enum class KernelPath {
-  Auto,    // AVX2/FMA when this build and CPU support it, else Scalar
+  Auto,    // the widest of Avx512, Avx2 and Scalar that this build and CPU support
   Scalar,  // portable C++ (GELU through std::erf)
   Avx2,    // AVX2 + FMA intrinsics (GELU through a polynomial erf, |GELU error| < 1e-6)
+  Avx512,  // AVX-512 for the dense layers (same GELU), AVX2 for the top-k routing
 };
 
 // Whether this build and this CPU can run KernelPath::Avx2.
 bool avx2_available();
+// Whether this build and this CPU can run KernelPath::Avx512 (AVX-512 F/VL/DQ and AVX2/FMA).
+bool avx512_available();
+// The kernel paths this build and CPU can run, Scalar first (Auto excluded).
+std::vector<KernelPath> available_kernel_paths();
+// "auto", "scalar", "avx2" or "avx512".
+const char* kernel_path_name(KernelPath path);
 
 // Largest batch_capacity ModelEvaluator::init accepts.
 constexpr int kMaxBatchCapacity = 16384;
