@@ -1,5 +1,6 @@
 // AVX2/FMA dense kernel. This file alone is compiled with -mavx2 -mfma (see CMakeLists.txt);
 // it uses no inline library templates, so no AVX2 code can leak into other translation units.
+#include "nn_block_rows.hpp"
 #include "nn_kernels.hpp"
 
 #include <cstddef>
@@ -39,37 +40,9 @@ inline __m256 gelu8(__m256 x) {
   return _mm256_mul_ps(_mm256_mul_ps(x, _mm256_set1_ps(0.5f)), factor);
 }
 
-// Fixed-size loops over accumulators must be unrolled so that they live in registers.
-#if defined(__clang__)
-#define LMM_UNROLL _Pragma("unroll")
-#else
-#define LMM_UNROLL _Pragma("GCC unroll 16")
-#endif
-
 // Lane mask with the first `n` (1..8) lanes on.
 inline __m256i lane_mask(int n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
-// The input and output rows of one block of R rows, and the output scale when accumulating.
-template <int R>
-struct BlockRows {
-  const float* x[R];
-  float* y[R];
-  float scale[R];
-};
-
-// Rows r .. r + R - 1 of a dense call, through `map` where it gives row indices.
-template <int R>
-BlockRows<R> block_rows(const float* x, int xs, float* y, int ys, int r, const RowMap& map) {
-  BlockRows<R> b;
-  for (int j = 0; j < R; ++j) {
-    const int row = r + j;
-    b.x[j] = x + ptrdiff_t(map.in_rows != nullptr ? map.in_rows[row] : row) * xs;
-    b.y[j] = y + ptrdiff_t(map.out_rows != nullptr ? map.out_rows[row] : row) * ys;
-    b.scale[j] = map.out_scale != nullptr ? map.out_scale[row] : 0.0f;
-  }
-  return b;
 }
 
 // R rows x V vectors of outputs starting at `o`; with Tail, the last vector holds only `last`

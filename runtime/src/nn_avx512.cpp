@@ -1,6 +1,7 @@
 // AVX-512 dense kernel (16 floats per vector, 32 vector registers). This file alone is compiled
 // with -mavx512f -mavx512vl -mavx512dq -mfma (see CMakeLists.txt); it uses no inline library
 // templates, so no AVX-512 code can leak into other translation units.
+#include "nn_block_rows.hpp"
 #include "nn_kernels.hpp"
 
 #include <cstddef>
@@ -33,32 +34,6 @@ inline __m512 gelu16(__m512 x) {
   const __mmask16 negative = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
   const __m512 factor = _mm512_mask_blend_ps(negative, _mm512_sub_ps(_mm512_set1_ps(2.0f), q), q);
   return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), factor);
-}
-
-#if defined(__clang__)
-#define LMM_UNROLL _Pragma("unroll")
-#else
-#define LMM_UNROLL _Pragma("GCC unroll 16")
-#endif
-
-// The input and output rows of one block of R rows, and the output scale when accumulating.
-template <int R>
-struct BlockRows {
-  const float* x[R];
-  float* y[R];
-  float scale[R];
-};
-
-template <int R>
-BlockRows<R> block_rows(const float* x, int xs, float* y, int ys, int r, const RowMap& map) {
-  BlockRows<R> b;
-  for (int j = 0; j < R; ++j) {
-    const int row = r + j;
-    b.x[j] = x + ptrdiff_t(map.in_rows != nullptr ? map.in_rows[row] : row) * xs;
-    b.y[j] = y + ptrdiff_t(map.out_rows != nullptr ? map.out_rows[row] : row) * ys;
-    b.scale[j] = map.out_scale != nullptr ? map.out_scale[row] : 0.0f;
-  }
-  return b;
 }
 
 // R rows x V vectors of outputs from `o`; the last vector's lanes are `mask` (all on when full).
