@@ -178,6 +178,10 @@ case "$case_name" in
       [[ -n "$(json_number "$work/eval.json" "$key")" ]] || fail "eval JSON lacks $key"
     done
     grep -q "<polyline" "$work/eval.svg" || fail "eval.svg has no curve"
+    printf 'time,stick_x,stick_y,camera_deg,strafe,gait\n0,0,1,0,0,0\n2,1,0,0,0,1\n4,0,0,0,0,0\n' >"$work/script.csv"
+    run "$tools/lmm-eval" --db "$work/db.mmdb" --model "$work/model.lmmw" --input "$work/script.csv" --seconds 6 \
+      --starts 20 --queries 20
+    expect_rc 0; expect_out "1 input scripts x 6"
     printf '[max]\ndecoder_mean_cm = 0.001\n' >"$work/strict.toml"
     run "$tools/lmm-eval" --db "$work/db.mmdb" --model "$work/model.lmmw" --thresholds "$work/strict.toml" --scripts 1 --seconds 2
     expect_rc 3; expect_out "threshold crossed: decoder_mean_cm"

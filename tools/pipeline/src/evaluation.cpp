@@ -263,7 +263,9 @@ double root_difference(const std::vector<CharacterTrack>& a, const std::vector<C
 // The learned and the database controller on the same seeded random input.
 void controller_metrics(EvalContext& c, Evaluation& e) {
   std::vector<InputScript> scripts;
-  for (int i = 0; i < c.options.controller_scripts; ++i) {
+  for (const std::string& file : c.options.input_scripts) scripts.push_back(load_input_script(file));
+  const int random_scripts = c.options.input_scripts.empty() ? c.options.controller_scripts : 0;
+  for (int i = 0; i < random_scripts; ++i) {
     scripts.push_back(random_input_script(c.options.seed + uint32_t(i), c.options.controller_seconds));
   }
   const float dt = 1.0f / 60.0f;
@@ -288,8 +290,8 @@ void controller_metrics(EvalContext& c, Evaluation& e) {
   e.metrics.emplace_back("still_frames", learned.still_frames);
   e.metrics.emplace_back("us_per_update", learned.us_per_update);
   e.metrics.emplace_back("database_us_per_update", db.us_per_update);
-  c.log("controllers: " + std::to_string(scripts.size()) + " scripts x " + std::to_string(c.options.controller_seconds) +
-        " s on both");
+  c.log("controllers: " + std::to_string(scripts.size()) + " input scripts x " +
+        std::to_string(c.options.controller_seconds) + " s on both");
 }
 
 }  // namespace

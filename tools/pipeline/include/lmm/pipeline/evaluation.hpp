@@ -21,6 +21,7 @@ struct EvalOptions {
   int projector_queries = 1000; // noisy queries (seed 004 Sec. 5.6: features + U(0,1) N(0,1))
   int controller_scripts = 4;   // seeded random input scripts run on both controllers
   float controller_seconds = 30.0f;
+  std::vector<std::string> input_scripts;  // CSV input scripts to run instead (lmm-sim --input format)
   uint32_t seed = 12345;
   std::function<void(const std::string&)> log;  // progress lines
 };
