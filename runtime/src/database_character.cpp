@@ -52,16 +52,7 @@ bool DatabaseCharacter::init(const Database& db, const FeatureSearch& search,
   animated_rotations_ = out_.rotations;
   update_globals(db.skeleton().parents);
 
-  feet_.clear();
-  const std::vector<int>& parents = db.skeleton().parents;
-  for (int toe : db.contact_joints()) {
-    FootLock foot;
-    foot.toe = toe;
-    foot.ankle = parents[size_t(toe)];
-    foot.knee = foot.ankle > 0 ? parents[size_t(foot.ankle)] : -1;
-    foot.hip = foot.knee > 0 ? parents[size_t(foot.knee)] : -1;
-    feet_.push_back(foot);
-  }
+  feet_.init(db.skeleton().parents, db.contact_joints());
   return true;
 }
 
@@ -81,7 +72,10 @@ void DatabaseCharacter::update(const GamepadInput& input, float raw_dt) {
                            out_.rotations[0], out_.velocities[0], out_.angular[0]);
   update_globals(db_->skeleton().parents);
   animated_rotations_ = out_.rotations;  // the pose before IK: what transitions blend from
-  if (settings_.foot_lock) apply_foot_lock(dt);
+  if (settings_.foot_lock) {
+    feet_.apply(db_->contacts(playback_.frame()), settings_.foot_unlock_distance, settings_.foot_blend_halflife, dt,
+                db_->skeleton().parents, out_, global_positions_, global_rotations_);
+  }
   steering_.end_update(out_.positions[0], out_.rotations[0]);
 }
 
@@ -111,37 +105,6 @@ void DatabaseCharacter::search_and_transition(bool must_leave) {
   if (found > 0 && result_[0].frame != frame) {
     playback_.jump(result_[0].frame, out_, animated_rotations_);
     ++stats_.transitions;
-  }
-}
-
-void DatabaseCharacter::apply_foot_lock(float dt) {
-  const Vec3 forward = rotate(out_.rotations[0], Vec3{0, 0, 1});
-  for (size_t c = 0; c < feet_.size(); ++c) {
-    FootLock& foot = feet_[c];
-    if (foot.hip <= 0) continue;
-    const Vec3 animated = global_positions_[size_t(foot.toe)];
-    const bool contact = db_->contacts(playback_.frame())[c] != 0;
-    if (contact && !foot.locked) {
-      foot.locked = true;
-      foot.position = animated + foot.offset;
-    }
-    if (foot.locked && (!contact || length(foot.position - animated) > settings_.foot_unlock_distance)) {
-      foot.locked = false;
-    }
-    if (foot.locked) {
-      foot.offset = foot.position - animated;
-      foot.offset_velocity = Vec3{};
-    } else {
-      spring_decay(foot.offset, foot.offset_velocity, settings_.foot_blend_halflife, dt);
-    }
-    if (length(foot.offset) < 1e-5f) continue;
-    const LegChain chain{global_positions_[size_t(foot.hip)], global_positions_[size_t(foot.knee)],
-                         global_positions_[size_t(foot.ankle)], global_rotations_[size_t(foot.hip)],
-                         global_rotations_[size_t(foot.knee)], global_rotations_[size_t(foot.ankle)]};
-    two_joint_ik(chain, chain.ankle + foot.offset, forward, out_.rotations[size_t(foot.hip)],
-                 out_.rotations[size_t(foot.knee)], out_.rotations[size_t(foot.ankle)]);
-    // Refresh the global pose before the next foot (chains may share joints).
-    update_globals(db_->skeleton().parents);
   }
 }
 

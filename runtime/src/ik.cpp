@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "lmm/skeleton.hpp"
+#include "lmm/springs.hpp"
+
 namespace lmm {
 namespace {
 
@@ -57,6 +60,50 @@ void two_joint_ik(const LegChain& chain, Vec3 target, Vec3 pole, Quat& hip_local
   // 3. Keep the ankle's global rotation: new knee global = swing * bend * old knee global.
   const Quat knee_global = swing * bend * chain.knee_rotation;
   ankle_local = inverse(knee_global) * chain.ankle_rotation;
+}
+
+void FootLocker::init(const std::vector<int>& parents, const std::vector<int>& contact_joints) {
+  feet_.clear();
+  for (int toe : contact_joints) {
+    Foot foot;
+    foot.toe = toe;
+    foot.ankle = parents[size_t(toe)];
+    foot.knee = foot.ankle > 0 ? parents[size_t(foot.ankle)] : -1;
+    foot.hip = foot.knee > 0 ? parents[size_t(foot.knee)] : -1;
+    feet_.push_back(foot);
+  }
+}
+
+void FootLocker::apply(const uint8_t* contacts, float unlock_distance, float blend_halflife, float dt,
+                       const std::vector<int>& parents, PoseBuffers& out, std::vector<Vec3>& global_positions,
+                       std::vector<Quat>& global_rotations) {
+  const Vec3 forward = rotate(out.rotations[0], Vec3{0, 0, 1});
+  for (size_t c = 0; c < feet_.size(); ++c) {
+    Foot& foot = feet_[c];
+    if (foot.hip <= 0) continue;
+    const Vec3 animated = global_positions[size_t(foot.toe)];
+    const bool contact = contacts[c] != 0;
+    if (contact && !foot.locked) {
+      foot.locked = true;
+      foot.position = animated + foot.offset;
+    }
+    if (foot.locked && (!contact || length(foot.position - animated) > unlock_distance)) foot.locked = false;
+    if (foot.locked) {
+      foot.offset = foot.position - animated;
+      foot.offset_velocity = Vec3{};
+    } else {
+      spring_decay(foot.offset, foot.offset_velocity, blend_halflife, dt);
+    }
+    if (length(foot.offset) < 1e-5f) continue;
+    const LegChain chain{global_positions[size_t(foot.hip)], global_positions[size_t(foot.knee)],
+                         global_positions[size_t(foot.ankle)], global_rotations[size_t(foot.hip)],
+                         global_rotations[size_t(foot.knee)], global_rotations[size_t(foot.ankle)]};
+    two_joint_ik(chain, chain.ankle + foot.offset, forward, out.rotations[size_t(foot.hip)],
+                 out.rotations[size_t(foot.knee)], out.rotations[size_t(foot.ankle)]);
+    // Refresh the global pose before the next foot (chains may share joints).
+    forward_kinematics(parents.data(), int(parents.size()), out.positions.data(), out.rotations.data(),
+                       global_positions.data(), global_rotations.data());
+  }
 }
 
 }  // namespace lmm

@@ -224,6 +224,7 @@ bool PathFollower::init(const Database& db, const FeatureSearch& search, const P
   }
   resize_output(db.joint_count());
   animated_.assign(size_t(db.joint_count()), Quat{});
+  feet_.init(db.skeleton().parents, db.contact_joints());
   playback_.init(db, db.ranges()[0].start);
   out_ = playback_.sample();
   out_.positions[0] = path.points[0];
@@ -400,7 +401,11 @@ void PathFollower::update(float dt) {
                  settings_.adjustment_max_ratio, dt, out_.positions[0]);
   }
   update_globals(db_->skeleton().parents);
-  animated_ = out_.rotations;
+  animated_ = out_.rotations;  // the pose before IK: what transitions blend from
+  if (settings_.foot_lock) {
+    feet_.apply(db_->contacts(playback_.frame()), settings_.foot_unlock_distance, settings_.foot_blend_halflife, dt,
+                db_->skeleton().parents, out_, global_positions_, global_rotations_);
+  }
 }
 
 }  // namespace lmm

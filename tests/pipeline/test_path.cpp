@@ -11,6 +11,7 @@
 #include "lmm/pipeline/import.hpp"
 #include "lmm/pipeline/path_run.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/bandai_data.hpp"
 #include "support/synthetic_bvh.hpp"
 
 using namespace lmm;
@@ -187,12 +188,34 @@ TEST_F(PathTest, BadRunSettingsAreRejected) {
   EXPECT_THROW(run_path(db_, search_, {{0, 0, 0}}, o, track, path), InputError);
 }
 
+TEST(PathData, FootLockReducesSlidingWithoutMovingTheRoot) {
+  REQUIRE_BANDAI(folder, "normal-extra");
+  const std::string out = test::temp_folder("pathdata") + "/db.mmdb";
+  test::import_bandai({folder + "/normal-extra"}, out);
+  Database db;
+  FeatureSearch search;
+  std::string error;
+  ASSERT_TRUE(db.load_file(out, error)) << error;
+  ASSERT_TRUE(search.build(db, error)) << error;
+  PathRunOptions o;
+  CharacterTrack free_track, locked_track;
+  Path path;
+  const PathMetrics free = run_path(db, search, straight(1.3f, 6.0f), o, free_track, path);
+  o.follower.foot_lock = true;
+  const PathMetrics locked = run_path(db, search, straight(1.3f, 6.0f), o, locked_track, path);
+  EXPECT_GT(free.foot_slide_cm_per_s, 1.0);
+  EXPECT_LT(locked.foot_slide_cm_per_s, 0.5 * free.foot_slide_cm_per_s);
+  EXPECT_DOUBLE_EQ(locked.avg_distance_m, free.avg_distance_m);  // IK bends legs; the root is untouched
+}
+
 TEST_F(PathTest, UpdateAllocatesNothing) {
   Path path;
   std::string error;
   ASSERT_TRUE(make_path(straight(1.3f, 6.0f), PathShaping{}, db_.fps(), path, error)) << error;
   PathFollower follower;
-  ASSERT_TRUE(follower.init(db_, search_, PathFollowerSettings{}, path, error)) << error;
+  PathFollowerSettings settings;
+  settings.foot_lock = true;
+  ASSERT_TRUE(follower.init(db_, search_, settings, path, error)) << error;
   follower.update(1.0f / 60.0f);
   test::start_counting_allocations();
   for (int f = 0; f < 200; ++f) follower.update(f % 5 == 0 ? 0.04f : 1.0f / 60.0f);

@@ -41,6 +41,7 @@ cxxopts::Options make_options() {
       ("desired", "desired position: constrained (Eq. 1), current (current frame) or nearest",
        cxxopts::value<std::string>()->default_value("constrained"))
       ("no-smooth", "do not smooth the path")
+      ("foot-lock", "lock feet in contact with two-joint IK (seed 002 App. A)")
       ("no-adjust", "do not pull the root towards the desired path point (seed 002's method as published)")
       ("adjust-halflife", "seconds: halflife of the pull towards the path", cxxopts::value<float>()->default_value("0.2"))
       ("adjust-ratio", "the pull's speed limit as a fraction of the root's speed", cxxopts::value<float>()->default_value("0.2"))
@@ -64,6 +65,7 @@ PathRunOptions run_options(const cxxopts::ParseResult& args) {
   o.shaping.smooth = !args.count("no-smooth");
   if (args.count("speed-scale")) o.shaping.speed_scale = args["speed-scale"].as<float>();
   o.follower.adjust_to_path = !args.count("no-adjust");
+  o.follower.foot_lock = args.count("foot-lock") > 0;
   o.follower.adjustment_halflife = args["adjust-halflife"].as<float>();
   o.follower.adjustment_max_ratio = args["adjust-ratio"].as<float>();
   if (!(o.follower.adjustment_halflife > 0.0f) || !(o.follower.adjustment_max_ratio >= 0.0f)) {

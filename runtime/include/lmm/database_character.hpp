@@ -8,6 +8,7 @@
 #include "lmm/database.hpp"
 #include "lmm/database_playback.hpp"
 #include "lmm/features.hpp"
+#include "lmm/ik.hpp"
 #include "lmm/search.hpp"
 #include "lmm/steering.hpp"
 
@@ -40,7 +41,6 @@ class DatabaseCharacter : public CharacterBase {
  private:
   void build_query();
   void search_and_transition(bool must_leave);
-  void apply_foot_lock(float dt);
 
   const Database* db_ = nullptr;
   const FeatureSearch* search_ = nullptr;
@@ -57,14 +57,7 @@ class DatabaseCharacter : public CharacterBase {
   std::vector<SearchResult> result_;
   SearchScratch search_scratch_;
 
-  // Foot lock per contact joint.
-  struct FootLock {
-    int toe = -1, ankle = -1, knee = -1, hip = -1;
-    bool locked = false;
-    Vec3 position;            // locked world position of the contact joint
-    Vec3 offset, offset_velocity;  // IK target offset from the animated position
-  };
-  std::vector<FootLock> feet_;
+  FootLocker feet_;
 };
 
 }  // namespace lmm

@@ -10,6 +10,7 @@
 
 #include "lmm/database.hpp"
 #include "lmm/database_playback.hpp"
+#include "lmm/ik.hpp"
 #include "lmm/lhmm.hpp"
 #include "lmm/search.hpp"
 #include "lmm/steering.hpp"
@@ -96,6 +97,9 @@ struct PathFollowerSettings {
   float adjustment_max_ratio = 0.2f;  // adjustment speed limit, as a fraction of root speed
   SearchParams search;
   PathQuerySettings query;
+  bool foot_lock = false;                // lock contact joints with two-joint IK (seed 002 App. A)
+  float foot_unlock_distance = 0.25f;    // m: a lock stretched further than this releases
+  float foot_blend_halflife = 0.05f;     // s: IK offset fade-out after a release
 };
 
 // Counters of a path-following character.
@@ -167,7 +171,8 @@ class PathFollower : public PoseOutput {
   PathFollowerSettings settings_;
   PathFollowerStats stats_;
   DatabasePlayback playback_;
-  std::vector<Quat> animated_;
+  std::vector<Quat> animated_;  // output rotations before the foot-lock IK
+  FootLocker feet_;
   std::vector<Level> levels_;
   LhmmSearch lhmm_;
   int look_ahead_ = 1;       // beta in path points
