@@ -234,6 +234,8 @@ case "$case_name" in
     grep -q '"completed": ' "$work/path.json" || fail "path JSON lacks completed"
     [[ "$(json_number "$work/path.json" knn_calls_per_lhmm)" == 13 ]] || fail "LHMM(3,3) should make 13 kNN calls"
     for f in motion.bvh motion_1.bvh root.csv plot.svg plot_1.svg; do [[ -s "$work/pathout/$f" ]] || fail "missing $f"; done
+    run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --k 2 --l=2 --json "$work/k2.json"; expect_rc 0
+    expect_out "LHMM(2, 2)"; [[ "$(json_number "$work/k2.json" knn_calls_per_lhmm)" == 3 ]] || fail "LHMM(2,2) should make 3 kNN calls"
     run "$tools/lmm-path" --db "$work/db.mmdb" --ablation --out "$work/ablation" --json "$work/ablation.json"
     expect_rc 0; expect_out "Table 2"; expect_out "raw future query"; expect_out "LHMM(10,3)"
     grep -q '"table2"' "$work/ablation.json" || fail "ablation JSON lacks table2"

@@ -2,6 +2,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
@@ -32,8 +34,8 @@ cxxopts::Options make_options() {
       ("ablation", "run every test path through the Table 2 and Table 1 configurations")
       ("long-db", "--ablation: database with the longer query (configs/features/locomotion-long.toml)",
        cxxopts::value<std::string>())
-      ("k", "nearest neighbours per LHMM level", cxxopts::value<int>()->default_value("3"))
-      ("l", "LHMM levels (1 = basic motion matching)", cxxopts::value<int>()->default_value("3"))
+      ("k", "nearest neighbours per LHMM level (also --k)", cxxopts::value<int>()->default_value("3"))
+      ("l", "LHMM levels, 1 = basic motion matching (also --l)", cxxopts::value<int>()->default_value("3"))
       ("mode", "local (path moved to the character) or global (walk to its start first)",
        cxxopts::value<std::string>()->default_value("local"))
       ("speed-scale", "playback speed / drawing speed (seed 002 uses 0.2)", cxxopts::value<float>())
@@ -268,9 +270,25 @@ void write_outputs(const std::string& dir, const Database& db, const std::vector
                tracks.size() > 1 ? " (motion_N.bvh, plot_N.svg for the others)" : "");
 }
 
+// cxxopts reads one-letter names as short options (-k 3); the documented --k / --l (and
+// --k=3) spellings are rewritten to them.
+std::vector<std::string> with_short_k_and_l(int argc, char** argv) {
+  std::vector<std::string> words(argv, argv + argc);
+  for (std::string& w : words) {
+    for (const char* name : {"--k", "--l"}) {
+      if (w == name) w = w.substr(1);
+      if (w.rfind(std::string(name) + "=", 0) == 0) w = w.substr(1, 2) + w.substr(4);
+    }
+  }
+  return words;
+}
+
 int run(int argc, char** argv) {
   cxxopts::Options options = make_options();
-  const auto args = options.parse(argc, argv);
+  std::vector<std::string> words = with_short_k_and_l(argc, argv);
+  std::vector<char*> pointers;
+  for (std::string& w : words) pointers.push_back(w.data());
+  const auto args = options.parse(int(pointers.size()), pointers.data());
   if (args.count("help")) {
     std::puts(options.help().c_str());
     return 0;
