@@ -8,11 +8,6 @@
 namespace lmm {
 namespace {
 
-// Angle between two vectors, robust near 0 and pi.
-float angle_between(Vec3 a, Vec3 b) {
-  return std::atan2(length(cross(a, b)), dot(a, b));
-}
-
 // Interior angle of a triangle opposite the side `opposite`, from its three side lengths.
 float law_of_cosines(float side_a, float side_b, float opposite) {
   const float c = (side_a * side_a + side_b * side_b - opposite * opposite) / (2.0f * side_a * side_b);

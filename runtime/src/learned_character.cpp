@@ -9,8 +9,6 @@
 namespace lmm {
 namespace {
 
-Vec3 on_ground(Vec3 v) { return Vec3{v.x, 0.0f, v.z}; }
-
 // States farther than this many standard deviations (of the training data's states) from
 // their mean are clamped back: the networks were never trained there. Latent dimensions are
 // heavy-tailed (L1-regularised), so the bound is loose: on bandai-loco/normal with the
@@ -238,14 +236,15 @@ void LearnedCharacter::decode_source(const float* state, PoseBuffers& pose) {
     pose = previous_source_;  // keep the last good pose
     return;
   }
-  pose_ = decoded_;
+  std::swap(pose_, decoded_);  // the decoder's buffer becomes the last good pose
   pose_from_vector(model_->pose_layout(), pose_.data(), pose.positions.data(), pose.rotations.data());
   const int contact = model_->pose_layout().contact();
   for (size_t k = 0; k < contacts_.size(); ++k) contacts_[k] = pose_[size_t(contact) + k];
 }
 
 void LearnedCharacter::update_pose(float dt) {
-  previous_source_ = source_;
+  // The last pose becomes the previous one; the decode overwrites every position and rotation.
+  std::swap(previous_source_, source_);
   decode_source(shown_.data(), source_);
   velocities_between(previous_source_, source_, dt, source_);
   if (settings_.transition == LearnedTransition::Inertialize) {

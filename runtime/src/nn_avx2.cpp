@@ -1,6 +1,6 @@
 // AVX2/FMA dense kernel. This file alone is compiled with -mavx2 -mfma (see CMakeLists.txt);
 // it uses no inline library templates, so no AVX2 code can leak into other translation units.
-#include "nn_block_rows.hpp"
+#include "nn_simd_shared.hpp"
 #include "nn_kernels.hpp"
 
 #include <cstddef>
@@ -19,14 +19,10 @@ namespace {
 // on the scalar path.
 inline __m256 gelu8(__m256 x) {
   const __m256 z_full = _mm256_mul_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), x), _mm256_set1_ps(0.70710678118654752f));
-  const __m256 far = _mm256_cmp_ps(z_full, _mm256_set1_ps(9.0f), _CMP_GE_OQ);
-  const __m256 z = _mm256_min_ps(z_full, _mm256_set1_ps(9.0f));
-  __m256 p = _mm256_set1_ps(0.0000430638f);
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.0002765672f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.0001520143f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.0092705272f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.0422820123f));
-  p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(0.0705230784f));
+  const __m256 far = _mm256_cmp_ps(z_full, _mm256_set1_ps(kErfClamp), _CMP_GE_OQ);
+  const __m256 z = _mm256_min_ps(z_full, _mm256_set1_ps(kErfClamp));
+  __m256 p = _mm256_set1_ps(kErfPoly[0]);
+  for (int i = 1; i < 6; ++i) p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(kErfPoly[i]));
   p = _mm256_fmadd_ps(p, z, _mm256_set1_ps(1.0f));
   p = _mm256_mul_ps(p, p);  // ^2
   p = _mm256_mul_ps(p, p);  // ^4

@@ -1,7 +1,7 @@
 // AVX-512 dense kernel (16 floats per vector, 32 vector registers). This file alone is compiled
 // with -mavx512f -mavx512vl -mavx512dq -mfma (see CMakeLists.txt); it uses no inline library
 // templates, so no AVX-512 code can leak into other translation units.
-#include "nn_block_rows.hpp"
+#include "nn_simd_shared.hpp"
 #include "nn_kernels.hpp"
 
 #include <cstddef>
@@ -15,14 +15,10 @@ namespace {
 // GELU as on the AVX2 path (A&S 7.1.28 erf, z clamped at 9, |GELU error| < 1e-6), 16 lanes.
 inline __m512 gelu16(__m512 x) {
   const __m512 z_full = _mm512_mul_ps(_mm512_abs_ps(x), _mm512_set1_ps(0.70710678118654752f));
-  const __mmask16 far = _mm512_cmp_ps_mask(z_full, _mm512_set1_ps(9.0f), _CMP_GE_OQ);
-  const __m512 z = _mm512_min_ps(z_full, _mm512_set1_ps(9.0f));
-  __m512 p = _mm512_set1_ps(0.0000430638f);
-  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(0.0002765672f));
-  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(0.0001520143f));
-  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(0.0092705272f));
-  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(0.0422820123f));
-  p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(0.0705230784f));
+  const __mmask16 far = _mm512_cmp_ps_mask(z_full, _mm512_set1_ps(kErfClamp), _CMP_GE_OQ);
+  const __m512 z = _mm512_min_ps(z_full, _mm512_set1_ps(kErfClamp));
+  __m512 p = _mm512_set1_ps(kErfPoly[0]);
+  for (int i = 1; i < 6; ++i) p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(kErfPoly[i]));
   p = _mm512_fmadd_ps(p, z, _mm512_set1_ps(1.0f));
   p = _mm512_mul_ps(p, p);  // ^2
   p = _mm512_mul_ps(p, p);  // ^4

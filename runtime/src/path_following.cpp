@@ -12,11 +12,7 @@ namespace {
 constexpr double kMaxPathPoints = 1e6;
 constexpr float kDegToRad = 0.017453292f;
 
-Vec3 on_ground(Vec3 v) { return Vec3{v.x, 0.0f, v.z}; }
-
 Vec3 point_of(const PathSample& s) { return Vec3{s.x, 0.0f, s.z}; }
-
-float angle_between(Vec3 a, Vec3 b) { return std::acos(std::clamp(dot(a, b), -1.0f, 1.0f)); }
 
 // Mean speed (m/s) over the first second of the samples (or all of them when shorter).
 float first_second_speed(const std::vector<PathSample>& samples) {

@@ -16,8 +16,6 @@ float finite_or_zero(float v, int& count) {
   return 0.0f;
 }
 
-Vec3 on_ground(Vec3 v) { return Vec3{v.x, 0.0f, v.z}; }
-
 float sanitize_dt(float dt, CharacterStats& stats) {
   if (dt > 0.0f && dt <= kMaxDt) return dt;
   ++stats.clamped_dt;

@@ -9,6 +9,7 @@
 #include "support/allocation_counter.hpp"
 #include "support/foot_lock_runs.hpp"
 #include "support/synthetic_bvh.hpp"
+#include "support/synthetic_walks.hpp"
 
 using namespace lmm;
 using namespace lmm::pipeline;
@@ -18,19 +19,7 @@ namespace {
 // A database imported from synthetic walks (circles of two radii and a straight line).
 class CharacterTest : public testing::Test {
  protected:
-  void SetUp() override {
-    const std::string dir = test::temp_folder("db");
-    ImportOptions o;
-    o.skeleton = load_skeleton_config(test::write_text(dir + "/s.toml", test::biped_skeleton_toml()));
-    o.features = load_feature_config(test::write_text(dir + "/f.toml", test::biped_features_toml()));
-    o.inputs = {test::write_text(dir + "/a.bvh", test::circle_walk_bvh(150.0f, 300.0f, 240, 30.0f)),
-                test::write_text(dir + "/b.bvh", test::circle_walk_bvh(250.0f, 500.0f, 240, 30.0f)),
-                test::write_text(dir + "/c.bvh", test::straight_walk_bvh(130.0f, 240, 30.0f))};
-    import_database(o, dir + "/db.mmdb");
-    std::string error;
-    ASSERT_TRUE(db_.load_file(dir + "/db.mmdb", error)) << error;
-    ASSERT_TRUE(search_.build(db_, error)) << error;
-  }
+  void SetUp() override { test::load_synthetic_walks(test::temp_folder("db"), db_, search_); }
 
   bool all_finite(const DatabaseCharacter& c) const {
     for (const Vec3& p : c.global_positions()) {

@@ -13,6 +13,7 @@
 #include "support/allocation_counter.hpp"
 #include "support/bandai_data.hpp"
 #include "support/synthetic_bvh.hpp"
+#include "support/synthetic_walks.hpp"
 
 using namespace lmm;
 using namespace lmm::pipeline;
@@ -22,21 +23,8 @@ namespace {
 // A database imported from synthetic walks (two circles and a straight line).
 class PathTest : public testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = test::temp_folder("path");
-    ImportOptions o;
-    o.skeleton = load_skeleton_config(test::write_text(dir_ + "/s.toml", test::biped_skeleton_toml()));
-    o.features = load_feature_config(test::write_text(dir_ + "/f.toml", test::biped_features_toml()));
-    o.inputs = {test::write_text(dir_ + "/a.bvh", test::circle_walk_bvh(150.0f, 300.0f, 240, 30.0f)),
-                test::write_text(dir_ + "/b.bvh", test::circle_walk_bvh(250.0f, 500.0f, 240, 30.0f)),
-                test::write_text(dir_ + "/c.bvh", test::straight_walk_bvh(130.0f, 240, 30.0f))};
-    import_database(o, dir_ + "/db.mmdb");
-    std::string error;
-    ASSERT_TRUE(db_.load_file(dir_ + "/db.mmdb", error)) << error;
-    ASSERT_TRUE(search_.build(db_, error)) << error;
-  }
+  void SetUp() override { test::load_synthetic_walks(test::temp_folder("path"), db_, search_); }
 
-  std::string dir_;
   Database db_;
   FeatureSearch search_;
 };

@@ -8,6 +8,8 @@
 
 #include <cxxopts.hpp>
 
+#include "lmm/pipeline/report.hpp"
+
 namespace lmm::bench {
 
 using Clock = std::chrono::steady_clock;
@@ -17,11 +19,7 @@ inline double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Median of `v` (0 when empty).
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
+using pipeline::median;  // lmm/pipeline/report.hpp
 
 // Parses a subcommand's options; true (with the exit code in `code`) when the command should
 // stop here: help was asked for, or the required option `required` is missing (nullptr: none).

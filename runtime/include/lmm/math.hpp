@@ -36,6 +36,10 @@ inline Vec3 normalize(Vec3 a) {
   const float n = length(a);
   return n > 1e-8f ? a / n : Vec3{};
 }
+// a projected on the ground plane (y = 0).
+inline Vec3 on_ground(Vec3 a) { return {a.x, 0.0f, a.z}; }
+// Angle between two vectors in radians, robust near 0 and pi.
+inline float angle_between(Vec3 a, Vec3 b) { return std::atan2(length(cross(a, b)), dot(a, b)); }
 // Linear interpolation a + (b - a) t.
 inline Vec3 lerp(Vec3 a, Vec3 b, float t) { return a + (b - a) * t; }
 

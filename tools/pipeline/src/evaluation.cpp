@@ -65,6 +65,7 @@ struct EvalContext {
   const Database& db;
   const EvalOptions& options;
   ModelEvaluator evaluator;
+  FeatureSearch search;        // exact nearest frames (projector labels) and the database controller
   std::vector<float> latents;  // frame_count x latent
 
   void log(const std::string& line) const {
@@ -201,20 +202,6 @@ void stepper_metrics(EvalContext& c, Evaluation& e) {
   c.log("stepper: " + std::to_string(starts.size()) + " rollouts, clean and noisy");
 }
 
-// Exact nearest database frame of a normalised query (brute force).
-int nearest_frame(const Database& db, const float* query) {
-  const int d = db.schema().dims;
-  int best = 0;
-  float best_cost = std::numeric_limits<float>::max();
-  for (int f = 0; f < db.frame_count(); ++f) {
-    const float* x = db.features(f);
-    float cost = 0.0f;
-    for (int i = 0; i < d && cost < best_cost; ++i) cost += (x[i] - query[i]) * (x[i] - query[i]);
-    if (cost < best_cost) best_cost = cost, best = f;
-  }
-  return best;
-}
-
 double distance(const float* a, const float* b, int n) {
   double sum = 0.0;
   for (int i = 0; i < n; ++i) sum += double(a[i] - b[i]) * double(a[i] - b[i]);
@@ -230,12 +217,16 @@ void projector_metrics(EvalContext& c, Evaluation& e) {
   std::normal_distribution<float> normal(0.0f, 1.0f);
   std::vector<float> query(static_cast<size_t>(d)), state(static_cast<size_t>(m.state_size()));
   double ours = 0.0, exact = 0.0, latent_error = 0.0;
+  SearchScratch scratch = c.search.make_scratch();
+  SearchResult result;
   const int queries = c.options.projector_queries;
   for (int q = 0; q < queries; ++q) {
     const int f = int(rng() % uint32_t(c.db.frame_count()));
     const float scale = unit(rng);
     for (int i = 0; i < d; ++i) query[size_t(i)] = c.db.features(f)[i] + scale * normal(rng);
-    const int nearest = nearest_frame(c.db, query.data());
+    // Exact: no transition cost, no excluded clip ends or neighbours.
+    const int nearest = c.search.search(query.data(), -1, SearchParams{0.0f, 0, 0}, &result, 1, scratch) == 1
+                            ? result.frame : 0;
     c.evaluator.project(query.data(), state.data());
     ours += distance(state.data() + l, query.data(), d);
     exact += distance(c.db.features(nearest), query.data(), d);
@@ -243,7 +234,7 @@ void projector_metrics(EvalContext& c, Evaluation& e) {
   }
   e.metrics.emplace_back("projector_feature_error", ours / exact);
   e.metrics.emplace_back("projector_latent_error", latent_error / (double(queries) * l));
-  c.log("projector: " + std::to_string(queries) + " noisy queries against brute-force nearest neighbours");
+  c.log("projector: " + std::to_string(queries) + " noisy queries against exact nearest neighbours");
 }
 
 // Mean horizontal distance (m) between two controllers' roots over every frame.
@@ -269,11 +260,8 @@ void controller_metrics(EvalContext& c, Evaluation& e) {
     scripts.push_back(random_input_script(c.options.seed + uint32_t(i), c.options.controller_seconds));
   }
   const float dt = 1.0f / 60.0f;
-  std::string error;
-  FeatureSearch search;
-  if (!search.build(c.db, error)) throw InputError(error);
   std::vector<CharacterTrack> database_tracks, learned_tracks;
-  const SimMetrics db = run_simulation(c.db, search, CharacterSettings{}, scripts, c.options.controller_seconds, dt,
+  const SimMetrics db = run_simulation(c.db, c.search, CharacterSettings{}, scripts, c.options.controller_seconds, dt,
                                        database_tracks);
   const SimMetrics learned = run_simulation(c.model, LearnedSettings{}, scripts, c.options.controller_seconds, dt,
                                             learned_tracks);
@@ -309,8 +297,8 @@ Evaluation evaluate_model(const Model& model, const Database& db, const EvalOpti
   if (!model.has_encoder()) {
     throw InputError("the bundle has no encoder; export it with 'lmm-export --with-encoder' to evaluate the decoder");
   }
-  EvalContext c{model, db, options, {}, {}};
-  if (!c.evaluator.init(model, 1024, KernelPath::Auto, error)) throw InputError(error);
+  EvalContext c{model, db, options, {}, {}, {}};
+  if (!c.evaluator.init(model, 1024, KernelPath::Auto, error) || !c.search.build(db, error)) throw InputError(error);
   Evaluation e;
   decoder_metrics(c, e);
   stepper_metrics(c, e);

@@ -17,16 +17,10 @@ namespace {
 
 constexpr float kTwoPi = 6.2831853f;
 
-std::string trim(std::string s) {
-  s.erase(0, s.find_first_not_of(" \t\r"));
-  s.erase(s.find_last_not_of(" \t\r") + 1);
-  return s;
-}
-
+// A cell as a number (nan / inf pass here; place_path rejects them naming the sample).
 float parse_float(const std::string& text, const std::string& where) {
-  char* end = nullptr;
-  const float v = std::strtof(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size()) throw InputError(where + "'" + text + "' is not a number");
+  float v = 0.0f;
+  if (!parse_number(text, false, v)) throw InputError(where + "'" + text + "' is not a number");
   return v;
 }
 
@@ -37,10 +31,8 @@ std::vector<PathSample> load_csv_path(std::istream& in, const std::string& file)
   for (int number = 1; std::getline(in, line); ++number) {
     const std::string where = file + ":" + std::to_string(number) + ": ";
     if (line.find('#') != std::string::npos) line.erase(line.find('#'));
-    if (trim(line).empty()) continue;
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(trim(cell));
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::vector<std::string> cells = split_csv(line);
     if (column.empty()) {
       for (size_t c = 0; c < cells.size(); ++c) column[cells[c]] = c;
       for (const char* name : {"t", "x", "z"}) {
@@ -117,12 +109,6 @@ class JsonPathReader {
   size_t at_ = 0;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
 // Mean horizontal distance from each of the first `frames` roots to its nearest path point.
 double mean_distance_to_path(const Path& path, const std::vector<Vec3>& roots, int frames) {
   double sum = 0.0;
@@ -198,8 +184,7 @@ PathMetrics run_path(const Database& db, const FeatureSearch& search, const std:
   std::vector<double> lhmm_ms;
   int completed_at = -1;
   std::vector<Vec3> previous;
-  double slide = 0.0;
-  long slide_count = 0;
+  FootSlide slide;
   for (int f = 0; f < max_frames && (completed_at < 0 || f < completed_at + tail); ++f) {
     const int matches_before = follower.stats().matches;
     const auto start = std::chrono::steady_clock::now();
@@ -213,14 +198,7 @@ PathMetrics run_path(const Database& db, const FeatureSearch& search, const std:
     track.root.push_back(follower.root_position());
     track.desired.push_back(path.points[size_t(follower.desired_index())]);
     const std::vector<Vec3>& global = follower.global_positions();
-    if (!previous.empty()) {
-      for (size_t k = 0; k < db.contact_joints().size(); ++k) {
-        if (!follower.in_contact(int(k))) continue;
-        const Vec3 v = (global[size_t(db.contact_joints()[k])] - previous[size_t(db.contact_joints()[k])]) / options.dt;
-        slide += 100.0 * length(Vec3{v.x, 0.0f, v.z});
-        ++slide_count;
-      }
-    }
+    slide.add(db.contact_joints(), [&](int k) { return follower.in_contact(k); }, previous, global, options.dt);
     previous = global;
     if (completed_at < 0 && follower.completed()) completed_at = f;
   }
@@ -235,7 +213,7 @@ PathMetrics run_path(const Database& db, const FeatureSearch& search, const std:
   m.transitions = follower.stats().transitions;
   m.corner_queries = follower.stats().corner_queries;
   m.knn_calls_per_lhmm = m.matches ? double(follower.stats().knn_calls) / m.matches : 0.0;
-  m.foot_slide_cm_per_s = slide_count ? slide / double(slide_count) : 0.0;
+  m.foot_slide_cm_per_s = slide.mean();
   return m;
 }
 

@@ -1,8 +1,10 @@
 #include "lmm/pipeline/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <sstream>
 
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
@@ -11,6 +13,30 @@
 #include "lmm/pipeline/bvh.hpp"
 
 namespace lmm::pipeline {
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) {
+    cell.erase(0, cell.find_first_not_of(" \t\r"));
+    cell.erase(cell.find_last_not_of(" \t\r") + 1);
+    cells.push_back(cell);
+  }
+  return cells;
+}
+
+bool parse_number(const std::string& text, bool finite_only, float& out) {
+  char* end = nullptr;
+  out = std::strtof(text.c_str(), &end);
+  return !text.empty() && end == text.c_str() + text.size() && (!finite_only || std::isfinite(out));
+}
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  std::nth_element(values.begin(), values.begin() + long(values.size() / 2), values.end());
+  return values[values.size() / 2];
+}
 
 std::string json_quote(const std::string& value) {
   std::string out = "\"";

@@ -15,37 +15,11 @@ namespace {
 
 constexpr float kDegToRad = 0.017453292f;
 
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> cells;
-  std::stringstream ss(line);
-  std::string cell;
-  while (std::getline(ss, cell, ',')) {
-    cell.erase(0, cell.find_first_not_of(" \t\r"));
-    cell.erase(cell.find_last_not_of(" \t\r") + 1);
-    cells.push_back(cell);
-  }
-  return cells;
-}
-
-// Parses a number (nan / inf allowed when `finite_only` is false).
-bool parse_number(const std::string& text, bool finite_only, float& out) {
-  char* end = nullptr;
-  out = std::strtof(text.c_str(), &end);
-  return !text.empty() && end == text.c_str() + text.size() && (!finite_only || std::isfinite(out));
-}
-
 float stick_length(const GamepadInput& in) { return std::sqrt(in.left_x * in.left_x + in.left_y * in.left_y); }
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::nth_element(v.begin(), v.begin() + long(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
 
 // Accumulates the per-frame metrics of one character.
 struct MetricsAccumulator {
-  double slide_sum = 0.0;
-  long slide_count = 0;
+  FootSlide slide;
   double jitter_sum = 0.0;
   long jitter_count = 0;
   double trajectory_sum = 0.0;
@@ -146,7 +120,6 @@ namespace {
 // What the metrics need to know about the characters' skeleton and data.
 struct SimShape {
   int joints = 0;
-  size_t contacts = 0;
   std::vector<int> contact_joints;
   int horizon_offset = 0;  // last trajectory offset (frames of the data)
   float fps = 30.0f;
@@ -208,15 +181,8 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
           ++acc.jitter_count;
         }
       }
-      if (!previous_positions.empty()) {
-        for (size_t k = 0; k < shape.contacts; ++k) {
-          if (!character.in_contact(int(k))) continue;
-          const int j = shape.contact_joints[k];
-          const Vec3 v = (global[size_t(j)] - previous_positions[size_t(j)]) / dt;
-          acc.slide_sum += 100.0 * length(Vec3{v.x, 0.0f, v.z});
-          ++acc.slide_count;
-        }
-      }
+      acc.slide.add(shape.contact_joints, [&](int k) { return character.in_contact(k); }, previous_positions, global,
+                    dt);
       before_previous = previous_positions;
       previous_positions = global;
       // "Held": the same stick input (at least half deflected) for 0.5 s.
@@ -242,7 +208,7 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
     m.nonfinite_states += character.stats().nonfinite_states;
     m.clamped_states += character.stats().clamped_states;
   }
-  m.foot_slide_cm_per_s = acc.slide_count ? acc.slide_sum / double(acc.slide_count) : 0.0;
+  m.foot_slide_cm_per_s = acc.slide.mean();
   m.jitter = acc.jitter_count ? acc.jitter_sum / double(acc.jitter_count) : 0.0;
   m.trajectory_error_m = acc.trajectory_count ? acc.trajectory_sum / double(acc.trajectory_count) : 0.0;
   m.us_per_update = median(update_us);
@@ -254,7 +220,7 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
 SimMetrics run_simulation(const Database& db, const FeatureSearch& search, const CharacterSettings& settings,
                           const std::vector<InputScript>& scripts, float seconds, float dt,
                           std::vector<CharacterTrack>& tracks) {
-  const SimShape shape{db.joint_count(), db.contact_joints().size(), db.contact_joints(),
+  const SimShape shape{db.joint_count(), db.contact_joints(),
                        db.schema().trajectory_offsets.back(), db.fps()};
   auto init = [&](DatabaseCharacter& character, size_t c) {
     std::string error;
@@ -265,7 +231,7 @@ SimMetrics run_simulation(const Database& db, const FeatureSearch& search, const
 
 SimMetrics run_simulation(const Model& model, const LearnedSettings& settings, const std::vector<InputScript>& scripts,
                           float seconds, float dt, std::vector<CharacterTrack>& tracks) {
-  const SimShape shape{model.skeleton().joint_count(), model.contact_joints().size(), model.contact_joints(),
+  const SimShape shape{model.skeleton().joint_count(), model.contact_joints(),
                        model.schema().trajectory_offsets.back(), model.fps()};
   auto init = [&](LearnedCharacter& character, size_t c) {
     std::string error;

@@ -28,6 +28,15 @@ class JsonObject {
   std::vector<std::string> fields_;
 };
 
+// The comma-separated cells of one CSV line, each trimmed of spaces, tabs and CRs.
+std::vector<std::string> split_csv(const std::string& line);
+
+// Parses a whole cell as a number (nan / inf allowed when `finite_only` is false).
+bool parse_number(const std::string& text, bool finite_only, float& out);
+
+// The median of `values` (the upper one for an even count), 0 when empty.
+double median(std::vector<double> values);
+
 // `value` as a quoted, escaped JSON string.
 std::string json_quote(const std::string& value);
 

@@ -58,6 +58,28 @@ struct SimMetrics {
   double us_per_update = 0;        // median controller update cost
 };
 
+// Mean horizontal speed (cm/s) of contact joints while their character reports contact.
+struct FootSlide {
+  double sum = 0.0;
+  long count = 0;
+
+  // Adds contact joint k (`contact_joints[k]`) where in_contact(k), from global poses dt apart
+  // (nothing when `previous` is still empty).
+  template <typename InContact>
+  void add(const std::vector<int>& contact_joints, const InContact& in_contact, const std::vector<Vec3>& previous,
+           const std::vector<Vec3>& global, float dt) {
+    if (previous.empty()) return;
+    for (size_t k = 0; k < contact_joints.size(); ++k) {
+      if (!in_contact(int(k))) continue;
+      const size_t j = size_t(contact_joints[k]);
+      sum += 100.0 * length(on_ground(global[j] - previous[j])) / dt;
+      ++count;
+    }
+  }
+  // The mean so far (0 without samples).
+  double mean() const { return count ? sum / double(count) : 0.0; }
+};
+
 // The recorded motion of one character.
 struct CharacterTrack {
   Clip clip;                        // local pose per frame (joint 0 = world root)

@@ -1,4 +1,5 @@
-// Internal: the row bookkeeping shared by the SIMD dense kernels (nn_avx2.cpp, nn_avx512.cpp).
+// Internal: what the SIMD dense kernels (nn_avx2.cpp, nn_avx512.cpp) share: the GELU's erf
+// coefficients and the row bookkeeping of a block.
 // Everything here has internal linkage (an unnamed namespace), so each kernel file compiles its
 // own copy for its instruction set and no wider instruction can reach another file's code.
 #pragma once
@@ -16,6 +17,11 @@
 
 namespace lmm::detail {
 namespace {
+
+// Abramowitz & Stegun 7.1.28: 1 - erf(z) = 1 / (1 + a1 z + ... + a6 z^6)^16 for z >= 0
+// (|error| <= 3e-7), highest power first for Horner's rule.
+constexpr float kErfPoly[6] = {0.0000430638f, 0.0002765672f, 0.0001520143f, 0.0092705272f, 0.0422820123f, 0.0705230784f};
+constexpr float kErfClamp = 9.0f;  // z beyond this: 1 - erf(z) < 1e-36, and the 16th power stays finite
 
 // The input and output rows of one block of R rows, and the output scale when accumulating.
 template <int R>

@@ -1,0 +1,32 @@
+// A motion database imported from synthetic walks (circles of two radii and a straight line),
+// for pipeline tests that need real playback and search without the Bandai data.
+#pragma once
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "lmm/database.hpp"
+#include "lmm/pipeline/config.hpp"
+#include "lmm/pipeline/import.hpp"
+#include "lmm/search.hpp"
+#include "support/synthetic_bvh.hpp"
+
+namespace lmm::test {
+
+// Imports the walks into `dir`/db.mmdb, loads it into `db` and builds `search` (test failures
+// on any error).
+inline void load_synthetic_walks(const std::string& dir, Database& db, FeatureSearch& search) {
+  pipeline::ImportOptions o;
+  o.skeleton = pipeline::load_skeleton_config(write_text(dir + "/s.toml", biped_skeleton_toml()));
+  o.features = pipeline::load_feature_config(write_text(dir + "/f.toml", biped_features_toml()));
+  o.inputs = {write_text(dir + "/a.bvh", circle_walk_bvh(150.0f, 300.0f, 240, 30.0f)),
+              write_text(dir + "/b.bvh", circle_walk_bvh(250.0f, 500.0f, 240, 30.0f)),
+              write_text(dir + "/c.bvh", straight_walk_bvh(130.0f, 240, 30.0f))};
+  pipeline::import_database(o, dir + "/db.mmdb");
+  std::string error;
+  ASSERT_TRUE(db.load_file(dir + "/db.mmdb", error)) << error;
+  ASSERT_TRUE(search.build(db, error)) << error;
+}
+
+}  // namespace lmm::test
