@@ -1,17 +1,21 @@
 #include "lmm/blob.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <new>
+#include <random>
 
 namespace lmm {
 namespace {
 
 constexpr char kMagic[4] = {'L', 'M', 'M', 'K'};
 constexpr uint32_t kEndianMarker = 0x01020304u;
-constexpr size_t kHashedHeaderBytes = 56;  // header bytes covered by header_hash
+constexpr size_t kHashedHeaderBytes = 56;  // header bytes covered by blob_header_hash
 
 // Header field offsets (bytes).
 constexpr size_t kOffMagic = 0, kOffKind = 4, kOffVersion = 8, kOffEndian = 12, kOffFlags = 16,
@@ -43,12 +47,6 @@ uint64_t mix(uint64_t h) {
   h *= 0xc4ceb9fe1a85ec53ULL;
   h ^= h >> 33;
   return h;
-}
-
-// Hash of the header's first 56 bytes followed by the tensor table.
-uint64_t header_hash(const uint8_t* data, size_t table_bytes) {
-  const uint64_t h = hash64(data, kHashedHeaderBytes, 0x6c6d6d6b);
-  return hash64(data + kBlobHeaderSize, table_bytes, h);
 }
 
 // Multiplies a and b into out; false on 64-bit overflow.
@@ -83,6 +81,11 @@ uint64_t hash64(const uint8_t* data, size_t size, uint64_t seed) {
   for (int l = 0; l < 4; ++l) h = mix(h ^ lanes[l]) + k2;
   for (; i < size; ++i) h = (h ^ data[i]) * 0x100000001b3ULL;
   return mix(h);
+}
+
+uint64_t blob_header_hash(const uint8_t* blob, size_t table_bytes) {
+  const uint64_t h = hash64(blob, kHashedHeaderBytes, 0x6c6d6d6b);
+  return hash64(blob + kBlobHeaderSize, table_bytes, h);
 }
 
 bool BlobView::read_header(const uint8_t* data, size_t size, const char* kind,
@@ -130,7 +133,7 @@ bool BlobView::read_header(const uint8_t* data, size_t size, const char* kind,
     error = "tensor table (" + std::to_string(tensor_count_) + " entries) exceeds the file";
     return false;
   }
-  if (load<uint64_t>(data + kOffHeaderHash) != header_hash(data, table_end - kBlobHeaderSize)) {
+  if (load<uint64_t>(data + kOffHeaderHash) != blob_header_hash(data, table_end - kBlobHeaderSize)) {
     error = "header or tensor table hash mismatch (corrupted file)";
     return false;
   }
@@ -368,7 +371,7 @@ bool BlobBuilder::build(const char* kind, uint32_t version, bool hash_payload,
   if (hash_payload) {
     store<uint64_t>(h + kOffPayloadHash, hash64(h + payload_offset, cursor - payload_offset));
   }
-  store<uint64_t>(h + kOffHeaderHash, header_hash(h, table_end - kBlobHeaderSize));
+  store<uint64_t>(h + kOffHeaderHash, blob_header_hash(h, table_end - kBlobHeaderSize));
   return true;
 }
 
@@ -399,6 +402,11 @@ AlignedBuffer::~AlignedBuffer() {
 }
 
 bool read_file(const std::string& path, AlignedBuffer& out, std::string& error) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error = path + ": is a directory, not a file";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     error = path + ": cannot open for reading";
@@ -409,7 +417,13 @@ bool read_file(const std::string& path, AlignedBuffer& out, std::string& error) 
     error = path + ": read error";
     return false;
   }
-  AlignedBuffer buffer(static_cast<size_t>(size));
+  AlignedBuffer buffer;
+  try {
+    buffer = AlignedBuffer(static_cast<size_t>(size));
+  } catch (const std::bad_alloc&) {
+    error = path + ": " + std::to_string(size) + " bytes do not fit in memory";
+    return false;
+  }
   if (!in.read(reinterpret_cast<char*>(buffer.data()), size)) {
     error = path + ": read error";
     return false;
@@ -418,19 +432,45 @@ bool read_file(const std::string& path, AlignedBuffer& out, std::string& error) 
   return true;
 }
 
+namespace {
+
+// `path` + "." + 16 random hex digits + ".tmp": unique per writer (process, thread and call), so
+// concurrent writers to one path never share a temporary file.
+std::string unique_temp_name(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  thread_local std::mt19937_64 rng{(uint64_t(std::random_device{}()) << 32) ^ std::random_device{}() ^
+                                   uint64_t(std::chrono::steady_clock::now().time_since_epoch().count())};
+  char suffix[24];
+  std::snprintf(suffix, sizeof suffix, ".%016llx.tmp", static_cast<unsigned long long>(rng() ^ mix(++counter)));
+  return path + suffix;
+}
+
+}  // namespace
+
 bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size,
                        std::string& error) {
-  const std::string temp = path + ".tmp";
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
-  if (f == nullptr) {
-    error = path + ": cannot create " + temp;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error = path + ": is a directory; cannot write a file there";
     return false;
   }
-  const bool written = std::fwrite(data, 1, size, f) == size;
+  const std::string temp = unique_temp_name(path);
+  std::FILE* f = std::fopen(temp.c_str(), "wbx");  // exclusive: never reuse another writer's file
+  if (f == nullptr) {
+    error = path + ": cannot create the temporary file " + temp + " (missing folder or no permission?)";
+    return false;
+  }
+  const bool written = std::fwrite(data, 1, size, f) == size && std::fflush(f) == 0;
   const bool closed = std::fclose(f) == 0;
-  if (!written || !closed || std::rename(temp.c_str(), path.c_str()) != 0) {
+  if (!written || !closed) {
     std::remove(temp.c_str());
-    error = path + ": write failed (disk full or no permission?)";
+    error = path + ": writing " + std::to_string(size) + " bytes failed (disk full or over a size limit?)";
+    return false;
+  }
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::remove(temp.c_str());
+    error = path + ": cannot replace it with the written file (" + ec.message() + ")";
     return false;
   }
   return true;

@@ -17,6 +17,33 @@ bool all_finite(const float* v, uint64_t n) {
   return true;
 }
 
+// Index of the first value of `v` (n floats) that is not finite or exceeds `limit` in magnitude,
+// or -1 when all are in range.
+int64_t first_out_of_range(const float* v, uint64_t n, float limit) {
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!(std::fabs(v[i]) <= limit)) return int64_t(i);
+  }
+  return -1;
+}
+
+// Index of the first quaternion of `q` (n of them) that is not of unit length within
+// kMaxRotationNormError, or -1.
+int64_t first_non_unit(const Quat* q, uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) {
+    const float norm2 = q[i].w * q[i].w + q[i].x * q[i].x + q[i].y * q[i].y + q[i].z * q[i].z;
+    if (!(std::fabs(norm2 - 1.0f) <= kMaxRotationNormError)) return int64_t(i);
+  }
+  return -1;
+}
+
+// "tensor NAME: frame F, joint J ('NAME')" for flat element `index` of a [frames, joints, width] tensor.
+std::string joint_value_location(const char* tensor, int64_t index, int width, const Skeleton& skeleton) {
+  const int64_t item = index / width;
+  const int joint = int(item % skeleton.joint_count());
+  return std::string(tensor) + ": frame " + std::to_string(item / skeleton.joint_count()) + ", joint " +
+         std::to_string(joint) + " ('" + skeleton.names[size_t(joint)] + "')";
+}
+
 }  // namespace
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -130,6 +157,30 @@ bool Database::read_frames(std::string& error) {
   const TensorView* vel = rot ? view_.require_shape(db_tensor::kVelocities, DType::F32, {n, j, 3}, error) : nullptr;
   const TensorView* ang = vel ? view_.require_shape(db_tensor::kAngularVelocities, DType::F32, {n, j, 3}, error) : nullptr;
   if (ang == nullptr) return false;
+  struct Check {
+    const TensorView* tensor;
+    const char* name;
+    int width;
+    float limit;
+  };
+  for (const Check& c : {Check{pos, db_tensor::kPositions, 3, kMaxJointPosition},
+                         Check{vel, db_tensor::kVelocities, 3, kMaxJointSpeed},
+                         Check{ang, db_tensor::kAngularVelocities, 3, kMaxJointAngularSpeed},
+                         Check{rot, db_tensor::kRotations, 4, 1.0f + kMaxRotationNormError}}) {
+    const int64_t bad = first_out_of_range(c.tensor->f32(), c.tensor->element_count, c.limit);
+    if (bad >= 0) {
+      error = joint_value_location(c.name, bad, c.width, skeleton_) + " holds " +
+              std::to_string(c.tensor->f32()[bad]) + ", outside [-" + std::to_string(c.limit) + ", " +
+              std::to_string(c.limit) + "]";
+      return false;
+    }
+  }
+  const int64_t bad_rotation = first_non_unit(reinterpret_cast<const Quat*>(rot->f32()), uint64_t(n * j));
+  if (bad_rotation >= 0) {
+    error = joint_value_location(db_tensor::kRotations, bad_rotation * 4, 4, skeleton_) +
+            " is not a unit quaternion";
+    return false;
+  }
   positions_ = reinterpret_cast<const Vec3*>(pos->f32());
   rotations_ = reinterpret_cast<const Quat*>(rot->f32());
   velocities_ = reinterpret_cast<const Vec3*>(vel->f32());
@@ -141,6 +192,13 @@ bool Database::read_contacts(std::string& error) {
   const TensorView* contacts = view_.require_shape(
       db_tensor::kContacts, DType::U8, {frames_, int64_t(contact_joints_.size())}, error);
   if (contacts == nullptr) return false;
+  for (uint64_t i = 0; i < contacts->element_count; ++i) {
+    if (contacts->data[i] > 1) {
+      error = std::string(db_tensor::kContacts) + ": frame " + std::to_string(i / contact_joints_.size()) +
+              " holds contact state " + std::to_string(contacts->data[i]) + " (0 or 1 expected)";
+      return false;
+    }
+  }
   contacts_ = contacts->data;
   return true;
 }

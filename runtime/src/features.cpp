@@ -51,8 +51,9 @@ bool FeatureSchema::finalize(int joint_count, std::string& error) {
       error = where + ": unknown kind " + std::to_string(static_cast<int>(g.kind));
       return false;
     }
-    if (g.items.empty() || !(g.weight > 0.0f)) {
-      error = where + ": needs at least one item and a positive weight";
+    if (g.items.empty() || !(g.weight >= kMinFeatureWeight && g.weight <= kMaxFeatureWeight)) {
+      error = where + ": needs at least one item and a weight in [" + std::to_string(kMinFeatureWeight) +
+              ", " + std::to_string(kMaxFeatureWeight) + "] (has " + std::to_string(g.weight) + ")";
       return false;
     }
     for (int item : g.items) {
@@ -60,10 +61,19 @@ bool FeatureSchema::finalize(int joint_count, std::string& error) {
         error = where + ": joint index " + std::to_string(item) + " out of range";
         return false;
       }
+      if (!is_bone_kind(g.kind) && (item < -kMaxTrajectoryOffsetFrames || item > kMaxTrajectoryOffsetFrames)) {
+        error = where + ": frame offset " + std::to_string(item) + " outside [-" +
+                std::to_string(kMaxTrajectoryOffsetFrames) + ", " + std::to_string(kMaxTrajectoryOffsetFrames) + "]";
+        return false;
+      }
       if (!is_bone_kind(g.kind)) trajectory_offsets.push_back(item);
     }
     g.first_dim = dims;
     dims += feature_group_dims(g);
+    if (dims > kMaxFeatureDims) {
+      error = where + ": the schema exceeds " + std::to_string(kMaxFeatureDims) + " feature dimensions";
+      return false;
+    }
   }
   std::sort(trajectory_offsets.begin(), trajectory_offsets.end());
   trajectory_offsets.erase(std::unique(trajectory_offsets.begin(), trajectory_offsets.end()),

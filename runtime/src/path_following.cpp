@@ -9,7 +9,6 @@
 namespace lmm {
 namespace {
 
-constexpr double kMaxPathPoints = 1e6;
 constexpr float kDegToRad = 0.017453292f;
 
 Vec3 point_of(const PathSample& s) { return Vec3{s.x, 0.0f, s.z}; }
@@ -74,6 +73,12 @@ Vec3 Path::at(float index) const {
   return lerp(points[size_t(a)], points[size_t(b)], i - float(a));
 }
 
+float Path::arc_length() const {
+  double sum = 0.0;
+  for (size_t i = 1; i < points.size(); ++i) sum += length(points[i] - points[i - 1]);
+  return float(sum);
+}
+
 Vec3 Path::tangent(float index) const {
   const int start = std::clamp(int(index), 0, std::max(0, last() - 1));
   // Paused stretches have no direction: look forward, then back, for a moving segment.
@@ -108,8 +113,9 @@ bool check_path_samples(const std::vector<PathSample>& samples, std::string& err
   }
   for (size_t i = 0; i < samples.size(); ++i) {
     const PathSample& s = samples[i];
-    if (!std::isfinite(s.t) || !std::isfinite(s.x) || !std::isfinite(s.z)) {
-      error = sample_name(i) + ": time or coordinate is not a finite number";
+    if (!std::isfinite(s.t) || !(std::fabs(s.x) <= kMaxPathCoordinate) || !(std::fabs(s.z) <= kMaxPathCoordinate)) {
+      error = sample_name(i) + ": time or coordinate is not a finite number (coordinates within +-" +
+              std::to_string(int(kMaxPathCoordinate)) + " m)";
       return false;
     }
     if (i > 0 && !(s.t > samples[i - 1].t)) {
@@ -156,17 +162,25 @@ bool make_path(const std::vector<PathSample>& samples, const PathShaping& shapin
     error = "the path lasts " + std::to_string(seconds) + " s of playback, less than one frame";
     return false;
   }
-  if (count > kMaxPathPoints) {
-    error = "the path lasts " + std::to_string(seconds) + " s of playback: more than " +
-            std::to_string(int(kMaxPathPoints)) + " path points";
+  if (seconds > kMaxPathSeconds || count > kMaxPathPoints) {
+    error = "the path lasts " + std::to_string(seconds) + " s of playback (speed scale " +
+            std::to_string(shaping.speed_scale) + "): at most " + std::to_string(int(kMaxPathSeconds)) +
+            " s and " + std::to_string(int(kMaxPathPoints)) + " path points are accepted";
     return false;
   }
-  path.fps = fps;
-  path.points = resample(samples, shaping.speed_scale, fps, int(count));
+  Path made;
+  made.fps = fps;
+  made.points = resample(samples, shaping.speed_scale, fps, int(count));
   if (shaping.smooth) {
     const int half = std::max(1, int(std::lround(0.5f * shaping.smoothing_width * fps)));
-    path.points = smooth_points(path.points, std::max(1e-3f, shaping.smoothing_sigma * fps), half);
+    made.points = smooth_points(made.points, std::max(1e-3f, shaping.smoothing_sigma * fps), half);
   }
+  if (!(made.arc_length() <= kMaxPathLength)) {
+    error = "the path is " + std::to_string(made.arc_length()) + " m long: at most " +
+            std::to_string(int(kMaxPathLength)) + " m are accepted";
+    return false;
+  }
+  path = std::move(made);
   return true;
 }
 
@@ -184,8 +198,10 @@ bool PathFollower::init(const Database& db, const FeatureSearch& search, const P
     error = "feature schema '" + db.schema().name + "' has no trajectory groups to follow a path with";
     return false;
   }
-  if (settings.k < 1 || settings.k > 64 || settings.levels < 1 || settings.levels > 8) {
-    error = "LHMM needs 1 <= k <= 64 and 1 <= l <= 8 (got k " + std::to_string(settings.k) + ", l " +
+  if (settings.k < 1 || settings.k > 64 || settings.levels < 1 || settings.levels > 8 ||
+      lhmm_search_count(settings.k, settings.levels) > kMaxLhmmSearches) {
+    error = "LHMM needs 1 <= k <= 64, 1 <= l <= 8 and at most " + std::to_string(kMaxLhmmSearches) +
+            " searches per match, 1 + k + ... + k^(l-1) (got k " + std::to_string(settings.k) + ", l " +
             std::to_string(settings.levels) + ")";
     return false;
   }

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
+#include <filesystem>
 #include <random>
+#include <thread>
 
 #include "lmm/blob.hpp"
 #include "support/synthetic_database.hpp"
@@ -127,6 +130,69 @@ TEST(Blob, BuilderRejectsOverlongNames) {
   std::string error;
   EXPECT_FALSE(b.build("TEST", 1, true, out, error));
   EXPECT_FALSE(error.empty());
+}
+
+// A valid hashed blob of about 64 KB whose values all equal `tag`.
+std::vector<uint8_t> tagged_blob(float tag) {
+  const std::vector<float> values(16384, tag);
+  BlobBuilder b;
+  b.add("values", DType::F32, {values.size()}, values.data());
+  std::vector<uint8_t> out;
+  std::string error;
+  EXPECT_TRUE(b.build("TEST", 1, true, out, error)) << error;
+  return out;
+}
+
+// Issue 12 item 4: writers to one path never share a temporary file, so with concurrent writers
+// the file is always one writer's complete blob (the old fixed "<out>.tmp" mixed them).
+TEST(Blob, ConcurrentWritersAlwaysLeaveACompleteFile) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(testing::TempDir()) / "lmm_concurrent_writers";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "out.bin").string();
+  constexpr int kWriters = 4, kWrites = 60;
+  std::atomic<int> failed_writes{0}, running{kWriters};
+  std::vector<std::thread> writers;
+  for (int w = 0; w < kWriters; ++w) {
+    writers.emplace_back([&, w] {
+      const std::vector<uint8_t> bytes = tagged_blob(float(w + 1));
+      std::string error;
+      for (int i = 0; i < kWrites; ++i) {
+        if (!write_file_atomic(path, bytes.data(), bytes.size(), error)) ++failed_writes;
+      }
+      --running;
+    });
+  }
+  int reads = 0, bad_reads = 0;
+  std::string error;
+  while (running > 0) {
+    AlignedBuffer buffer;
+    if (!read_file(path, buffer, error)) continue;  // not written yet
+    BlobView view;
+    ++reads;
+    if (!view.open(buffer.data(), buffer.size(), "TEST", 1, 1, error)) ++bad_reads;
+  }
+  for (std::thread& t : writers) t.join();
+  EXPECT_EQ(failed_writes, 0);
+  EXPECT_EQ(bad_reads, 0) << "of " << reads << " reads";
+  AlignedBuffer final_file;
+  ASSERT_TRUE(read_file(path, final_file, error)) << error;
+  BlobView view;
+  ASSERT_TRUE(view.open(final_file.data(), final_file.size(), "TEST", 1, 1, error)) << error;
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) files += entry.is_regular_file() ? 1 : 0;
+  EXPECT_EQ(files, 1) << "temporary files were left beside " << path;
+  fs::remove_all(dir);
+}
+
+TEST(Blob, WriteFailuresNameTheCause) {
+  const std::vector<uint8_t> bytes = small_blob(true);
+  std::string error;
+  EXPECT_FALSE(write_file_atomic(testing::TempDir(), bytes.data(), bytes.size(), error));
+  EXPECT_NE(error.find("is a directory"), std::string::npos) << error;
+  EXPECT_FALSE(write_file_atomic("/nonexistent/dir/x.bin", bytes.data(), bytes.size(), error));
+  EXPECT_NE(error.find("/nonexistent/dir/x.bin: cannot create the temporary file"), std::string::npos) << error;
 }
 
 }  // namespace

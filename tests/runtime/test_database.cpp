@@ -118,3 +118,72 @@ TEST(Database, LoadFileNamesTheFile) {
 }
 
 }  // namespace
+
+namespace {
+
+// Issue 12 item 3: the loader checks the joint data it serves, not only the features.
+TEST(Database, RejectsNonFiniteOrAbsurdJointData) {
+  std::string error;
+  test::SyntheticDatabase nan_rotation;
+  nan_rotation.rotations[4 * (3 * 7 + 1) + 2] = std::nanf("");  // frame 7, joint 1 (Hips), x
+  EXPECT_FALSE(loads(nan_rotation.build(), error));
+  EXPECT_NE(error.find("bones.rotations: frame 7, joint 1 ('Hips')"), std::string::npos) << error;
+
+  test::SyntheticDatabase scaled_rotation;
+  for (int c = 0; c < 4; ++c) scaled_rotation.rotations[4 * (3 * 2 + 2) + c] *= 0.5f;  // frame 2, Foot
+  EXPECT_FALSE(loads(scaled_rotation.build(), error));
+  EXPECT_NE(error.find("frame 2, joint 2 ('Foot') is not a unit quaternion"), std::string::npos) << error;
+
+  test::SyntheticDatabase far_position;
+  far_position.positions[3 * (3 * 11 + 0)] = 1e30f;
+  EXPECT_FALSE(loads(far_position.build(), error));
+  EXPECT_NE(error.find("bones.positions: frame 11, joint 0 ('Simulation')"), std::string::npos) << error;
+
+  test::SyntheticDatabase inf_velocity;
+  inf_velocity.velocities[5] = INFINITY;
+  EXPECT_FALSE(loads(inf_velocity.build(), error));
+  EXPECT_NE(error.find("bones.velocities"), std::string::npos) << error;
+
+  test::SyntheticDatabase nan_angular;
+  nan_angular.angular_velocities.back() = std::nanf("");
+  EXPECT_FALSE(loads(nan_angular.build(), error));
+  EXPECT_NE(error.find("bones.angular_velocities: frame 11, joint 2"), std::string::npos) << error;
+
+  test::SyntheticDatabase bad_contact;
+  bad_contact.contacts[3] = 7;
+  EXPECT_FALSE(loads(bad_contact.build(), error));
+  EXPECT_NE(error.find("contacts.states: frame 3"), std::string::npos) << error;
+}
+
+// Issue 12 item 2: schemas a loader accepts are within the documented limits.
+TEST(Database, RejectsSchemasBeyondTheLimits) {
+  std::string error;
+  for (float weight : {1e38f, 1e-40f, INFINITY, std::nanf("")}) {
+    test::SyntheticDatabase db;
+    db.group_weight[1] = weight;
+    EXPECT_FALSE(loads(db.build(), error)) << weight;
+    EXPECT_NE(error.find("feature group 'trajectory'"), std::string::npos) << error;
+  }
+  test::SyntheticDatabase far_offset;
+  far_offset.group_items[1] = 2147483600;  // near INT_MAX: frame + offset would overflow
+  EXPECT_FALSE(loads(far_offset.build(), error));
+  EXPECT_NE(error.find("frame offset 2147483600"), std::string::npos) << error;
+
+  FeatureSchema wide;
+  FeatureGroup group;
+  group.name = "wide";
+  group.kind = FeatureKind::TrajectoryPosition;
+  group.items.assign(kMaxFeatureDims / 2 + 1, 1);
+  wide.groups.push_back(group);
+  EXPECT_FALSE(wide.finalize(3, error));
+  EXPECT_NE(error.find(std::to_string(kMaxFeatureDims)), std::string::npos) << error;
+}
+
+TEST(Database, LoadFileRejectsADirectory) {
+  Database db;
+  std::string error;
+  EXPECT_FALSE(db.load_file(testing::TempDir(), error));
+  EXPECT_NE(error.find("is a directory"), std::string::npos) << error;
+}
+
+}  // namespace

@@ -31,6 +31,9 @@ float half_to_float(uint16_t bits);
 
 // 64-bit non-cryptographic hash of `size` bytes (stable across platforms).
 uint64_t hash64(const uint8_t* data, size_t size, uint64_t seed = 0);
+// The header hash stored at byte 56 of a blob: over header bytes 0..55, then `table_bytes`
+// bytes of tensor table from byte kBlobHeaderSize (the caller checked both are in bounds).
+uint64_t blob_header_hash(const uint8_t* blob, size_t table_bytes);
 
 // One tensor of an opened blob; `data` points into the caller's buffer.
 struct TensorView {
@@ -132,7 +135,8 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
-// Reads a whole file into `out`; false with a message naming the file on failure.
+// Reads a whole file into `out`; false with a message naming the file on failure (also for a
+// directory or a file too large for memory).
 bool read_file(const std::string& path, AlignedBuffer& out, std::string& error);
 
 namespace detail {
@@ -163,8 +167,10 @@ bool load_blob_buffer(T& target, const uint8_t* data, size_t size, std::string& 
 
 }  // namespace detail
 
-// Writes `size` bytes to `path` through a temporary file renamed on success, so `path` is
-// either the old file or the complete new one. False with a message on failure.
+// Writes `size` bytes to `path` through a temporary file of its own (`path`.<random>.tmp, created
+// exclusively) renamed over `path` on success, so `path` is always either the old file or one
+// writer's complete file: with concurrent writers the last complete one wins. False with a
+// message on failure (no temporary file is left).
 bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size,
                        std::string& error);
 

@@ -17,6 +17,13 @@ namespace lmm {
 constexpr char kDatabaseKind[5] = "MMDB";  // blob kind tag of motion databases
 constexpr uint32_t kDatabaseVersion = 1;   // current (and oldest supported) version
 
+// Limits the loader enforces on joint data (every frame, every joint): positions in metres,
+// speeds in m/s and rad/s, rotation norms. Anything beyond is a corrupt or mis-scaled file.
+constexpr float kMaxJointPosition = 1.0e5f;      // 100 km from the parent joint or origin
+constexpr float kMaxJointSpeed = 1.0e4f;         // m/s
+constexpr float kMaxJointAngularSpeed = 1.0e5f;  // rad/s
+constexpr float kMaxRotationNormError = 1.0e-3f; // | |q|^2 - 1 | of stored rotations
+
 // One clip: frames [start, stop) of the database.
 struct DatabaseRange {
   int start = 0;

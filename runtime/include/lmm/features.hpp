@@ -24,6 +24,12 @@ const char* feature_kind_name(FeatureKind kind);
 // Parses a kind name; false when unknown.
 bool parse_feature_kind(const std::string& name, FeatureKind& kind);
 
+// Schema limits checked by FeatureSchema::finalize (and so by the importer and every loader).
+constexpr int kMaxFeatureDims = 4096;                // total dims of a schema
+constexpr int kMaxTrajectoryOffsetFrames = 1 << 20;  // |frame offset| of a trajectory sample
+constexpr float kMinFeatureWeight = 1.0e-6f;         // group weights lie in [min, max]
+constexpr float kMaxFeatureWeight = 1.0e6f;
+
 // One normalisation group: its features share one scale (seed 001, normalize_feature).
 struct FeatureGroup {
   std::string name;
@@ -41,8 +47,9 @@ struct FeatureSchema {
   int dims = 0;                          // total feature dimensions (after finalize)
   std::vector<int> trajectory_offsets;   // sorted unique frame offsets (after finalize)
 
-  // Checks items against `joint_count`, assigns dims and sample indices. False with a message
-  // naming the group on an empty group, a bad joint index or a non-positive weight.
+  // Checks items against `joint_count` and the limits above, assigns dims and sample indices.
+  // False with a message naming the group on an empty group, a bad joint index or offset, a
+  // weight out of range or too many dims.
   bool finalize(int joint_count, std::string& error);
 };
 

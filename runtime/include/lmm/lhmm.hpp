@@ -3,6 +3,7 @@
 // Algorithms 2 and 3). LHMM(1, 1) is basic motion matching.
 #pragma once
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -11,6 +12,21 @@
 #include "lmm/search.hpp"
 
 namespace lmm {
+
+// Most nearest-neighbour searches one LHMM(k, l) match may make (1 + k + ... + k^(l-1)): a
+// work limit, so that a large k and l cannot stall a frame for minutes (LHMM(3, 3) makes 13).
+constexpr long long kMaxLhmmSearches = 4096;
+
+// Nearest-neighbour searches of one LHMM(k, l) match, 1 + k + ... + k^(l-1), saturated at
+// kMaxLhmmSearches + 1 (k >= 1, l >= 1).
+inline long long lhmm_search_count(int k, int levels) {
+  long long total = 0, level_calls = 1;
+  for (int level = 0; level < levels && total <= kMaxLhmmSearches; ++level) {
+    total += level_calls;
+    level_calls = std::min(level_calls * k, kMaxLhmmSearches + 1);
+  }
+  return std::min(total, kMaxLhmmSearches + 1);
+}
 
 // The searches of one LHMM(k, l): database, index, parameters and per-level scratch.
 struct LhmmSearch {

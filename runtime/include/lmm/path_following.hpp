@@ -17,6 +17,13 @@
 
 namespace lmm {
 
+// Limits of a path (make_path): playback duration, resampled points, arc length, and the
+// magnitude of sample coordinates (beyond it float precision would degrade the path).
+constexpr double kMaxPathSeconds = 600.0;
+constexpr double kMaxPathPoints = 1e6;
+constexpr float kMaxPathLength = 5000.0f;      // metres
+constexpr float kMaxPathCoordinate = 1.0e5f;  // metres
+
 // One raw sample of a drawn path: time (s) and a ground point (metres).
 struct PathSample {
   float t = 0.0f, x = 0.0f, z = 0.0f;
@@ -47,21 +54,24 @@ struct Path {
   int last() const { return size() - 1; }
   // The point at a fractional index (linear interpolation, clamped to the path).
   Vec3 at(float index) const;
+  // Length of the polyline through the points, metres.
+  float arc_length() const;
   // Unit tangent at a fractional index (seed 002 Eq. 2), from the segment it lies on.
   Vec3 tangent(float index) const;
   // Index of the point nearest to `p` among indices [first, last_index].
   int nearest(Vec3 p, int first, int last_index) const;
 };
 
-// Checks raw samples (at least two, finite, strictly increasing time, at most 1e6 points after
-// resampling) and places them: translated to start at `start` (Local) or prefixed by a segment
+// Checks raw samples (at least two, finite, coordinates within kMaxPathCoordinate, strictly
+// increasing time) and places them: translated to start at `start` (Local) or prefixed by a segment
 // from `start` at the mean speed of the path's first second (Global). False with a message
 // naming the sample at fault.
 bool place_path(std::vector<PathSample>& samples, PathMode mode, Vec3 start, std::string& error);
 
 // Resamples placed samples at `fps` in playback time (time / speed_scale) and smooths them,
 // extrapolating linearly past both ends so that smoothing keeps the path's length. False with a
-// message for bad samples or settings.
+// message for bad samples or settings, or a path beyond kMaxPathSeconds, kMaxPathPoints or
+// kMaxPathLength.
 bool make_path(const std::vector<PathSample>& samples, const PathShaping& shaping, float fps, Path& path,
                std::string& error);
 
