@@ -191,9 +191,115 @@ TEST(BvhErrors, FrameCountLargerThanData) {
   four.replace(four.find("Frames: 3"), 9, "Frames: 4");
   const std::string error = parse_error(four);
   EXPECT_NE(error.find("declares 4 frames but the data ends after 3"), std::string::npos) << error;
-  // A count the file cannot possibly hold is rejected before anything is allocated.
-  huge.replace(huge.find("Frames: 3"), 9, "Frames: 90000000");
+  // A count the file cannot possibly hold is rejected before anything is allocated (100,000
+  // frames at 30 Hz are within the frame count and duration limits).
+  huge.replace(huge.find("Frames: 3"), 9, "Frames: 100000");
   EXPECT_NE(parse_error(huge).find("too short to hold them"), std::string::npos);
+}
+
+// A walk of `frames` frames whose "Frame Time:" line reads `frame_time`.
+std::string walk_with_frame_time(const std::string& frame_time, int frames = 3) {
+  std::string text = test::straight_walk_bvh(100.0f, frames, 30.0f);
+  const size_t at = text.find("Frame Time: ") + 12;
+  return text.replace(at, text.find('\n', at) - at, frame_time);
+}
+
+// Line number (1-based) of the first line of `text` containing `needle`.
+int line_of(const std::string& text, const std::string& needle) {
+  return int(std::count(text.begin(), text.begin() + long(text.find(needle)), '\n')) + 1;
+}
+
+// A hierarchy of `joints` joints, each the child of the previous one (nested `joints - 1`
+// levels deep), with one frame of zeros.
+std::string chain_bvh(int joints) {
+  std::string text = "HIERARCHY\nROOT J0\n{\nOFFSET 0 0 0\nCHANNELS 6 Xposition Yposition Zposition "
+                     "Zrotation Xrotation Yrotation\n";
+  for (int j = 1; j < joints; ++j) {
+    text += "JOINT J" + std::to_string(j) + "\n{\nOFFSET 0 1 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n";
+  }
+  for (int j = 0; j < joints; ++j) text += "}\n";
+  text += "MOTION\nFrames: 1\nFrame Time: 0.0333333\n0 0 0 0 0 0";
+  for (int j = 1; j < joints; ++j) text += " 0 0 0";
+  return text + "\n";
+}
+
+// A root with `children` sibling joints (no deep nesting), one frame of zeros.
+std::string wide_bvh(int children) {
+  std::string text = "HIERARCHY\nROOT R\n{\nOFFSET 0 0 0\nCHANNELS 6 Xposition Yposition Zposition "
+                     "Zrotation Xrotation Yrotation\n";
+  for (int j = 0; j < children; ++j) {
+    text += "JOINT C" + std::to_string(j) + "\n{\nOFFSET 0 1 0\nCHANNELS 3 Zrotation Xrotation Yrotation\n}\n";
+  }
+  text += "}\nMOTION\nFrames: 1\nFrame Time: 0.0333333\n0 0 0 0 0 0";
+  for (int j = 0; j < children; ++j) text += " 0 0 0";
+  return text + "\n";
+}
+
+TEST(BvhLimits, FrameTimeOutsideTheRangeNamesTheLine) {
+  for (const char* bad : {"100000", "1e-30", "2", "0.00001", "0", "-0.03"}) {
+    const std::string text = walk_with_frame_time(bad);
+    const std::string error = parse_error(text);
+    EXPECT_NE(error.find("bad.bvh:" + std::to_string(line_of(text, "Frame Time")) + ": frame time '" + bad + "'"),
+              std::string::npos) << error;
+    EXPECT_NE(error.find("[0.0001, 1]"), std::string::npos) << error;
+  }
+  EXPECT_EQ(parse_error(walk_with_frame_time("0.0001")), "");
+  EXPECT_EQ(parse_error(walk_with_frame_time("1")), "");
+}
+
+TEST(BvhLimits, FrameCountAndDurationAreBounded) {
+  std::string text = test::straight_walk_bvh(100.0f, 3, 30.0f);
+  text.replace(text.find("Frames: 3"), 9, "Frames: " + std::to_string(kBvhMaxFrames + 1));
+  const std::string error = parse_error(text);
+  EXPECT_NE(error.find("frame count"), std::string::npos) << error;
+  EXPECT_NE(error.find(std::to_string(kBvhMaxFrames)), std::string::npos) << error;
+  // One frame a second: kBvhMaxSeconds + 1 frames span kBvhMaxSeconds exactly, one more is too long.
+  const int longest = int(kBvhMaxSeconds) + 1;
+  EXPECT_EQ(parse_error(walk_with_frame_time("1", longest)), "");
+  const std::string too_long = parse_error(walk_with_frame_time("1", longest + 1));
+  EXPECT_NE(too_long.find("3601 s"), std::string::npos) << too_long;
+}
+
+TEST(BvhLimits, DeepNestingIsAnErrorNotAStackOverflow) {
+  EXPECT_EQ(parse_error(chain_bvh(kBvhMaxDepth + 1)), "");
+  const std::string text = chain_bvh(10000);
+  const std::string error = parse_error(text);
+  const std::string deepest = "JOINT J" + std::to_string(kBvhMaxDepth + 1) + "\n";
+  EXPECT_NE(error.find("bad.bvh:" + std::to_string(line_of(text, deepest)) + ":"), std::string::npos) << error;
+  EXPECT_NE(error.find("nested deeper than 256"), std::string::npos) << error;
+}
+
+TEST(BvhLimits, JointCountIsBounded) {
+  EXPECT_EQ(parse_error(wide_bvh(kBvhMaxJoints - 1)), "");
+  const std::string error = parse_error(wide_bvh(kBvhMaxJoints));
+  EXPECT_NE(error.find("more than 1024 joints"), std::string::npos) << error;
+}
+
+TEST(BvhLimits, HugeChannelCountIsQuotedAsWritten) {
+  for (const char* count : {"99999999999", "-99999999999", "1e30", "3.5"}) {
+    std::string text = test::straight_walk_bvh(100.0f, 3, 30.0f);
+    text.replace(text.find("CHANNELS 3"), 10, std::string("CHANNELS ") + count);
+    const std::string error = parse_error(text);
+    EXPECT_NE(error.find("bad.bvh:9: joint 'Spine' has " + std::string(count) + " channels; 3 or 6"),
+              std::string::npos) << error;
+  }
+}
+
+TEST(BvhLimits, ValuesBeyondTheMagnitudeLimitNameTheLine) {
+  std::string motion = test::straight_walk_bvh(100.0f, 3, 30.0f);
+  motion.replace(motion.rfind(" 0"), 2, " -2e6");
+  const std::string error = parse_error(motion);
+  EXPECT_NE(error.find("bad.bvh:" + std::to_string(line_of(motion, "-2e6")) + ": value '-2e6'"), std::string::npos)
+      << error;
+  std::string offset = test::straight_walk_bvh(100.0f, 3, 30.0f);
+  offset.replace(offset.find("OFFSET 0 10 0"), 13, "OFFSET 0 1e30 0");
+  EXPECT_NE(parse_error(offset).find("bad.bvh:8: offset '1e30'"), std::string::npos) << parse_error(offset);
+}
+
+TEST(BvhLimits, ControlCharacterInAJointNameIsAnError) {
+  std::string text = test::straight_walk_bvh(100.0f, 3, 30.0f);
+  text.replace(text.find("Spine"), 5, "Sp\x01ine");
+  EXPECT_NE(parse_error(text).find("bad.bvh:6: joint name"), std::string::npos) << parse_error(text);
 }
 
 TEST(BvhErrors, UnknownChannelAndMissingFile) {

@@ -41,6 +41,36 @@ std::string config_error(const std::string& dir, const std::string& skeleton_tom
   return "";
 }
 
+std::string feature_config_error(const std::string& dir, const std::string& features_toml) {
+  try {
+    load_feature_config(test::write_text(dir + "/bad_features.toml", features_toml));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// `text` with the first `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+// Imports `o` with --skip-bad into `out`, expecting one good file and one skipped file whose
+// single warning names `bad_file`; returns the summary.
+ImportSummary import_skipping_one(ImportOptions o, const std::string& out, const std::string& bad_file) {
+  o.skip_bad = true;
+  std::vector<std::string> warnings;
+  o.warn = [&](const std::string& w) { warnings.push_back(w); };
+  const ImportSummary s = import_database(o, out);
+  EXPECT_EQ(s.files, 1);
+  EXPECT_EQ(s.skipped_files, 1);
+  EXPECT_EQ(warnings.size(), 1u);
+  for (const std::string& w : warnings) EXPECT_NE(w.find(bad_file), std::string::npos) << w;
+  return s;
+}
+
 // Imports a circle walk and a straight walk into `dir` and loads the database.
 bool import_circle_and_line(const std::string& dir, Database& db) {
   ImportOptions o = biped_options(dir);
@@ -158,18 +188,12 @@ TEST(ImportErrors, BadFileStopsWithoutWritingByDefault) {
   const std::string error = import_error(o, out);
   EXPECT_NE(error.find("broken.bvh"), std::string::npos) << error;
   EXPECT_NE(error.find("--skip-bad"), std::string::npos) << error;
-  EXPECT_FALSE(fs::exists(out));
-  EXPECT_FALSE(fs::exists(out + ".tmp"));
+  for (const auto& entry : fs::directory_iterator(dir)) {  // nor any temporary file "out.mmdb.*.tmp"
+    EXPECT_NE(entry.path().filename().string().rfind("out.mmdb", 0), 0u) << entry.path();
+  }
 
-  o.skip_bad = true;
-  std::vector<std::string> warnings;
-  o.warn = [&](const std::string& w) { warnings.push_back(w); };
   // The circle turns, so every feature group varies and the one good file imports alone.
-  const ImportSummary s = import_database(o, out);
-  EXPECT_EQ(s.files, 1);
-  EXPECT_EQ(s.skipped_files, 1);
-  ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("broken.bvh"), std::string::npos);
+  import_skipping_one(o, out, "broken.bvh");
   EXPECT_TRUE(fs::exists(out));
 }
 
@@ -240,7 +264,7 @@ TEST(ConfigErrors, NameTheFileKeyOrLine) {
   const std::string syntax = config_error(dir, "name = \"x\"\nunit_scale = = 2\n");
   EXPECT_NE(syntax.find("bad.toml:2:"), std::string::npos) << syntax;
   EXPECT_NE(config_error(dir, "unit_scale = -1\n[simulation]\nfacing_left=[\"a\"]\nfacing_right=[\"b\"]\n")
-                .find("unit_scale must be positive"),
+                .find("'unit_scale' = -1 is outside [0.0001, 10000]"),
             std::string::npos);
   try {
     load_feature_config(test::write_text(dir + "/f.toml", "[[group]]\nname = \"g\"\nkind = \"phase\"\nseconds = [1.0]\n"));
@@ -288,6 +312,175 @@ TEST(ImportErrors, CorruptedDatabaseFromImportIsRejected) {
   fs::resize_file(out, size / 3);
   EXPECT_FALSE(db.load_file(out, error));
   EXPECT_NE(error.find("truncated"), std::string::npos) << error;
+}
+
+TEST(ImportLimits, FrameTimeOutOfRangeStopsOrIsSkippedBesideAGoodFile) {
+  const std::string dir = test::temp_folder("frame_time");
+  const std::string out = dir + "/out.mmdb";
+  for (const char* frame_time : {"100000", "1e-30"}) {
+    ImportOptions o = biped_options(dir);
+    const std::string circle = test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f);
+    const std::string bad =
+        replaced(circle, "Frame Time: " + std::to_string(1.0 / 30.0), std::string("Frame Time: ") + frame_time);
+    // The bad file comes first, so it would be the reference skeleton.
+    o.inputs = {test::write_text(dir + "/a_bad.bvh", bad), test::write_text(dir + "/good.bvh", circle)};
+    const std::string error = import_error(o, out);
+    EXPECT_NE(error.find("a_bad.bvh:"), std::string::npos) << error;
+    EXPECT_NE(error.find("frame time"), std::string::npos) << error;
+    EXPECT_FALSE(fs::exists(out));
+
+    import_skipping_one(o, out, "a_bad.bvh");
+    Database db;
+    std::string load_error;
+    EXPECT_TRUE(db.load_file(out, load_error)) << load_error;
+    fs::remove(out);
+  }
+}
+
+TEST(ImportLimits, FileFailingWhileProcessedIsSkippedOrNamed) {
+  const std::string dir = test::temp_folder("process_fault");
+  const std::string out = dir + "/out.mmdb";
+  ImportOptions o = biped_options(dir);
+  // The file parses, but its hips jump 9 km in one frame: 270 km/s, beyond what the database
+  // loader accepts (lmm::kMaxJointSpeed), found per file while the clips are processed.
+  const std::string jump = replaced(test::straight_walk_bvh(100.0f, 60, 30.0f), "0 90 100.000000 ", "0 90 900000 ");
+  o.inputs = {test::write_text(dir + "/good.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f)),
+              test::write_text(dir + "/jump.bvh", jump)};
+  const std::string error = import_error(o, out);
+  EXPECT_NE(error.find("jump.bvh"), std::string::npos) << error;
+  EXPECT_NE(error.find("m/s"), std::string::npos) << error;
+  EXPECT_FALSE(fs::exists(out));
+
+  EXPECT_EQ(import_skipping_one(o, out, "jump.bvh").clips, 2);
+}
+
+TEST(ImportLimits, AnExceptionInAWorkerReachesTheCaller) {
+  const std::string dir = test::temp_folder("worker");
+  ImportOptions o = biped_options(dir);
+  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f))};
+  // Two clips (the file and its mirror) on two threads; the callback throws in both.
+  o.progress = [](const char* stage, int, int) {
+    if (std::string(stage) == "process") throw std::runtime_error("progress display failed");
+  };
+  EXPECT_THROW(import_database(o, dir + "/out.mmdb"), std::runtime_error);
+  EXPECT_FALSE(fs::exists(dir + "/out.mmdb"));
+}
+
+TEST(ImportLimits, BvhFileNameWithANewlineGivesALoadableDatabase) {
+  const std::string dir = test::temp_folder("file_name");
+  ImportOptions o = biped_options(dir);
+  o.inputs = {test::write_text(dir + "/walk\nname.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f))};
+  import_database(o, dir + "/out.mmdb");
+  Database db;
+  std::string error;
+  ASSERT_TRUE(db.load_file(dir + "/out.mmdb", error)) << error;
+  EXPECT_EQ(db.ranges()[0].name, "walk_name");
+}
+
+TEST(ImportLimits, DatabaseTheLoaderRejectsIsNotWritten) {
+  const std::string dir = test::temp_folder("validate");
+  ImportOptions o = biped_options(dir);
+  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f))};
+  // Set in code, past the config checks: the group names no longer split into one per group.
+  o.features.groups[0].name = "two\nlines";
+  const std::string out = test::write_text(dir + "/out.mmdb", "previous contents");
+  const std::string error = import_error(o, out);
+  EXPECT_NE(error.find("out.mmdb"), std::string::npos) << error;
+  EXPECT_NE(error.find("group names"), std::string::npos) << error;
+  std::ifstream in(out);
+  std::string contents;
+  std::getline(in, contents);
+  EXPECT_EQ(contents, "previous contents");
+}
+
+TEST(ImportLimits, TrajectoryOffsetThatOverflowsAFrameIndexIsRejected) {
+  const std::string dir = test::temp_folder("offset");
+  const ImportOptions o = biped_options(dir);
+  FeatureSchemaConfig config;
+  config.source = "code";
+  config.groups.resize(1);
+  config.groups[0].name = "far";
+  config.groups[0].kind = FeatureKind::TrajectoryPosition;
+  config.groups[0].seconds = {4294967296.0 / 60.0};  // 2^32 frames at 60 Hz: wrapped to offset 0
+  Skeleton skeleton;
+  skeleton.names = {"Simulation", "Hips"};
+  skeleton.parents = {-1, 0};
+  skeleton.offsets.resize(2);
+  EXPECT_THROW(resolve_schema(config, o.skeleton, skeleton, 60.0f), InputError);
+}
+
+TEST(ConfigLimits, SkeletonValuesOutsideTheirRangeNameTheKey) {
+  const std::string dir = test::temp_folder("skeleton_ranges");
+  const std::string toml = test::biped_skeleton_toml();
+  const std::pair<const char*, const char*> cases[] = {
+      {"position_smoothing = 0.05", "position_smoothing = 1e8"},
+      {"direction_smoothing = 0.1", "direction_smoothing = -1"},
+      {"unit_scale = 0.01", "unit_scale = 1e30"},
+      {"unit_scale = 0.01", "unit_scale = 1e-30"},
+      {"velocity_threshold = 0.3", "velocity_threshold = -0.3"},
+      {"height_threshold = 0.08", "height_threshold = 1e9"},
+      {"filter = 0.05", "filter = 1e9"},
+  };
+  for (const auto& c : cases) {
+    const std::string key = std::string(c.second).substr(0, std::string(c.second).find(' '));
+    const std::string error = config_error(dir, replaced(toml, c.first, c.second));
+    EXPECT_NE(error.find("bad.toml"), std::string::npos) << error;
+    EXPECT_NE(error.find("'" + key + "'"), std::string::npos) << error;
+    EXPECT_NE(error.find("outside ["), std::string::npos) << error;
+  }
+}
+
+TEST(ConfigLimits, FeatureWeightsAndSecondsOutsideTheirRangeNameTheGroup) {
+  const std::string dir = test::temp_folder("feature_ranges");
+  const std::string group = "name = \"f\"\n[[group]]\nname = \"ahead\"\nkind = \"trajectory_position\"\n";
+  for (const char* weight : {"1e38", "1e-40", "1e7", "0.0", "-1.0", "inf", "nan"}) {
+    const std::string error = feature_config_error(dir, group + "seconds = [0.5]\nweight = " + weight + "\n");
+    EXPECT_NE(error.find("('ahead'): 'weight'"), std::string::npos) << weight << ": " << error;
+  }
+  for (const char* seconds : {"nan", "inf", "-inf", "11.0", "-1e9"}) {
+    const std::string error = feature_config_error(dir, group + "seconds = [0.5, " + seconds + "]\n");
+    EXPECT_NE(error.find("('ahead'): 'seconds'"), std::string::npos) << seconds << ": " << error;
+  }
+}
+
+TEST(ConfigLimits, SchemaDimensionsAreBounded) {
+  const std::string dir = test::temp_folder("dims");
+  // Trajectory positions take two dims per sample.
+  auto schema = [](int samples) {
+    std::string text = "[[group]]\nname = \"many\"\nkind = \"trajectory_position\"\nseconds = [0.5";
+    for (int i = 1; i < samples; ++i) text += ", 0.5";
+    return text + "]\n";
+  };
+  EXPECT_EQ(feature_config_error(dir, schema(lmm::kMaxFeatureDims / 2)), "");
+  const std::string error = feature_config_error(dir, schema(lmm::kMaxFeatureDims / 2 + 1));
+  EXPECT_NE(error.find(std::to_string(lmm::kMaxFeatureDims + 2) + " dims"), std::string::npos) << error;
+  EXPECT_NE(error.find(std::to_string(lmm::kMaxFeatureDims)), std::string::npos) << error;
+}
+
+TEST(ConfigLimits, NamesWithControlCharactersOrEqualsSignsAreRejected) {
+  const std::string dir = test::temp_folder("names");
+  const std::string toml = test::biped_skeleton_toml();
+  const std::pair<const char*, const char*> skeleton_cases[] = {
+      {"left_foot = \"Foot_L\"", "\"left\\nfoot\" = \"Foot_L\""},   // role with a newline
+      {"left_foot = \"Foot_L\"", "\"left=foot\" = \"Foot_L\""},      // role with '='
+      {"left_foot = \"Foot_L\"", "left_foot = \"Foot\\tL\""},        // joint with a tab
+      {"[\"UpperLeg_L\"]", "[\"Upper\\u0001Leg_L\"]"},               // joint in a list
+  };
+  for (const auto& c : skeleton_cases) {
+    const std::string error = config_error(dir, replaced(toml, c.first, c.second));
+    EXPECT_NE(error.find("bad.toml"), std::string::npos) << error;
+    EXPECT_TRUE(error.find("control character") != std::string::npos || error.find("'='") != std::string::npos)
+        << error;
+  }
+  const std::string features = test::biped_features_toml();
+  for (const auto& c : {std::make_pair("name = \"feet_position\"", "name = \"feet\\nposition\""),
+                        std::make_pair("name = \"hip_velocity\"", "name = \"hip=velocity\""),
+                        std::make_pair("bones = [\"hips\"]", "bones = [\"hi\\rps\"]")}) {
+    const std::string error = feature_config_error(dir, replaced(features, c.first, c.second));
+    EXPECT_NE(error.find("bad_features.toml"), std::string::npos) << error;
+    EXPECT_TRUE(error.find("control character") != std::string::npos || error.find("'='") != std::string::npos)
+        << error;
+  }
 }
 
 }  // namespace

@@ -208,4 +208,27 @@ TEST(Motion, GaussianFilterKeepsLinesAwayFromEdges) {
   EXPECT_EQ(gaussian_filter(line, 0.0f), line);
 }
 
+TEST(Motion, GaussianFilterRejectsAnUnboundedWidth) {
+  // 1e8 s of smoothing, or a 1e-30 s frame time, used to overflow the kernel radius.
+  const std::vector<float> values(10, 1.0f);
+  for (float v : gaussian_filter(values, kMaxFilterSigma)) EXPECT_NEAR(v, 1.0f, 1e-5f);
+  for (float sigma : {2.0f * kMaxFilterSigma, 1e28f, INFINITY}) {
+    try {
+      gaussian_filter(values, sigma);
+      ADD_FAILURE() << "sigma " << sigma << " accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("smoothing"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Motion, SimulationBoneSmoothingBeyondTheFilterLimitIsAnError) {
+  Loaded l = load(test::straight_walk_bvh(100.0f, 10, 30.0f));
+  SimulationBoneSettings settings;
+  settings.left = {2};
+  settings.right = {4};
+  settings.position_sigma = 1e8f;  // seconds
+  EXPECT_THROW(add_simulation_bone(settings, l.skeleton, l.clip), InputError);
+}
+
 }  // namespace

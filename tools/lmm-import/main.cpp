@@ -23,7 +23,7 @@ cxxopts::Options make_options() {
       ("features", "feature schema (TOML)", cxxopts::value<std::string>()->default_value(configs + "/features/locomotion27.toml"))
       ("fps", "frame rate of the database", cxxopts::value<float>()->default_value("60"))
       ("no-mirror", "do not add mirrored copies of the clips")
-      ("skip-bad", "skip unreadable files with a warning instead of stopping")
+      ("skip-bad", "skip bad files (unreadable, out of range, or failing to process) with a warning instead of stopping")
       ("threads", "worker threads", cxxopts::value<int>()->default_value("2"))
       ("json", "write a JSON summary (frames, clips, seconds_wall, ...) to this path", cxxopts::value<std::string>())
       ("h,help", "show this help");

@@ -1,5 +1,6 @@
 #include "lmm/pipeline/bvh.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -40,13 +41,19 @@ class Tokenizer {
     const std::string t = next();
     if (t != expected) fail("expected '" + expected + "', found '" + t + "'");
   }
-  // Next token parsed as a finite number.
-  float number() {
+  // `token` parsed as a finite number; throws quoting it otherwise.
+  double to_number(const std::string& token) const {
+    double v = 0.0;
+    const auto r = std::from_chars(token.data(), token.data() + token.size(), v);
+    if (r.ec != std::errc() || r.ptr != token.data() + token.size()) fail("'" + token + "' is not a number");
+    if (!std::isfinite(v)) fail("value '" + token + "' is not finite");
+    return v;
+  }
+  // Next token as a number in [lo, hi]; the error names it `what` and quotes it as written.
+  double number_in(double lo, double hi, const std::string& what) {
     const std::string t = next();
-    float v = 0.0f;
-    const auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-    if (r.ec != std::errc() || r.ptr != t.data() + t.size()) fail("'" + t + "' is not a number");
-    if (!std::isfinite(v)) fail("value '" + t + "' is not finite");
+    const double v = to_number(t);
+    if (!(v >= lo && v <= hi)) fail(what + " '" + t + "' is outside " + range_text(lo, hi));
     return v;
   }
   // Rest of the current line, trimmed (used for "Frame Time:" style lines).
@@ -89,10 +96,10 @@ BvhChannel parse_channel(Tokenizer& tok) {
 
 void parse_channels(Tokenizer& tok, BvhJoint& joint) {
   tok.expect("CHANNELS");
-  const float count = tok.number();
-  if (count != 3.0f && count != 6.0f) {
-    tok.fail("joint '" + joint.name + "' has " + std::to_string(int(count)) +
-             " channels; 3 or 6 are supported");
+  const std::string written = tok.next();
+  const double count = tok.to_number(written);
+  if (count != 3.0 && count != 6.0) {
+    tok.fail("joint '" + joint.name + "' has " + written + " channels; 3 or 6 are supported");
   }
   for (int i = 0; i < int(count); ++i) {
     const BvhChannel c = parse_channel(tok);
@@ -106,16 +113,28 @@ void parse_channels(Tokenizer& tok, BvhJoint& joint) {
 Vec3 parse_offset(Tokenizer& tok) {
   tok.expect("OFFSET");
   Vec3 v;
-  v.x = tok.number();
-  v.y = tok.number();
-  v.z = tok.number();
+  for (float* c : {&v.x, &v.y, &v.z}) *c = float(tok.number_in(-kBvhMaxValue, kBvhMaxValue, "offset"));
   return v;
 }
 
-// Parses "NAME { OFFSET ... CHANNELS ... children }" after ROOT/JOINT.
-void parse_joint(Tokenizer& tok, BvhFile& file, int parent) {
+// Next token as a joint name; control characters would corrupt the database's name lists.
+std::string joint_name(Tokenizer& tok) {
+  const std::string name = tok.next();
+  for (char c : name) {
+    if (std::iscntrl(static_cast<unsigned char>(c))) {
+      tok.fail("joint name '" + printable(name) + "' contains a control character");
+    }
+  }
+  return name;
+}
+
+// Parses "NAME { OFFSET ... CHANNELS ... children }" after ROOT/JOINT, `depth` levels below ROOT.
+void parse_joint(Tokenizer& tok, BvhFile& file, int parent, int depth) {
+  if (file.joints.size() >= size_t(kBvhMaxJoints)) {
+    tok.fail("more than " + std::to_string(kBvhMaxJoints) + " joints");
+  }
   BvhJoint joint;
-  joint.name = tok.next();
+  joint.name = joint_name(tok);
   joint.parent = parent;
   tok.expect("{");
   joint.offset = parse_offset(tok);
@@ -126,7 +145,10 @@ void parse_joint(Tokenizer& tok, BvhFile& file, int parent) {
     const std::string t = tok.next();
     if (t == "}") return;
     if (t == "JOINT") {
-      parse_joint(tok, file, index);
+      if (depth >= kBvhMaxDepth) {
+        tok.fail("joints nested deeper than " + std::to_string(kBvhMaxDepth) + " levels below ROOT");
+      }
+      parse_joint(tok, file, index, depth + 1);
     } else if (t == "End") {
       tok.expect("Site");
       tok.expect("{");
@@ -178,6 +200,10 @@ void parse_frames(const std::string& text, size_t pos, int first_line, const std
       if (!std::isfinite(v)) {
         throw InputError(source + ":" + std::to_string(line) + ": value '" + token + "' is not finite");
       }
+      if (!(std::fabs(v) <= kBvhMaxValue)) {
+        throw InputError(source + ":" + std::to_string(line) + ": value '" + token + "' is outside " +
+                         range_text(-kBvhMaxValue, kBvhMaxValue));
+      }
       if (count < channels) row[count] = v;
       ++count;
     }
@@ -195,6 +221,33 @@ void parse_frames(const std::string& text, size_t pos, int first_line, const std
 
 }  // namespace
 
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string range_text(double lo, double hi) { return "[" + format_number(lo) + ", " + format_number(hi) + "]"; }
+
+std::string printable(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (std::iscntrl(u)) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 int BvhFile::channel_count() const {
   int n = 0;
   for (const BvhJoint& j : joints) n += static_cast<int>(j.channels.size());
@@ -206,19 +259,24 @@ BvhFile parse_bvh(const std::string& text, const std::string& source) {
   Tokenizer tok(text, source);
   tok.expect("HIERARCHY");
   tok.expect("ROOT");
-  parse_joint(tok, file, -1);
+  parse_joint(tok, file, -1, 0);
   tok.expect("MOTION");
   tok.expect("Frames:");
-  const float frames = tok.number();
-  if (frames < 1.0f || frames != std::floor(frames) || frames > 1e8f) {
-    tok.fail("frame count must be a positive integer");
+  const std::string frames_written = tok.next();
+  const double frames = tok.to_number(frames_written);
+  if (!(frames >= 1.0 && frames <= kBvhMaxFrames && frames == std::floor(frames))) {
+    tok.fail("frame count must be a positive integer of at most " + std::to_string(kBvhMaxFrames) +
+             ", found '" + frames_written + "'");
   }
   file.frame_count = static_cast<int>(frames);
   tok.expect("Frame");
   tok.expect("Time:");
-  const float frame_time = tok.number();
-  if (!(frame_time > 0.0f)) tok.fail("frame time must be positive");
-  file.frame_time = frame_time;
+  file.frame_time = tok.number_in(kBvhMinFrameTime, kBvhMaxFrameTime, "frame time");
+  const double seconds = (frames - 1.0) * file.frame_time;
+  if (seconds > kBvhMaxSeconds) {
+    tok.fail("the clip lasts " + format_number(seconds) + " s ((frames - 1) x frame time), more than " +
+             format_number(kBvhMaxSeconds) + " s");
+  }
   tok.rest_of_line();
   parse_frames(text, tok.position() + 1, tok.line() + 1, source, file);
   return file;

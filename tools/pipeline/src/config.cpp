@@ -1,5 +1,7 @@
 #include "lmm/pipeline/config.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <set>
@@ -32,13 +34,34 @@ void check_keys(const toml::table& table, const std::set<std::string>& allowed,
   }
 }
 
-// A number at `key` (default when absent); throws when present with another type.
-float number(const toml::table& table, const char* key, float fallback, const std::string& where) {
+// Accepted range of a config number (unit for messages).
+struct Range {
+  double lo, hi;
+  const char* unit;
+};
+
+// A number at `key` within `range` (default when absent); throws naming the key and the range
+// when it is present with another type or out of range.
+float number(const toml::table& table, const char* key, float fallback, Range range, const std::string& where) {
   const toml::node* node = table.get(key);
   if (node == nullptr) return fallback;
   const auto value = node->value<double>();
   if (!value || !std::isfinite(*value)) throw InputError(where + ": '" + key + "' must be a number");
+  if (!(*value >= range.lo && *value <= range.hi)) {
+    throw InputError(where + ": '" + key + "' = " + format_number(*value) + " is outside " +
+                     range_text(range.lo, range.hi) + range.unit);
+  }
   return static_cast<float>(*value);
+}
+
+// Throws naming `what` when `name` is empty or holds a control character or '=': names are
+// stored one per line, roles as "name=joint".
+void check_name(const std::string& name, const std::string& what) {
+  const bool control =
+      std::any_of(name.begin(), name.end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); });
+  const char* problem = name.empty() ? "is empty" : control ? "contains a control character"
+                        : name.find('=') != std::string::npos ? "contains '='" : nullptr;
+  if (problem != nullptr) throw InputError(what + " '" + printable(name) + "' " + problem);
 }
 
 std::string text(const toml::table& table, const char* key, const std::string& where) {
@@ -47,6 +70,7 @@ std::string text(const toml::table& table, const char* key, const std::string& w
   return *value;
 }
 
+// An array of names at `key` (empty when absent), each checked by check_name.
 std::vector<std::string> strings(const toml::table& table, const char* key, const std::string& where) {
   std::vector<std::string> out;
   const toml::node* node = table.get(key);
@@ -56,9 +80,18 @@ std::vector<std::string> strings(const toml::table& table, const char* key, cons
   for (const toml::node& item : *array) {
     const auto s = item.value<std::string>();
     if (!s) throw InputError(where + ": '" + key + "' must be an array of strings");
+    check_name(*s, where + ": '" + key + "' entry");
     out.push_back(*s);
   }
   return out;
+}
+
+// Feature dims of a group once resolved (feature_group_dims of its items).
+int group_dims(const FeatureGroupConfig& config) {
+  FeatureGroup group;
+  group.kind = config.kind;
+  group.items.resize(config.bones.size() + config.seconds.size());
+  return feature_group_dims(group);
 }
 
 const toml::table& subtable(const toml::table& root, const char* key, const std::string& where) {
@@ -73,18 +106,23 @@ FeatureGroupConfig parse_group(const toml::table& table, const std::string& wher
   check_keys(table, {"name", "kind", "bones", "seconds", "weight"}, where);
   FeatureGroupConfig g;
   g.name = text(table, "name", where);
+  check_name(g.name, where + ": 'name'");
   const std::string group_where = where + " ('" + g.name + "')";
   const std::string kind = text(table, "kind", group_where);
   if (!parse_feature_kind(kind, g.kind)) {
     throw InputError(group_where + ": unknown kind '" + kind +
                      "' (bone_position, bone_velocity, trajectory_position, trajectory_direction)");
   }
-  g.weight = number(table, "weight", 1.0f, group_where);
+  g.weight = number(table, "weight", 1.0f, Range{kMinFeatureWeight, kMaxFeatureWeight, ""}, group_where);
   g.bones = strings(table, "bones", group_where);
   if (const toml::array* seconds = table["seconds"].as_array()) {
     for (const toml::node& s : *seconds) {
       const auto v = s.value<double>();
-      if (!v) throw InputError(group_where + ": 'seconds' must be numbers");
+      if (!v || !(std::fabs(*v) <= kMaxOffsetSeconds)) {
+        throw InputError(group_where + ": 'seconds' must be numbers in " +
+                         range_text(-kMaxOffsetSeconds, kMaxOffsetSeconds) + " s" +
+                         (v ? ", found " + format_number(*v) : std::string()));
+      }
       g.seconds.push_back(*v);
     }
   }
@@ -94,7 +132,6 @@ FeatureGroupConfig parse_group(const toml::table& table, const std::string& wher
     throw InputError(group_where + ": kind '" + kind + "' needs " +
                      (bone_kind ? "'bones' (and no 'seconds')" : "'seconds' (and no 'bones')"));
   }
-  if (!(g.weight > 0.0f)) throw InputError(group_where + ": weight must be positive");
   return g;
 }
 
@@ -125,13 +162,15 @@ SkeletonConfig load_skeleton_config(const std::string& path) {
   SkeletonConfig c;
   c.source = path;
   c.name = root["name"].value_or(std::string("skeleton"));
-  c.unit_scale = number(root, "unit_scale", 1.0f, path);
-  if (!(c.unit_scale > 0.0f)) throw InputError(path + ": unit_scale must be positive");
+  c.unit_scale = number(root, "unit_scale", 1.0f, Range{kMinUnitScale, kMaxUnitScale, ""}, path);
   c.collapse = strings(root, "collapse", path);
   for (const auto& [key, value] : subtable(root, "roles", path)) {
     const auto joint = value.value<std::string>();
-    if (!joint) throw InputError(path + ": [roles] '" + std::string(key.str()) + "' must be a joint name");
-    c.roles.emplace_back(std::string(key.str()), *joint);
+    const std::string role(key.str());
+    if (!joint) throw InputError(path + ": [roles] '" + printable(role) + "' must be a joint name");
+    check_name(role, path + ": [roles] role");
+    check_name(*joint, path + ": [roles] '" + role + "': joint");
+    c.roles.emplace_back(role, *joint);
   }
   const toml::table& mirror = subtable(root, "mirror", path);
   check_keys(mirror, {"patterns"}, path + " [mirror]");
@@ -149,8 +188,9 @@ SkeletonConfig load_skeleton_config(const std::string& path) {
   check_keys(sim, {"facing_left", "facing_right", "position_smoothing", "direction_smoothing"}, sim_where);
   c.facing_left = strings(sim, "facing_left", sim_where);
   c.facing_right = strings(sim, "facing_right", sim_where);
-  c.position_smoothing = number(sim, "position_smoothing", 0.0833f, sim_where);
-  c.direction_smoothing = number(sim, "direction_smoothing", 0.1667f, sim_where);
+  const Range smoothing{0.0, kMaxSmoothingSeconds, " s"};
+  c.position_smoothing = number(sim, "position_smoothing", 0.0833f, smoothing, sim_where);
+  c.direction_smoothing = number(sim, "direction_smoothing", 0.1667f, smoothing, sim_where);
   if (c.facing_left.empty() || c.facing_right.empty()) {
     throw InputError(sim_where + ": 'facing_left' and 'facing_right' are required");
   }
@@ -158,9 +198,12 @@ SkeletonConfig load_skeleton_config(const std::string& path) {
   const toml::table& contacts = subtable(root, "contacts", path);
   check_keys(contacts, {"joints", "velocity_threshold", "height_threshold", "filter"}, contact_where);
   c.contact_joints = strings(contacts, "joints", contact_where);
-  c.contact_velocity = number(contacts, "velocity_threshold", c.contact_velocity, contact_where);
-  c.contact_height = number(contacts, "height_threshold", c.contact_height, contact_where);
-  c.contact_filter = number(contacts, "filter", c.contact_filter, contact_where);
+  c.contact_velocity = number(contacts, "velocity_threshold", c.contact_velocity,
+                              Range{0.0, kMaxContactVelocity, " m/s"}, contact_where);
+  c.contact_height = number(contacts, "height_threshold", c.contact_height,
+                            Range{-kMaxContactHeight, kMaxContactHeight, " m"}, contact_where);
+  c.contact_filter = number(contacts, "filter", c.contact_filter, Range{0.0, kMaxContactFilterSeconds, " s"},
+                            contact_where);
   return c;
 }
 
@@ -170,13 +213,20 @@ FeatureSchemaConfig load_feature_config(const std::string& path) {
   FeatureSchemaConfig c;
   c.source = path;
   c.name = root["name"].value_or(std::string("features"));
+  check_name(c.name, path + ": 'name'");
   const toml::array* groups = root["group"].as_array();
   if (groups == nullptr || groups->empty()) throw InputError(path + ": no [[group]] entries");
+  int dims = 0;
   for (size_t i = 0; i < groups->size(); ++i) {
     const toml::table* g = (*groups)[i].as_table();
     const std::string where = path + ": group " + std::to_string(i + 1);
     if (g == nullptr) throw InputError(where + " must be a table");
     c.groups.push_back(parse_group(*g, where));
+    dims += group_dims(c.groups.back());
+  }
+  if (dims > kMaxFeatureDims) {
+    throw InputError(path + ": the schema has " + std::to_string(dims) + " dims, more than " +
+                     std::to_string(kMaxFeatureDims));
   }
   return c;
 }
@@ -191,7 +241,15 @@ FeatureSchema resolve_schema(const FeatureSchemaConfig& config, const SkeletonCo
     g.kind = gc.kind;
     g.weight = gc.weight;
     for (const std::string& bone : gc.bones) g.items.push_back(skeleton_config.resolve(skeleton, bone));
-    for (double s : gc.seconds) g.items.push_back(static_cast<int>(std::lround(s * fps)));
+    for (double s : gc.seconds) {
+      const double frames = std::round(s * fps);
+      if (!(std::fabs(frames) <= kMaxTrajectoryOffsetFrames)) {
+        throw InputError(config.source + ": group '" + gc.name + "': " + format_number(s) + " s at " +
+                         format_number(fps) + " Hz is " + format_number(frames) + " frames, outside " +
+                         range_text(-kMaxTrajectoryOffsetFrames, kMaxTrajectoryOffsetFrames));
+      }
+      g.items.push_back(static_cast<int>(frames));
+    }
     schema.groups.push_back(std::move(g));
   }
   std::string error;

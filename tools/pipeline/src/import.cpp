@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -33,16 +35,44 @@ struct Plan {
   std::vector<std::pair<std::string, int>> roles;
 };
 
-// Calls fn(i) for i in [0, count) on `threads` threads; fn must not throw.
+// Calls fn(i) for i in [0, count) on up to `threads` threads (fewer when the system starts no
+// more). An exception from fn stops the remaining work and the first one is rethrown here once
+// every thread has joined: none escapes a worker thread.
 void parallel_for(int count, int threads, const std::function<void(int)>& fn) {
   std::atomic<int> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
   auto worker = [&] {
-    for (int i = next++; i < count; i = next++) fn(i);
+    try {
+      for (int i = next++; i < count; i = next++) fn(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = count;
+    }
   };
   std::vector<std::thread> pool;
-  for (int t = 1; t < std::max(1, threads); ++t) pool.emplace_back(worker);
+  try {
+    for (int t = 1; t < std::min(threads, count); ++t) pool.emplace_back(worker);
+  } catch (const std::exception&) {  // no more threads: the ones started share the work
+  }
   worker();
   for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+// `message` about the file at `path`, starting with the path.
+std::string file_error(const std::string& path, const std::string& message) {
+  return message.rfind(path, 0) == 0 ? message : path + ": " + message;
+}
+
+// The clip name of a BVH file: its stem with control characters replaced by '_' (the database
+// stores clip names one per line).
+std::string clip_name(const std::string& path) {
+  std::string name = fs::path(path).stem().string();
+  const auto control = [](char c) { return std::iscntrl(static_cast<unsigned char>(c)) != 0; };
+  std::replace_if(name.begin(), name.end(), control, '_');
+  return name;
 }
 
 ParsedFile parse_file(const std::string& path, const SkeletonConfig& config) {
@@ -50,17 +80,23 @@ ParsedFile parse_file(const std::string& path, const SkeletonConfig& config) {
   parsed.path = path;
   try {
     const BvhFile bvh = read_bvh(path);
-    clip_from_bvh(bvh, config.unit_scale, fs::path(path).stem().string(), parsed.skeleton, parsed.clip);
+    clip_from_bvh(bvh, config.unit_scale, clip_name(path), parsed.skeleton, parsed.clip);
     std::vector<std::string> present;
     for (const std::string& name : config.collapse) {
       if (parsed.skeleton.find(name) >= 0) present.push_back(name);
     }
     collapse_joints(present, parsed.skeleton, parsed.clip);
   } catch (const std::exception& e) {  // InputError, or e.g. bad_alloc on a hostile file
-    parsed.error = e.what();
-    if (parsed.error.rfind(path, 0) != 0) parsed.error = path + ": " + parsed.error;
+    parsed.error = file_error(path, e.what());
   }
   return parsed;
+}
+
+// Stops the import on a bad file, or with skip_bad counts it and warns.
+void reject_file(const std::string& error, const ImportOptions& options, ImportSummary& summary) {
+  if (!options.skip_bad) throw InputError(error + " (nothing written; use --skip-bad to skip bad files)");
+  ++summary.skipped_files;
+  if (options.warn) options.warn("skipping " + error);
 }
 
 // "" when both skeletons have the same joints and parents, else the first difference.
@@ -115,6 +151,33 @@ Plan make_plan(const std::vector<const ParsedFile*>& good, const ImportOptions& 
   return plan;
 }
 
+// Throws InputError at the first joint value of `pc` that the database loader would reject
+// (beyond lmm::kMaxJointPosition, kMaxJointSpeed or kMaxJointAngularSpeed, or not finite), or
+// at a non-finite feature, so that the file is rejected (or skipped) on its own.
+void check_clip_values(const ProcessedClip& pc, const Skeleton& skeleton) {
+  struct Series {
+    const std::vector<Vec3>& values;
+    const char* what;
+    float limit;
+  };
+  for (const Series& s : {Series{pc.clip.positions, "local position (m)", kMaxJointPosition},
+                          Series{pc.velocities, "velocity (m/s)", kMaxJointSpeed},
+                          Series{pc.angular_velocities, "angular velocity (rad/s)", kMaxJointAngularSpeed}}) {
+    for (size_t i = 0; i < s.values.size(); ++i) {
+      const Vec3 v = s.values[i];
+      if (std::fabs(v.x) <= s.limit && std::fabs(v.y) <= s.limit && std::fabs(v.z) <= s.limit) continue;
+      const size_t joints = size_t(pc.clip.joints);
+      throw InputError("clip '" + pc.name + "', frame " + std::to_string(i / joints) + ", joint '" +
+                       skeleton.names[i % joints] + "': " + s.what + " (" + format_number(v.x) + ", " +
+                       format_number(v.y) + ", " + format_number(v.z) + ") is outside the database limit " +
+                       range_text(-s.limit, s.limit));
+    }
+  }
+  if (!std::all_of(pc.features.begin(), pc.features.end(), [](float f) { return std::isfinite(f); })) {
+    throw InputError("clip '" + pc.name + "' gives non-finite features");
+  }
+}
+
 ProcessedClip process_clip(const ParsedFile& file, const Plan& plan, bool mirrored, float fps) {
   ProcessedClip out;
   out.name = file.clip.name + (mirrored ? " (mirrored)" : "");
@@ -126,7 +189,40 @@ ProcessedClip process_clip(const ParsedFile& file, const Plan& plan, bool mirror
   compute_velocities(out.clip, out.velocities, out.angular_velocities);
   out.contacts = compute_contacts(plan.contacts, skeleton, out.clip, out.velocities, out.angular_velocities);
   out.features = clip_features(plan.schema, skeleton, out);
+  check_clip_values(out, skeleton);
   return out;
+}
+
+// Processes every file (and its mirrored copy) on the worker threads. A file that fails is a bad
+// file (reject_file); the clips of the others, in input order.
+std::vector<ProcessedClip> process_files(const std::vector<const ParsedFile*>& files, const Plan& plan,
+                                         const ImportOptions& options, ImportSummary& summary) {
+  const size_t variants = options.mirror ? 2 : 1;
+  std::vector<ProcessedClip> processed(files.size() * variants);
+  std::vector<std::string> errors(processed.size());
+  std::mutex report;
+  int done = 0;
+  parallel_for(int(processed.size()), options.threads, [&](int i) {
+    const ParsedFile& file = *files[size_t(i) / variants];
+    try {
+      processed[size_t(i)] = process_clip(file, plan, size_t(i) % variants == 1, options.fps);
+    } catch (const std::exception& e) {  // InputError, or e.g. bad_alloc
+      errors[size_t(i)] = file_error(file.path, e.what());
+    }
+    std::lock_guard<std::mutex> lock(report);
+    if (options.progress) options.progress("process", ++done, int(processed.size()));
+  });
+  std::vector<ProcessedClip> clips;
+  for (size_t f = 0; f < files.size(); ++f) {
+    const auto first = errors.begin() + long(f * variants), last = first + long(variants);
+    const auto failed = std::find_if(first, last, [](const std::string& e) { return !e.empty(); });
+    if (failed != last) {
+      reject_file(*failed, options, summary);
+      continue;
+    }
+    for (size_t v = 0; v < variants; ++v) clips.push_back(std::move(processed[f * variants + v]));
+  }
+  return clips;
 }
 
 std::string roles_text(const std::vector<std::pair<std::string, int>>& roles) {
@@ -145,9 +241,17 @@ std::vector<T> gather(const std::vector<ProcessedClip>& clips, Get get) {
   return out;
 }
 
-// Packs the clips into a database blob and writes it atomically.
+// Packs the clips into a database blob, checks it with the runtime loader, writes it atomically
+// and reads it back. Throws InputError naming `out_path`; nothing is written when the database
+// does not load, and a file that does not read back is removed.
 void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, float fps,
                     const std::string& out_path, ImportSummary& summary) {
+  uint64_t total_frames = 0;
+  for (const ProcessedClip& c : clips) total_frames += uint64_t(c.clip.frames);
+  if (total_frames > uint64_t(std::numeric_limits<int32_t>::max())) {
+    throw InputError(out_path + ": the clips hold " + std::to_string(total_frames) +
+                     " frames, more than a database indexes (2^31 - 1)");
+  }
   const auto positions = gather<Vec3>(clips, [](const ProcessedClip& c) -> const auto& { return c.clip.positions; });
   const auto rotations = gather<Quat>(clips, [](const ProcessedClip& c) -> const auto& { return c.clip.rotations; });
   const auto velocities = gather<Vec3>(clips, [](const ProcessedClip& c) -> const auto& { return c.velocities; });
@@ -208,9 +312,16 @@ void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, f
 
   std::vector<uint8_t> blob;
   std::string error;
-  if (!b.build(kDatabaseKind, kDatabaseVersion, true, blob, error) ||
-      !write_file_atomic(out_path, blob.data(), blob.size(), error)) {
-    throw InputError(out_path + ": " + error);
+  if (!b.build(kDatabaseKind, kDatabaseVersion, true, blob, error)) throw InputError(out_path + ": " + error);
+  Database check;
+  if (!check.load_buffer(blob.data(), blob.size(), error)) {
+    throw InputError(out_path + ": the imported database fails the loader's checks (nothing written): " + error);
+  }
+  if (!write_file_atomic(out_path, blob.data(), blob.size(), error)) throw InputError(out_path + ": " + error);
+  if (!check.load_file(out_path, error)) {
+    std::error_code ignored;
+    fs::remove(out_path, ignored);
+    throw InputError("the written database does not read back (removed): " + error);
   }
   summary.frames = int(n);
   summary.clips = int(r);
@@ -319,25 +430,17 @@ ImportSummary import_database(const ImportOptions& options, const std::string& o
     }
     if (p.error.empty()) {
       good.push_back(&p);
-      continue;
+    } else {
+      reject_file(p.error, options, summary);
     }
-    if (!options.skip_bad) throw InputError(p.error + " (nothing written; use --skip-bad to skip bad files)");
-    ++summary.skipped_files;
-    if (options.warn) options.warn("skipping " + p.error);
   }
   if (good.empty()) throw InputError("every input file was bad; nothing written");
 
   const Plan plan = make_plan(good, options);
-  const int variants = options.mirror ? 2 : 1;
-  std::vector<ProcessedClip> clips(good.size() * size_t(variants));
-  done = 0;
-  parallel_for(int(clips.size()), options.threads, [&](int i) {
-    clips[size_t(i)] = process_clip(*good[size_t(i / variants)], plan, i % variants == 1, options.fps);
-    std::lock_guard<std::mutex> lock(report);
-    if (options.progress) options.progress("process", ++done, int(clips.size()));
-  });
+  const std::vector<ProcessedClip> clips = process_files(good, plan, options, summary);
+  if (clips.empty()) throw InputError("every input file was bad; nothing written");
   write_database(clips, plan, options.fps, out_path, summary);
-  summary.files = int(good.size());
+  summary.files = int(clips.size()) / (options.mirror ? 2 : 1);
   return summary;
 }
 

@@ -413,12 +413,16 @@ std::vector<uint8_t> compute_contacts(const ContactSettings& settings, const Ske
 }
 
 std::vector<float> gaussian_filter(const std::vector<float>& values, float sigma) {
+  if (!(sigma <= kMaxFilterSigma)) {
+    throw InputError("Gaussian smoothing of " + format_number(sigma) + " samples (smoothing seconds x frame rate) "
+                     "is above the limit of " + format_number(kMaxFilterSigma));
+  }
   if (!(sigma > 0.0f) || values.empty()) return values;
   const int radius = static_cast<int>(std::ceil(3.0f * sigma));
   std::vector<float> kernel(size_t(2 * radius + 1));
   float sum = 0.0f;
   for (int k = -radius; k <= radius; ++k) {
-    kernel[size_t(k + radius)] = std::exp(-0.5f * float(k * k) / (sigma * sigma));
+    kernel[size_t(k + radius)] = std::exp(-0.5f * float(k) * float(k) / (sigma * sigma));
     sum += kernel[size_t(k + radius)];
   }
   const int n = static_cast<int>(values.size());

@@ -15,6 +15,23 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// `v` printed shortly (%g), for error messages.
+std::string format_number(double v);
+// "[lo, hi]" with the bounds printed by format_number, for errors that state an accepted range.
+std::string range_text(double lo, double hi);
+// `text` with control characters written as escapes (\n, \t, \x01), for error messages.
+std::string printable(const std::string& text);
+
+// Limits of parse_bvh (docs/hardening.md, "BVH files"); a file outside them is an InputError
+// naming the file and line.
+constexpr double kBvhMinFrameTime = 1e-4;  // seconds (10 kHz)
+constexpr double kBvhMaxFrameTime = 1.0;   // seconds (1 Hz)
+constexpr int kBvhMaxFrames = 1000000;
+constexpr double kBvhMaxSeconds = 3600.0;  // clip duration, (frames - 1) x frame time
+constexpr int kBvhMaxJoints = 1024;
+constexpr int kBvhMaxDepth = 256;          // nesting levels below ROOT
+constexpr double kBvhMaxValue = 1e6;       // |offset| and |channel value| (file units, degrees)
+
 // One animation channel of a BVH joint.
 enum class BvhChannel { Xposition, Yposition, Zposition, Xrotation, Yrotation, Zrotation };
 
@@ -40,7 +57,8 @@ struct BvhFile {
 };
 
 // Parses BVH text; `source` names the file in errors. Throws InputError on malformed input
-// (truncation, bad channel counts, non-numeric or non-finite values, zero or missing frames).
+// (truncation, bad channel counts, non-numeric or non-finite values, zero or missing frames)
+// and on values outside the kBvh* limits above.
 BvhFile parse_bvh(const std::string& text, const std::string& source);
 // Reads and parses a BVH file. Throws InputError.
 BvhFile read_bvh(const std::string& path);

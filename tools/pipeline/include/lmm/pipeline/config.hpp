@@ -10,6 +10,17 @@
 
 namespace lmm::pipeline {
 
+// Accepted ranges of config values (docs/hardening.md, "Configs"); a value outside its range is
+// an InputError naming the file, section and key. Feature weights and schema dims use the
+// runtime's limits (lmm::kMinFeatureWeight, kMaxFeatureWeight, kMaxFeatureDims). Names (roles,
+// joints, groups) must be non-empty and hold no control character and no '='.
+constexpr double kMinUnitScale = 1e-4, kMaxUnitScale = 1e4;  // file units -> metres
+constexpr double kMaxSmoothingSeconds = 10.0;    // [simulation] *_smoothing, from 0
+constexpr double kMaxContactVelocity = 100.0;    // m/s, from 0
+constexpr double kMaxContactHeight = 10.0;       // m, either side of the ground
+constexpr double kMaxContactFilterSeconds = 1.0; // from 0
+constexpr double kMaxOffsetSeconds = 10.0;       // |trajectory offset| in seconds
+
 // How to read one family of BVH files (configs/skeletons/*.toml).
 struct SkeletonConfig {
   std::string source;  // file the config came from, for messages

@@ -17,7 +17,7 @@ struct ImportOptions {
   FeatureSchemaConfig features;
   float fps = 60.0f;
   bool mirror = true;
-  bool skip_bad = false;  // skip unreadable files with a warning instead of stopping
+  bool skip_bad = false;  // skip any bad file (parse, range or processing fault) with a warning
   int threads = 2;
   std::function<void(const std::string&)> warn;                   // skipped files
   std::function<void(const char* stage, int done, int total)> progress;
@@ -64,8 +64,10 @@ std::vector<float> clip_features(const FeatureSchema& schema, const Skeleton& sk
 void normalize_groups(const FeatureSchema& schema, std::vector<float>& features,
                       std::vector<float>& offset, std::vector<float>& scale);
 
-// Imports, builds and atomically writes the database to `out_path`. Throws InputError naming
-// the file, line, key or joint at fault; on error nothing is written.
+// Imports, builds and atomically writes the database to `out_path`, after loading it with the
+// runtime loader, and reads it back. A bad file (parse, range or processing fault) stops the
+// import unless skip_bad. Throws InputError naming the file, line, key or joint at fault; on
+// error nothing is written (and a file that does not read back is removed).
 ImportSummary import_database(const ImportOptions& options, const std::string& out_path);
 
 }  // namespace lmm::pipeline

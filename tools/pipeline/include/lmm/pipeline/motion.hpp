@@ -106,7 +106,12 @@ std::vector<uint8_t> compute_contacts(const ContactSettings& settings, const Ske
                                       const Clip& clip, const std::vector<Vec3>& velocities,
                                       const std::vector<Vec3>& angular_velocities);
 
+// Widest Gaussian filter, in samples: the longest smoothing a config accepts (10 s) at the
+// highest BVH rate (10 kHz), a kernel of 600,001 taps.
+constexpr float kMaxFilterSigma = 1e5f;
+
 // One-dimensional Gaussian filter with edge clamping; `sigma` in samples (<= 0: no-op).
+// Throws InputError when sigma is above kMaxFilterSigma or not finite.
 std::vector<float> gaussian_filter(const std::vector<float>& values, float sigma);
 
 }  // namespace lmm::pipeline
