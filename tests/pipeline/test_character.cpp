@@ -148,6 +148,9 @@ TEST(InputScripts, ParseKeysAndNameBadLines) {
   EXPECT_NE(script_error(header + "0,0,1,0,0\n").find("in.csv:2: expected 6 values, found 5"), std::string::npos);
   EXPECT_NE(script_error(header + "2,0,1,0,0,0\n1,0,1,0,0,0\n").find("in.csv:3: time goes backwards"), std::string::npos);
   EXPECT_NE(script_error("time,stick_x\n0,1\n").find("lacks column 'stick_y'"), std::string::npos);
+  // Found by fuzz_input_script: a repeated header name made rows index past their cells.
+  EXPECT_NE(script_error("time,stick_x,stick_y,camera_deg,strafe,gait,time\n0,0,1,0,0,0\n").find("in.csv:1: column 'time' appears twice"),
+            std::string::npos);
   EXPECT_NE(script_error(header + "nan,0,1,0,0,0\n").find("column 'time'"), std::string::npos);
   EXPECT_NE(script_error(header).find("no input rows"), std::string::npos);
 }

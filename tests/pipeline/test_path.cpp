@@ -115,6 +115,12 @@ TEST(PathFiles, CsvAndJsonPathsAndErrorsNameTheLine) {
     EXPECT_NE(std::string(e.what()).find("bad.csv:3"), std::string::npos) << e.what();
   }
   EXPECT_THROW(load_path(test::write_text(dir + "/h.csv", "time,x,z\n0,0,0\n")), InputError);
+  try {  // found by fuzz_path: a repeated header name made rows index past their cells
+    load_path(test::write_text(dir + "/d.csv", "t,x,z,t\n0,1,2\n"));
+    FAIL() << "a repeated column was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("d.csv:1: column 't' appears twice"), std::string::npos) << e.what();
+  }
   EXPECT_THROW(load_path(test::write_text(dir + "/j.json", "[[0, 1], [2]]")), InputError);
   try {
     load_path(test::write_text(dir + "/k.json", "[[0, 1, 2],\n [1, 2]]"));
@@ -155,15 +161,46 @@ TEST_F(PathTest, FollowsAStraightPathToItsEnd) {
 }
 
 TEST_F(PathTest, APathFasterThanAnyMotionStillCompletes) {
-  // 40 m/s: no motion is that fast. The desired position only moves ahead of the character
-  // (Eq. 1's window), so the character walks the path at its own pace to the end.
+  // 80 m at 40 m/s: no motion is that fast. The desired position only moves ahead of the
+  // character (Eq. 1's window), so the character walks the path at its own pace to the end; the
+  // run limit allows for that (issue 12: it gave up after 3 x 2 s + 10 s).
   PathRunOptions o;
+  o.dt = 1.0f / 30.0f;
   CharacterTrack track;
   Path path;
-  const PathMetrics m = run_path(db_, search_, straight(40.0f, 0.25f), o, track, path);
+  const PathMetrics m = run_path(db_, search_, straight(40.0f, 2.0f), o, track, path);
   EXPECT_TRUE(m.completed);
   EXPECT_LT(m.avg_distance_m, 0.3);
-  EXPECT_GT(m.seconds_to_complete, 10.0 / 2.0);  // 10 m at walking speed (about 1.3-2.5 m/s)
+  EXPECT_GT(m.seconds_to_complete, 80.0 / 2.5);  // 80 m at walking speed (about 1.3-2.5 m/s)
+}
+
+// Issue 12 item 6: work and duration limits are errors, not hangs or silent empty runs.
+TEST_F(PathTest, WorkAndDurationLimitsAreErrors) {
+  EXPECT_EQ(lhmm_search_count(3, 3), 13);
+  EXPECT_EQ(lhmm_search_count(10, 3), 111);
+  EXPECT_GT(lhmm_search_count(64, 8), kMaxLhmmSearches);
+  auto run_error = [&](const PathRunOptions& o, const std::vector<PathSample>& samples) {
+    CharacterTrack track;
+    Path path;
+    try {
+      run_path(db_, search_, samples, o, track, path);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  PathRunOptions wide;
+  wide.follower.k = 64;
+  wide.follower.levels = 8;  // 64^7 searches per match: never returned
+  EXPECT_NE(run_error(wide, straight(1.3f, 2.0f)).find("searches per match"), std::string::npos);
+  PathRunOptions tiny_step;
+  tiny_step.dt = 1e-9f;  // ran 0 frames with exit 0
+  EXPECT_NE(run_error(tiny_step, straight(1.3f, 2.0f)).find("raise the time step"), std::string::npos);
+  // Three samples spanning 20,000 s ran for minutes.
+  EXPECT_NE(run_error(PathRunOptions{}, {{0, 0, 0}, {10000, 0, 5}, {20000, 0, 10}}).find("at most 600 s"),
+            std::string::npos);
+  EXPECT_NE(run_error(PathRunOptions{}, straight(100.0f, 60.0f)).find("m long"), std::string::npos);
+  EXPECT_NE(run_error(PathRunOptions{}, {{0, 0, 0}, {1, 1e6f, 0}}).find("path sample 2"), std::string::npos);
 }
 
 TEST_F(PathTest, BadRunSettingsAreRejected) {

@@ -45,6 +45,8 @@ cxxopts::Options make_options() {
   return o;
 }
 
+constexpr int kMaxSimCharacters = 4096;
+
 float checked_dt(float dt) {
   if (dt > 0.0f && dt <= kMaxDt) return dt;
   const float clamped = dt > kMaxDt ? kMaxDt : 1.0f / 60.0f;
@@ -109,7 +111,11 @@ int run(int argc, char** argv) {
   const float seconds = args["seconds"].as<float>();
   if (!(seconds > 0.0f && seconds <= 86400.0f)) throw InputError("--seconds must be in (0, 86400]");
   const float dt = checked_dt(args["dt"].as<float>());
-  const int count = std::max(1, args["characters"].as<int>());
+  const int count = args["characters"].as<int>();
+  if (count < 1 || count > kMaxSimCharacters) {
+    throw InputError("--characters must be in [1, " + std::to_string(kMaxSimCharacters) + "] (got " +
+                     std::to_string(count) + ")");
+  }
   std::vector<InputScript> scripts;
   for (int c = 0; c < count; ++c) {
     scripts.push_back(args.count("input") ? load_input_script(args["input"].as<std::string>())

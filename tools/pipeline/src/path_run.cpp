@@ -16,6 +16,7 @@ namespace lmm::pipeline {
 namespace {
 
 constexpr float kTwoPi = 6.2831853f;
+constexpr double kSlowestPathPace = 1.0;  // m/s: the run limit allows the path's length at this pace
 
 // A cell as a number (nan / inf pass here; place_path rejects them naming the sample).
 float parse_float(const std::string& text, const std::string& where) {
@@ -34,7 +35,7 @@ std::vector<PathSample> load_csv_path(std::istream& in, const std::string& file)
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::vector<std::string> cells = split_csv(line);
     if (column.empty()) {
-      for (size_t c = 0; c < cells.size(); ++c) column[cells[c]] = c;
+      column = csv_columns(cells, where);
       for (const char* name : {"t", "x", "z"}) {
         if (!column.count(name)) throw InputError(where + "header lacks column '" + name + "' (expected t,x,z)");
       }
@@ -174,8 +175,15 @@ PathMetrics run_path(const Database& db, const FeatureSearch& search, const std:
   }
   PathFollower follower;
   if (!follower.init(db, search, options.follower, path, error)) throw InputError(error);
-  const float duration = float(path.size()) / path.fps;
-  const int max_frames = int(std::ceil((3.0f * duration + options.extra_seconds) / options.dt));
+  // A path faster than any motion still completes at the character's own pace (walking speed).
+  const double duration = double(path.size()) / path.fps;
+  const double run_seconds = std::max(3.0 * duration, path.arc_length() / kSlowestPathPace) + options.extra_seconds;
+  if (!(options.dt > 0.0f) || !(run_seconds / options.dt <= kMaxRecordedFrames)) {
+    throw InputError("a run of up to " + std::to_string(run_seconds) + " s at dt " + std::to_string(options.dt) +
+                     " s would record more than " + std::to_string(int(kMaxRecordedFrames)) +
+                     " frames: raise the time step or shorten the path");
+  }
+  const int max_frames = int(std::ceil(run_seconds / options.dt));
   const int tail = int(std::lround(0.5f / options.dt));
   track = CharacterTrack{};
   track.clip.fps = 1.0f / options.dt;

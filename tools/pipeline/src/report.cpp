@@ -26,6 +26,14 @@ std::vector<std::string> split_csv(const std::string& line) {
   return cells;
 }
 
+std::map<std::string, size_t> csv_columns(const std::vector<std::string>& header, const std::string& where) {
+  std::map<std::string, size_t> column;
+  for (size_t c = 0; c < header.size(); ++c) {
+    if (!column.emplace(header[c], c).second) throw InputError(where + "column '" + header[c] + "' appears twice");
+  }
+  return column;
+}
+
 bool parse_number(const std::string& text, bool finite_only, float& out) {
   char* end = nullptr;
   out = std::strtof(text.c_str(), &end);

@@ -51,7 +51,7 @@ InputScript load_input_script(const std::string& path) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     const std::vector<std::string> cells = split_csv(line);
     if (column.empty()) {
-      for (size_t c = 0; c < cells.size(); ++c) column[cells[c]] = c;
+      column = csv_columns(cells, where);
       for (const char* name : required) {
         if (!column.count(name)) throw InputError(where + "header lacks column '" + name + "'");
       }
@@ -125,13 +125,27 @@ struct SimShape {
   float fps = 30.0f;
 };
 
+// The last trajectory offset of `schema`; InputError when it has none (nothing to steer with).
+int steering_horizon(const FeatureSchema& schema) {
+  if (schema.trajectory_offsets.empty()) {
+    throw InputError("feature schema '" + schema.name + "' has no trajectory groups to steer with");
+  }
+  return schema.trajectory_offsets.back();
+}
+
 // Runs every script on a character set up by init(character, index) and measures the run.
 template <typename Character, typename Init>
 SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<InputScript>& scripts, float seconds,
                     float dt, std::vector<CharacterTrack>& tracks) {
   SimMetrics m;
   m.characters = static_cast<int>(scripts.size());
-  m.frames = static_cast<int>(std::floor(seconds / dt + 1e-4f));
+  const double frames = std::floor(double(seconds) / dt + 1e-4);
+  if (!(frames * double(scripts.size()) <= kMaxRecordedFrames)) {
+    throw InputError(std::to_string(scripts.size()) + " character(s) x " + std::to_string(seconds) + " s at dt " +
+                     std::to_string(dt) + " s is more than " + std::to_string(int(kMaxRecordedFrames)) +
+                     " recorded frames: raise the time step or shorten the run");
+  }
+  m.frames = static_cast<int>(frames);
   const int joints = shape.joints;
   const int horizon = std::max(1, static_cast<int>(std::lround(float(shape.horizon_offset) / shape.fps / dt)));
   const int still_window = std::max(1, static_cast<int>(std::lround(0.25f / dt)));
@@ -221,7 +235,7 @@ SimMetrics run_simulation(const Database& db, const FeatureSearch& search, const
                           const std::vector<InputScript>& scripts, float seconds, float dt,
                           std::vector<CharacterTrack>& tracks) {
   const SimShape shape{db.joint_count(), db.contact_joints(),
-                       db.schema().trajectory_offsets.back(), db.fps()};
+                       steering_horizon(db.schema()), db.fps()};
   auto init = [&](DatabaseCharacter& character, size_t c) {
     std::string error;
     if (!character.init(db, search, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
@@ -232,7 +246,7 @@ SimMetrics run_simulation(const Database& db, const FeatureSearch& search, const
 SimMetrics run_simulation(const Model& model, const LearnedSettings& settings, const std::vector<InputScript>& scripts,
                           float seconds, float dt, std::vector<CharacterTrack>& tracks) {
   const SimShape shape{model.skeleton().joint_count(), model.contact_joints(),
-                       model.schema().trajectory_offsets.back(), model.fps()};
+                       steering_horizon(model.schema()), model.fps()};
   auto init = [&](LearnedCharacter& character, size_t c) {
     std::string error;
     if (!character.init(model, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);

@@ -32,7 +32,7 @@ struct PathRunOptions {
   PathShaping shaping;
   PathFollowerSettings follower;
   float dt = 1.0f / 60.0f;
-  float extra_seconds = 10.0f;  // run at most the path's duration x 3 + this, then give up
+  float extra_seconds = 10.0f;  // run at most max(duration x 3, length at 1 m/s) + this, then give up
 };
 
 // Places and shapes `samples` and runs one path follower from options.start until

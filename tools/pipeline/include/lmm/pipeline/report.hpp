@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ class JsonObject {
 
 // The comma-separated cells of one CSV line, each trimmed of spaces, tabs and CRs.
 std::vector<std::string> split_csv(const std::string& line);
+
+// Column index by name of a CSV header row's cells; throws InputError ("`where`column 'NAME'
+// appears twice") when a name repeats, since rows are checked against the column count.
+std::map<std::string, size_t> csv_columns(const std::vector<std::string>& header, const std::string& where);
 
 // Parses a whole cell as a number (nan / inf allowed when `finite_only` is false).
 bool parse_number(const std::string& text, bool finite_only, float& out);

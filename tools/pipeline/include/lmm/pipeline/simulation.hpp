@@ -86,6 +86,10 @@ struct CharacterTrack {
   std::vector<Vec3> root, desired;  // character root and simulated (desired) root per frame
 };
 
+// Most frames one run records over all its characters (every pose is kept for the BVH output:
+// about 0.6 KB a frame for a 22-joint skeleton); longer runs are an InputError.
+constexpr double kMaxRecordedFrames = 4.0e6;
+
 // Runs every script on its own database character for `seconds` at step `dt`.
 SimMetrics run_simulation(const Database& db, const FeatureSearch& search,
                           const CharacterSettings& settings, const std::vector<InputScript>& scripts,
