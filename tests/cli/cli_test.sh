@@ -64,7 +64,7 @@ case "$case_name" in
     head -c 20000 "$LMM_DATA/normal-extra/dataset-1_run_normal_001.bvh" >"$work/in/truncated.bvh"
     run "$tools/lmm-import" "$work/in" --out "$work/bad.mmdb"; expect_rc 1
     expect_out "truncated.bvh"; expect_out "--skip-bad"
-    [[ ! -e "$work/bad.mmdb" && ! -e "$work/bad.mmdb.tmp" ]] || fail "a partial database was written"
+    ! compgen -G "$work/bad.mmdb*" >/dev/null || fail "a partial database was written: $(ls "$work")"
     run "$tools/lmm-import" "$work/in" --out "$work/bad.mmdb" --skip-bad --json "$work/s.json"
     expect_rc 0; expect_out "skipping"
     [[ "$(json_number "$work/s.json" skipped_files)" == 1 ]] || fail "one file should be skipped"
@@ -73,6 +73,25 @@ case "$case_name" in
     printf 'name = "x"\nunit_scale = 0.01\n[roles]\nhips = "Hips"\n[simulation]\nfacing_left = ["Nope_L"]\nfacing_right = ["UpperLeg_R"]\n' >"$work/s.toml"
     run "$tools/lmm-import" "$work/in" --skip-bad --out "$work/z.mmdb" --skeleton "$work/s.toml"
     expect_rc 1; expect_out "'Nope_L'"; expect_out "available joints"
+    # Issue 12: a frame time outside [0.0001, 1] s is a bad file like any other (100000 aborted
+    # lmm-import from a worker thread even with --skip-bad; 1e-30 crashed the Gaussian filter).
+    mkdir -p "$work/ft"
+    cp "$LMM_DATA"/normal-extra/dataset-1_walk_normal_00*.bvh "$work/ft/"
+    for frame_time in 100000 1e-30; do
+      sed "s/^Frame Time:.*/Frame Time: $frame_time/" "$LMM_DATA/normal-extra/dataset-1_run_normal_001.bvh" >"$work/ft/a_bad.bvh"
+      run "$tools/lmm-import" "$work/ft" --out "$work/ft.mmdb"; expect_rc 1
+      expect_out "a_bad.bvh:[0-9]*: frame time '$frame_time' is outside \[0.0001, 1\]"
+      [[ ! -e "$work/ft.mmdb" ]] || fail "a database was written although a_bad.bvh is bad"
+      run "$tools/lmm-import" "$work/ft" --out "$work/ft.mmdb" --skip-bad --json "$work/ft.json"
+      expect_rc 0; expect_out "skipping .*a_bad.bvh"
+      [[ "$(json_number "$work/ft.json" skipped_files)" == 1 ]] || fail "a_bad.bvh should be skipped"
+      rm -f "$work/ft.mmdb"
+    done
+    # Smoothing of 1e8 s crashed the Gaussian filter; it is now a config error naming the key.
+    sed 's/^position_smoothing.*/position_smoothing = 1e8/' "$configs/skeletons/bandai.toml" >"$work/smooth.toml"
+    run "$tools/lmm-import" "$work/ft" --skip-bad --out "$work/s.mmdb" --skeleton "$work/smooth.toml"
+    expect_rc 1; expect_out "smooth.toml \[simulation\]: 'position_smoothing' = 1e+08 is outside \[0, 10\] s"
+    [[ ! -e "$work/s.mmdb" ]] || fail "a database was written with a bad config"
     ;;
   sim)
     need_data
@@ -99,6 +118,17 @@ case "$case_name" in
     run "$tools/lmm-sim" --db "$work/db.mmdb" --input "$work/nan.csv" --seconds 1 --json "$work/nan.json"
     expect_rc 0; expect_out "treated as zero"
     [[ "$(json_number "$work/nan.json" sanitized_inputs)" -gt 0 ]] || fail "NaN input not counted"
+    # Issue 12: runs too long to record, and absurd character counts, are errors (the first ran
+    # "-2147483648 frames" with exit 0).
+    run "$tools/lmm-sim" --db "$work/db.mmdb" --random --dt 1e-7 --seconds 1000; expect_rc 1; expect_out "raise the time step"
+    run "$tools/lmm-sim" --db "$work/db.mmdb" --random --characters 0; expect_rc 1; expect_out "--characters must be in"
+    # A folder given as a file is named in the error (it was std::bad_alloc).
+    run "$tools/lmm-sim" --db "$work" --random; expect_rc 1; expect_out "is a directory"
+    # Bone-only schema: an error naming the schema (lmm-sim called back() on an empty vector).
+    printf 'name = "bones-only"\n[[group]]\nname = "feet"\nkind = "bone_position"\nbones = ["left_foot", "right_foot"]\n' \
+      >"$work/bones.toml"
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --features "$work/bones.toml" --out "$work/bones.mmdb"; expect_rc 0
+    run "$tools/lmm-sim" --db "$work/bones.mmdb" --random --seconds 1; expect_rc 1; expect_out "no trajectory groups"
     ;;
   train)
     need_data
@@ -129,6 +159,21 @@ case "$case_name" in
     run "$tools/lmm-export" --in "$work/t" --out "$work/model.lmmw" --json "$work/export.json"
     expect_rc 0; expect_out "wrote"
     run "$tools/lmm-export" --in "$work/t" --out "$work/model-f16.lmmw" --half; expect_rc 0
+    # One flipped bit in a checkpoint: lmm-export names the file and writes nothing.
+    cp -r "$work/t" "$work/flipped"
+    offset=$(( $(stat -c %s "$work/flipped/stepper.pt") / 2 ))
+    byte=$(od -An -tu1 -j "$offset" -N 1 "$work/flipped/stepper.pt")
+    printf "$(printf '\\%03o' $(( byte ^ 64 )))" | dd of="$work/flipped/stepper.pt" bs=1 seek="$offset" conv=notrunc status=none
+    run "$tools/lmm-export" --in "$work/flipped" --out "$work/flipped.lmmw"; expect_rc 1
+    expect_out "$work/flipped/stepper.pt is not an intact"
+    [[ ! -e "$work/flipped.lmmw" ]] || fail "lmm-export wrote a bundle from a damaged checkpoint"
+    # A folder named like a preset in the working directory does not replace the shipped preset.
+    mkdir -p "$work/cwd/tiny"
+    cd "$work/cwd" || fail "cannot enter $work/cwd"
+    run "$tools/lmm-train" autoencoder --db "$work/db.mmdb" --config tiny --out "$work/p" --stop-after 1
+    cd - >/dev/null || fail "cannot return from $work/cwd"
+    expect_rc 0
+    cmp -s "$work/p/preset.toml" "$configs/training/tiny.toml" || fail "--config tiny did not use configs/training/tiny.toml"
     f32_size=$(stat -c %s "$work/model.lmmw"); f16_size=$(stat -c %s "$work/model-f16.lmmw")
     (( f16_size < f32_size )) || fail "f16 bundle ($f16_size bytes) is not smaller than f32 ($f32_size)"
     run "$tools/lmm-inspect" "$work/model-f16.lmmw" --json "$work/inspect-model.json"
@@ -156,6 +201,18 @@ case "$case_name" in
     [[ -f "$work/sig/autoencoder.pt" ]] || fail "no checkpoint after SIGINT"
     run "$tools/lmm-train" autoencoder --db "$work/db.mmdb" --config "$work/long.toml" --out "$work/sig" --resume --stop-after 5
     expect_rc 0; expect_out "resumed autoencoder at step"
+    saved=$(( $(grep -o "resumed autoencoder at step [0-9]*" "$work/log" | grep -o "[0-9]*$") + 5 ))
+    # Disk full (a file size limit: writes past it fail with EFBIG): the run stops with a message
+    # and a non-zero status, keeps the previous checkpoint and leaves no temporary file.
+    limit_kb=$(( $(stat -c %s "$work/sig/autoencoder.pt") / 2048 ))
+    (trap '' XFSZ; ulimit -f "$limit_kb"
+     exec "$tools/lmm-train" autoencoder --db "$work/db.mmdb" --config "$work/long.toml" --out "$work/sig" --resume \
+       --stop-after 5) >"$work/log" 2>&1
+    rc=$?
+    expect_rc 1; expect_out "autoencoder.pt"; expect_out "previous checkpoint (if any) is kept"
+    ! compgen -G "$work/sig/*.tmp*" >/dev/null || fail "temporary files left: $(ls "$work/sig")"
+    run "$tools/lmm-train" autoencoder --db "$work/db.mmdb" --config "$work/long.toml" --out "$work/sig" --resume --stop-after 1
+    expect_rc 0; expect_out "resumed autoencoder at step $saved\b"
     ;;
   gate)
     # The whole pipeline on a small subset: import -> train tiny -> export -> eval -> sim, gated
@@ -223,6 +280,12 @@ case "$case_name" in
     printf 't,x,z\n' >"$work/empty.csv"
     run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/empty.csv"; expect_rc 1; expect_out "0 sample(s)"
     run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --mode sideways; expect_rc 1; expect_out "--mode"
+    # Issue 12: work and time limits (k 64, l 8 never returned; dt 1e-9 ran 0 frames with exit 0).
+    run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --k 64 --l 8; expect_rc 1; expect_out "searches per match"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --dt 1e-9; expect_rc 1; expect_out "raise the time step"
+    printf 't,x,z\n0,0,0\n10000,0,5\n20000,0,10\n' >"$work/long.csv"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/long.csv"; expect_rc 1; expect_out "at most 600 s"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --json "$work"; expect_rc 1; expect_out "is a directory"
     printf 't,x,z\n0,0,0\n1,0,1.2\n2,0.5,2.4\n3,1.5,3.2\n' >"$work/p.csv"
     printf '[[0, 0, 0], [2, 2, 0], [4, 3, 1]]' >"$work/p.json"
     run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/p.csv" --path "$work/p.json" --mode global \

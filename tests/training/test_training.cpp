@@ -4,15 +4,18 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/import.hpp"
 #include "lmm/skeleton.hpp"
 #include "lmm/training/adan.hpp"
 #include "lmm/training/config.hpp"
+#include "lmm/training/export.hpp"
 #include "lmm/training/layers.hpp"
 #include "lmm/training/pose_data.hpp"
 #include "lmm/training/trainer.hpp"
+#include "support/synthetic_bvh.hpp"
 #include "support/synthetic_database.hpp"
 
 using namespace lmm;
@@ -134,6 +137,86 @@ TEST(TrainingConfig, PresetsLoadAndUnknownKeysAreNamed) {
     EXPECT_NE(std::string(e.what()).find("unknown key 'batchsize'"), std::string::npos) << e.what();
   }
   EXPECT_THROW(load_training_config("no-such-preset", configs), std::runtime_error);
+}
+
+// Makes `dir` the working directory for its lifetime.
+class WorkingDirectory {
+ public:
+  explicit WorkingDirectory(const std::string& dir) : previous_(fs::current_path()) { fs::current_path(dir); }
+  ~WorkingDirectory() { fs::current_path(previous_); }
+
+ private:
+  fs::path previous_;
+};
+
+// The error message of load_training_config(value), or "" when it loads.
+std::string preset_error(const std::string& value, const std::string& configs) {
+  try {
+    load_training_config(value, configs);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TrainingConfig, NamesAreShippedPresetsEvenWhenTheWorkingDirectoryHoldsThatName) {
+  const std::string configs = fs::absolute(pipeline::default_config_dir()).string();
+  const std::string dir = test::temp_folder("cwd");
+  fs::create_directories(dir + "/tiny");
+  test::write_text(dir + "/paper", "");
+  test::write_text(dir + "/empty.toml", "# only a comment\n");
+  test::write_text(dir + "/mine.toml", "name = \"mine\"\n[train]\nsteps = 7\n");
+  const WorkingDirectory cwd(dir);
+  for (const char* name : {"tiny", "paper"}) {
+    const TrainingConfig c = load_training_config(name, configs);
+    EXPECT_EQ(c.name, name);
+    EXPECT_EQ(c.source, configs + "/training/" + name + ".toml");
+  }
+  // A value with '/' or ending in .toml is a path.
+  EXPECT_EQ(load_training_config("mine.toml", configs).steps, 7);
+  EXPECT_EQ(load_training_config("./mine.toml", configs).name, "mine");
+  EXPECT_NE(preset_error("./tiny", configs).find("./tiny is not a file"), std::string::npos) << preset_error("./tiny", configs);
+  EXPECT_NE(preset_error("empty.toml", configs).find("empty.toml: empty preset"), std::string::npos)
+      << preset_error("empty.toml", configs);
+  EXPECT_NE(preset_error("mine", configs).find("not a shipped preset"), std::string::npos) << preset_error("mine", configs);
+}
+
+TEST(RunManifest, WrittenOnceAndConcurrentWritersAgree) {
+  const std::string configs = pipeline::default_config_dir();
+  const TrainingConfig tiny = load_training_config("tiny", configs);
+  for (int round = 0; round < 10; ++round) {  // stepper and projector starting at once, and more
+    const std::string dir = test::temp_folder("run" + std::to_string(round));
+    std::vector<std::string> errors(4);
+    std::vector<std::thread> writers;
+    for (std::string& error : errors) {
+      writers.emplace_back([&] {
+        try {
+          write_run_manifest(dir, tiny, dir + "/db.mmdb");
+        } catch (const std::runtime_error& e) {
+          error = e.what();
+        }
+      });
+    }
+    for (std::thread& t : writers) t.join();
+    for (const std::string& error : errors) EXPECT_EQ(error, "") << "round " << round;
+    EXPECT_EQ(load_training_config(read_run_manifest(dir).preset, configs).name, "tiny");
+  }
+  // A folder keeps its preset and database: another one is an error naming the file.
+  const std::string dir = test::temp_folder("run0");
+  write_run_manifest(dir, tiny, dir + "/db.mmdb");
+  auto error_of = [&](const TrainingConfig& config, const std::string& db) -> std::string {
+    try {
+      write_run_manifest(dir, config, db);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error_of(tiny, dir + "/./db.mmdb"), "");  // the same database, spelled otherwise
+  EXPECT_NE(error_of(load_training_config("ffn-tiny", configs), dir + "/db.mmdb").find("preset.toml holds another preset"),
+            std::string::npos);
+  EXPECT_NE(error_of(tiny, dir + "/other.mmdb").find("run.toml records another database"), std::string::npos);
+  EXPECT_EQ(read_run_manifest(dir).database, fs::weakly_canonical(dir + "/db.mmdb").string());
 }
 
 }  // namespace

@@ -5,10 +5,13 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/import.hpp"
 #include "lmm/training/config.hpp"
+#include "lmm/training/models.hpp"
 #include "lmm/training/trainer.hpp"
 #include "support/bandai_data.hpp"
 #include "support/synthetic_bvh.hpp"
@@ -89,6 +92,55 @@ TEST(TrainingRuns, NonFiniteLossStopsAndKeepsTheLastCheckpoint) {
     EXPECT_NE(std::string(e.what()).find("autoencoder.pt"), std::string::npos) << e.what();
   }
   EXPECT_EQ(fs::file_size(checkpoint_path(o.out_dir, "autoencoder")), good_size);
+}
+
+// XORs `mask` into the byte at `offset` of `path`.
+void flip_byte(const std::string& path, std::streamoff offset, uint8_t mask) {
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  file.seekg(offset);
+  const uint8_t byte = uint8_t(file.get()) ^ mask;
+  file.seekp(offset);
+  file.put(char(byte));
+  ASSERT_TRUE(file.good()) << path;
+}
+
+// The message of what `action` throws, or "" when it does not throw.
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TrainingRuns, DamagedCheckpointIsRejectedByResumeAndLoadNamingTheFile) {
+  REQUIRE_SUBSET(db);
+  TrainOptions o;
+  o.out_dir = test::temp_folder("damaged");
+  o.stop_after = 5;
+  train_autoencoder(tiny(), db, o);
+  const std::string path = checkpoint_path(o.out_dir, "autoencoder");
+  const std::streamoff size = std::streamoff(fs::file_size(path));
+  const PoseData d = make_pose_data(db);
+  torch::Tensor mean, std;
+  Autoencoder ae(encoder_inputs(d, mean, std).size(1), d.features.size(1), d.layout.size(), tiny());
+  auto load_error = [&] { return error_of([&] { load_checkpoint_module(*ae, path); }); };
+  const std::string damaged = path + " is not an intact lmm-train checkpoint";
+  // One bit in the middle (weights): --resume and loading (lmm-export's path) name the file.
+  flip_byte(path, size / 2, 0x40);
+  o.resume = true;
+  const std::string resume_error = error_of([&] { train_autoencoder(tiny(), db, o); });
+  EXPECT_NE(resume_error.find(damaged), std::string::npos) << resume_error;
+  EXPECT_NE(load_error().find(damaged), std::string::npos) << load_error();
+  flip_byte(path, size / 2, 0x40);
+  EXPECT_EQ(load_error(), "");  // restored: it is the flipped bit that is caught
+  // One bit in the last byte, and a truncated file.
+  flip_byte(path, size - 1, 0x40);
+  EXPECT_NE(load_error().find(damaged), std::string::npos) << load_error();
+  flip_byte(path, size - 1, 0x40);
+  fs::resize_file(path, std::uintmax_t(size - 1));
+  EXPECT_NE(load_error().find(damaged), std::string::npos) << load_error();
 }
 
 TEST(TrainingRuns, TinyStepperAndProjectorLearnFromTheAutoencoder) {

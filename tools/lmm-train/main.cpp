@@ -38,12 +38,13 @@ JsonObject report_json(const std::string& model, const TrainingConfig& config, c
 int run(int argc, char** argv) {
   cxxopts::Options options("lmm-train",
                            "Train a learned motion matching model (seed 004): lmm-train MODEL --db X.mmdb "
-                           "--config PRESET --out DIR\nMODEL: autoencoder | stepper | projector. PRESET: a file or a "
-                           "name in configs/training (tiny, quick, standard, paper, ffn-...).");
+                           "--config PRESET --out DIR\nMODEL: autoencoder | stepper | projector. PRESET: a name in "
+                           "configs/training (tiny, quick, standard, paper, ffn-...) or a path to a TOML file "
+                           "(a value containing '/' or ending in .toml).");
   options.add_options()
       ("model", "autoencoder, stepper or projector", cxxopts::value<std::string>())
       ("db", "motion database (*.mmdb)", cxxopts::value<std::string>())
-      ("config", "preset name or TOML file", cxxopts::value<std::string>()->default_value("tiny"))
+      ("config", "preset name, or a TOML file given as a path (with '/' or .toml)", cxxopts::value<std::string>()->default_value("tiny"))
       ("out", "output folder (checkpoints)", cxxopts::value<std::string>())
       ("resume", "continue from the checkpoint in --out")
       ("stop-after", "stop after this many steps of this run (writes a checkpoint)", cxxopts::value<int64_t>()->default_value("-1"))

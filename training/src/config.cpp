@@ -1,7 +1,9 @@
 #include "lmm/training/config.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include <toml++/toml.h>
@@ -74,6 +76,19 @@ void read_network(const toml::table& root, const char* name, NetworkConfig& n, c
   }
 }
 
+// The whole text of preset file `path`; throws naming it when it is missing, not a regular file
+// or unreadable.
+std::string read_preset_text(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw std::runtime_error("training config " + path + " not found");
+  if (!std::filesystem::is_regular_file(path, ec)) throw std::runtime_error("training config " + path + " is not a file");
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  if (!in.is_open() || in.bad()) throw std::runtime_error("training config " + path + " cannot be read");
+  return text.str();
+}
+
 }  // namespace
 
 TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network) {
@@ -82,20 +97,34 @@ TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network) 
   return config;
 }
 
-TrainingConfig load_training_config(const std::string& name_or_path, const std::string& config_dir) {
-  std::string path = name_or_path;
-  if (!std::filesystem::exists(path)) path = config_dir + "/training/" + name_or_path + ".toml";
+std::string training_config_file(const std::string& name_or_path, const std::string& config_dir) {
+  const std::string suffix = ".toml";
+  const bool is_path = name_or_path.find('/') != std::string::npos ||
+                       (name_or_path.size() >= suffix.size() &&
+                        name_or_path.compare(name_or_path.size() - suffix.size(), suffix.size(), suffix) == 0);
+  if (is_path) return name_or_path;
+  if (name_or_path.empty()) throw std::runtime_error("training config: empty preset name");
+  const std::string path = config_dir + "/training/" + name_or_path + ".toml";
   if (!std::filesystem::exists(path)) {
-    throw std::runtime_error("training config '" + name_or_path + "' not found (neither a file nor " + path + ")");
+    throw std::runtime_error("training config '" + name_or_path + "' is not a shipped preset (no " + path +
+                             "); give your own file as a path containing '/' or ending in .toml");
   }
+  return path;
+}
+
+TrainingConfig load_training_config(const std::string& name_or_path, const std::string& config_dir) {
+  const std::string path = training_config_file(name_or_path, config_dir);
+  const std::string text = read_preset_text(path);
   toml::table root;
   try {
-    root = toml::parse_file(path);
+    root = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     throw std::runtime_error(path + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
   }
+  if (root.empty()) throw std::runtime_error(path + ": empty preset (no keys)");
   TrainingConfig c;
   c.source = path;
+  c.text = text;
   check_keys(root, {"name", "model", "decoder", "stepper", "projector", "train", "loss"}, path);
   read(root, "name", c.name, path);
   if (const toml::table* m = section(root, "model", path)) {

@@ -69,6 +69,13 @@ void write_text(const std::string& path, const std::string& text) {
   }
 }
 
+// Writes `text` to `path` unless the file exists; then (also after writing, against a concurrent
+// writer) requires the file to hold exactly `text`, else throws naming it with `conflict`.
+void write_once(const std::string& path, const std::string& text, const std::string& conflict) {
+  if (!fs::exists(path)) write_text(path, text);
+  if (read_text(path) != text) throw std::runtime_error(path + " " + conflict);
+}
+
 }  // namespace
 
 TrainedModels initial_models(const TrainingConfig& c, const PoseData& d, uint64_t seed) {
@@ -120,14 +127,18 @@ std::vector<uint8_t> bundle_bytes(const ModelValues& values, const Database& db,
 }
 
 void write_run_manifest(const std::string& dir, const TrainingConfig& config, const std::string& database_path) {
-  if (config.source.empty()) throw std::runtime_error("the preset has no source file to record in " + dir);
+  if (config.text.empty()) throw std::runtime_error("the preset has no source file to record in " + dir);
   fs::create_directories(dir);
-  write_text((fs::path(dir) / "preset.toml").string(), read_text(config.source));
-  const toml::table manifest{{"database", fs::absolute(database_path).string()}, {"preset", "preset.toml"}};
+  write_once((fs::path(dir) / "preset.toml").string(), config.text,
+             "holds another preset than " + config.source +
+                 ": this folder was trained with another --config (use the same one, or another --out)");
+  const std::string database = fs::weakly_canonical(fs::absolute(database_path)).string();
+  const toml::table manifest{{"database", database}, {"preset", "preset.toml"}};
   std::ostringstream text;
   text << "# Written by lmm-train: what this folder's checkpoints were trained on (read by lmm-export).\n"
        << manifest << "\n";
-  write_text((fs::path(dir) / "run.toml").string(), text.str());
+  write_once((fs::path(dir) / "run.toml").string(), text.str(),
+             "records another database than " + database + " (use the same --db, or another --out)");
 }
 
 RunManifest read_run_manifest(const std::string& dir) {

@@ -10,6 +10,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
+#include "lmm/blob.hpp"
 #include "lmm/training/adan.hpp"
 #include "lmm/training/flat_index.hpp"
 #include "lmm/training/models.hpp"
@@ -54,6 +55,55 @@ struct LoopState {
 
 torch::Tensor scalar(double v) { return torch::tensor(v, torch::kFloat64); }
 
+// A checkpoint file is a blob (lmm/blob.hpp) of this kind whose one hashed U8 tensor holds the
+// LibTorch archive, so a damaged or truncated file is rejected before LibTorch parses it.
+constexpr char kCheckpointKind[] = "LMCK";
+constexpr uint32_t kCheckpointVersion = 1;
+constexpr char kArchiveTensor[] = "torch_archive";
+
+// Writes `archive` to `path` as a checkpoint blob through write_file_atomic: `path` keeps its old
+// contents unless the new file is complete. Throws std::runtime_error naming `path`.
+void write_checkpoint_file(const std::string& path, torch::serialize::OutputArchive& archive) {
+  std::string bytes;
+  try {
+    archive.save_to([&](const void* data, size_t size) {
+      bytes.append(static_cast<const char*>(data), size);
+      return size;
+    });
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(path + ": cannot serialise the checkpoint: " + e.what_without_backtrace());
+  }
+  BlobBuilder builder;
+  builder.add(kArchiveTensor, DType::U8, {bytes.size()}, bytes.data());
+  std::vector<uint8_t> blob;
+  std::string error;
+  if (!builder.build(kCheckpointKind, kCheckpointVersion, true, blob, error) ||
+      !write_file_atomic(path, blob.data(), blob.size(), error)) {
+    throw std::runtime_error(error.rfind(path, 0) == 0 ? error : path + ": " + error);
+  }
+}
+
+// Reads checkpoint `path` into `archive` after checking its header, size and hashes. Throws
+// std::runtime_error naming `path` when it is missing, damaged or not a checkpoint.
+void read_checkpoint_file(const std::string& path, torch::serialize::InputArchive& archive) {
+  AlignedBuffer file;
+  std::string error;
+  if (!read_file(path, file, error)) throw std::runtime_error(error);
+  BlobView blob;
+  const TensorView* bytes = nullptr;
+  if (!blob.open(file.data(), file.size(), kCheckpointKind, kCheckpointVersion, kCheckpointVersion, error) ||
+      (bytes = blob.require(kArchiveTensor, DType::U8, 1, error)) == nullptr) {
+    throw std::runtime_error(path + " is not an intact lmm-train checkpoint (" + error + ")");
+  }
+  try {
+    archive.load_from(reinterpret_cast<const char*>(bytes->data), bytes->element_count);
+  } catch (const c10::Error&) {
+    throw std::runtime_error(path + " is not a readable checkpoint");
+  }
+}
+
+// Writes the training state; throws std::runtime_error naming `path` when the file cannot be
+// written (e.g. disk full), with the previous checkpoint at `path` kept.
 void save_checkpoint(const std::string& path, const LoopSpec& spec, const Adan& optimizer, const LoopState& s) {
   torch::serialize::OutputArchive archive, model, optim, losses;
   spec.net->save(model);
@@ -72,9 +122,14 @@ void save_checkpoint(const std::string& path, const LoopSpec& spec, const Adan& 
   for (const auto& [name, v] : s.last) losses.write("last_" + name, scalar(v));
   archive.write("losses", losses);
   archive.write("rng", at::detail::getDefaultCPUGenerator().get_state());
-  const std::string temp = path + ".tmp";
-  archive.save_to(temp);
-  fs::rename(temp, path);
+  try {
+    write_checkpoint_file(path, archive);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string(e.what()) + "; training stopped at step " + std::to_string(s.step) +
+                             ", the previous checkpoint (if any) is kept");
+  }
+  torch::serialize::InputArchive written;
+  read_checkpoint_file(path, written);  // read back: what was written loads
 }
 
 // Loads `module` from the "model" entry of `archive`; throws when a tensor's name or shape
@@ -103,11 +158,10 @@ void load_module_checked(torch::nn::Module& module, torch::serialize::InputArchi
   }
 }
 
-void load_checkpoint(const std::string& path, const LoopSpec& spec, Adan& optimizer, LoopState& s,
-                     const std::vector<std::string>& terms) {
-  torch::serialize::InputArchive archive, optim, losses;
-  archive.load_from(path);
-  load_module_checked(*spec.net, archive, path);
+// The optimiser, schedule, loss averages and RNG state of a checkpoint `archive`.
+void load_training_state(torch::serialize::InputArchive& archive, Adan& optimizer, LoopState& s,
+                         const std::vector<std::string>& terms) {
+  torch::serialize::InputArchive optim, losses;
   archive.read("optimizer", optim);
   optimizer.load(optim);
   auto value = [&](const char* key) {
@@ -133,6 +187,20 @@ void load_checkpoint(const std::string& path, const LoopSpec& spec, Adan& optimi
   }
   at::Generator generator = at::detail::getDefaultCPUGenerator();
   generator.set_state(value("rng"));
+}
+
+// Restores the training state from `path`; throws std::runtime_error naming it when the file is
+// damaged or does not hold this model's complete state.
+void load_checkpoint(const std::string& path, const LoopSpec& spec, Adan& optimizer, LoopState& s,
+                     const std::vector<std::string>& terms) {
+  torch::serialize::InputArchive archive;
+  read_checkpoint_file(path, archive);
+  load_module_checked(*spec.net, archive, path);
+  try {
+    load_training_state(archive, optimizer, s, terms);
+  } catch (const c10::Error& e) {
+    throw std::runtime_error(path + " does not hold a complete training state (" + e.what_without_backtrace() + ")");
+  }
 }
 
 // Ends a virtual epoch: records first / last averages and applies the plateau decay
@@ -345,11 +413,7 @@ torch::Tensor encoder_inputs(const PoseData& d, torch::Tensor& mean, torch::Tens
 void load_checkpoint_module(torch::nn::Module& module, const std::string& path) {
   if (!fs::exists(path)) throw std::runtime_error("no checkpoint " + path);
   torch::serialize::InputArchive archive;
-  try {
-    archive.load_from(path);
-  } catch (const c10::Error&) {
-    throw std::runtime_error(path + " is not a readable checkpoint");
-  }
+  read_checkpoint_file(path, archive);
   load_module_checked(module, archive, path);
 }
 

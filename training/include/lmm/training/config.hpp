@@ -22,6 +22,7 @@ struct NetworkConfig {
 // Every setting of a preset. Defaults follow seed 004 where it gives a value.
 struct TrainingConfig {
   std::string source;  // file it came from
+  std::string text;    // that file's contents (copied into training folders as preset.toml)
   std::string name;
   int64_t latent = 32;                      // seed 004 Table 1
   std::vector<int64_t> encoder_hidden{512, 512, 512};
@@ -52,8 +53,14 @@ struct TrainingConfig {
 // The preset with the [train] steps and batch replaced by `network`'s own, where it sets them.
 TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network);
 
-// Reads a preset by name (resolved to configs/training/NAME.toml) or path. Throws
-// std::runtime_error naming the file and the unknown key, bad value or syntax error.
+// The preset file `name_or_path` names: itself when it contains a '/' or ends in ".toml" (a
+// path), else the shipped config_dir/training/NAME.toml, whatever the working directory holds.
+// Throws std::runtime_error when a name is empty or not a shipped preset.
+std::string training_config_file(const std::string& name_or_path, const std::string& config_dir);
+
+// Reads the preset training_config_file(name_or_path, config_dir). Throws std::runtime_error
+// naming the file when it is missing, not a regular file, unreadable or empty, and the unknown
+// key, bad value or syntax error.
 TrainingConfig load_training_config(const std::string& name_or_path, const std::string& config_dir);
 
 }  // namespace lmm::training

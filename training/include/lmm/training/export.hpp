@@ -44,8 +44,10 @@ struct RunManifest {
   std::string preset;    // path of the preset copy
 };
 
-// Writes DIR/preset.toml (a copy of config.source) and DIR/run.toml atomically. Throws
-// std::runtime_error when a file cannot be written.
+// Writes DIR/preset.toml (a copy of config.source) and DIR/run.toml (the database's canonical
+// path) once, atomically: a file that exists must hold the same text (concurrent lmm-train runs of
+// one folder agree). Throws std::runtime_error naming the file when it cannot be written or holds
+// another preset or database.
 void write_run_manifest(const std::string& dir, const TrainingConfig& config, const std::string& database_path);
 
 // Reads DIR/run.toml. Throws std::runtime_error naming the file or key when it is missing or bad.

@@ -1,4 +1,4 @@
-// Trainers for the autoencoder, stepper and projector (seed 004 Sec. 5) with atomic
+// Trainers for the autoencoder, stepper and projector (seed 004 Sec. 5) with atomic, hashed
 // checkpoints, resume, plateau learning-rate decay, live progress and final metrics.
 #pragma once
 
@@ -51,8 +51,9 @@ TrainReport train_projector(const TrainingConfig& config, const Database& db, co
 // frame, and the per-column mean and std (clamped at 1e-4) used to standardise them.
 torch::Tensor encoder_inputs(const PoseData& d, torch::Tensor& mean, torch::Tensor& std);
 
-// Loads the trained weights of checkpoint `path` into `module`. Throws std::runtime_error when
-// the file is missing or unreadable, or its tensors' names or shapes differ from the module's.
+// Loads the trained weights of checkpoint `path` into `module`. Throws std::runtime_error naming
+// `path` when the file is missing, unreadable or damaged (its size or hashes do not match), or
+// its tensors' names or shapes differ from the module's.
 void load_checkpoint_module(torch::nn::Module& module, const std::string& path);
 
 // Path of a model's checkpoint in `out_dir`.
