@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Builds lmmkit in three configurations and runs every test in each:
+# Builds lmmkit in four configurations and runs every test in each:
 #   runtime-only  the runtime and its tests with only a compiler, CMake and GoogleTest
 #   asan          Debug + AddressSanitizer/UndefinedBehaviorSanitizer, tools on
 #   release       Release with tools, training (LibTorch + FAISS) and benchmarks
+#   fuzz          Clang libFuzzer targets (tests/fuzz): replays the regression inputs and fuzzes
+#                 each target for LMM_FUZZ_SECONDS (default 30) on seeds made from the data
 #
 # Usage: scripts/test.sh [--data DIR] [CONFIG...]
 #   --data DIR   the bandai-loco BVH folder (default: $LMM_DATA, else the quickstart cache)
-#   CONFIG       run only these configurations (runtime-only, asan, release); default all three
+#   CONFIG       run only these configurations (runtime-only, asan, release, fuzz); default all four
 # Environment: LMM_DATA, LMM_JOBS (build jobs, default 2), LMM_SKIP_INSTALL=1 (skip
-# install-deps.sh), CI=true (tests that need data fail instead of skipping when it is missing).
+# install-deps.sh), CI=true (tests that need data fail instead of skipping when it is missing),
+# LMM_FUZZ_SECONDS (fuzz configuration: seconds per target, default 30).
 # The last line printed is "N passed, M failed" over all ctest runs; the exit status is non-zero
 # if any configuration failed to configure or build, or any test failed.
 set -euo pipefail
@@ -16,9 +19,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$(pwd)"
 
-usage() { sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
-all_configs=(runtime-only asan release)
+all_configs=(runtime-only asan release fuzz)
 selected=()
 data="${LMM_DATA:-}"
 while [[ $# -gt 0 ]]; do
@@ -27,7 +30,7 @@ while [[ $# -gt 0 ]]; do
             data="$2"; shift 2 ;;
     --data=*) data="${1#--data=}"; shift ;;
     -h|--help) usage; exit 0 ;;
-    runtime-only|asan|release) selected+=("$1"); shift ;;
+    runtime-only|asan|release|fuzz) selected+=("$1"); shift ;;
     *) echo "test.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
@@ -94,6 +97,8 @@ n=0
 for name in "${selected[@]}"; do
   n=$((n + 1))
   dir="build/$name"
+  cmake_env=()
+  build_target=()
   case "$name" in
     runtime-only)
       flags=(-DCMAKE_BUILD_TYPE=Release -DLMM_BUILD_TOOLS=OFF -DLMM_BUILD_TRAINING=OFF
@@ -107,16 +112,23 @@ for name in "${selected[@]}"; do
       flags=(-DCMAKE_BUILD_TYPE=Release -DLMM_BUILD_TOOLS=ON -DLMM_BUILD_TRAINING=ON
              -DLMM_BUILD_BENCH=ON -DLMM_BUILD_TESTS=ON -DLMM_SANITIZE=OFF)
       test_env=() ;;
+    fuzz)
+      # Only the fuzz targets and lmm-import (for the database seeds); unit tests are off here.
+      cmake_env=(CC=clang CXX=clang++)
+      flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DLMM_BUILD_FUZZ=ON -DLMM_BUILD_TOOLS=ON
+             -DLMM_BUILD_TRAINING=OFF -DLMM_BUILD_BENCH=OFF -DLMM_BUILD_TESTS=OFF -DLMM_SANITIZE=OFF)
+      build_target=(--target fuzz_targets)
+      test_env=(LMM_FUZZ_SECONDS="${LMM_FUZZ_SECONDS:-30}") ;;
   esac
   echo
   echo "===================================================================================="
   echo "=== [$n/${#selected[@]}] $name: $dir ${flags[*]}"
   echo "===================================================================================="
   start=$SECONDS
-  if ! cmake -S . -B "$dir" "${flags[@]}" -DLMM_TEST_DATA="$LMM_DATA"; then
+  if ! env "${cmake_env[@]}" cmake -S . -B "$dir" "${flags[@]}" -DLMM_TEST_DATA="$LMM_DATA"; then
     result[$name]="FAILED (configure)"; status=1; continue
   fi
-  if ! cmake --build "$dir" -j "$jobs"; then
+  if ! cmake --build "$dir" -j "$jobs" "${build_target[@]}"; then
     result[$name]="FAILED (build)"; status=1; continue
   fi
   ctest_line=""

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Makes the seed corpus of every fuzz target under OUT/<target>/ from the real inputs:
+#   bvh                 the first frames of three normal-extra BVH files, and one whole file
+#   config              the shipped skeleton maps and feature schemas (configs/)
+#   mmdb, mmdb_hashed   two small databases lmm-import makes from normal-extra
+#   lmmw, lmmw_hashed   the golden bundle (tests/data/golden-v1.lmmw)
+#   input_script, path  the hand-written inputs in tests/fuzz/seeds/
+# Usage: make_seeds.sh OUT LMM_IMPORT SOURCE_DIR
+# The data folder is $LMM_DATA, else $LMM_DATA_FALLBACK (the build's LMM_TEST_DATA). Without it
+# the BVH and database seeds are left empty with a warning, or, when CI=true, this fails.
+set -euo pipefail
+
+[[ $# -eq 3 ]] || { sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+out="$1" import="$2" src="$3"
+data="${LMM_DATA:-${LMM_DATA_FALLBACK:-}}"
+extra="$data/normal-extra"
+
+rm -rf "$out"
+for target in bvh config mmdb mmdb_hashed lmmw lmmw_hashed input_script path; do mkdir -p "$out/$target"; done
+
+cp "$src"/configs/skeletons/*.toml "$src"/configs/features/*.toml "$out/config/"
+cp "$src/tests/data/golden-v1.lmmw" "$out/lmmw/"
+cp "$src/tests/data/golden-v1.lmmw" "$out/lmmw_hashed/"
+cp "$src"/tests/fuzz/seeds/input_script/* "$out/input_script/"
+cp "$src"/tests/fuzz/seeds/path/* "$out/path/"
+
+if [[ -z "$data" || ! -d "$extra" ]]; then
+  if [[ "${CI:-}" == true ]]; then
+    echo "make_seeds: no data folder '${data}' with normal-extra/ (LMM_DATA); CI=true needs it" >&2
+    exit 1
+  fi
+  echo "make_seeds: WARNING: no data folder (LMM_DATA): no BVH or database seeds" >&2
+else
+  # Header and the first four frames (with "Frames:" set to match).
+  for name in dash_normal_001 run_normal_001 walk_normal_002; do
+    awk 'BEGIN { frames = -1 }
+         /^Frames:/ { print "Frames: 4"; next }
+         /^Frame Time:/ { print; frames = 0; next }
+         frames < 0 { print; next }
+         frames < 4 { print; frames++ }' "$extra/dataset-1_$name.bvh" >"$out/bvh/$name-4frames.bvh"
+  done
+  cp "$extra/dataset-1_dash_normal_001.bvh" "$out/bvh/"
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  "$import" "$extra/dataset-1_dash_normal_001.bvh" --out "$work/dash.mmdb" --no-mirror --fps 30 --threads 1 >/dev/null
+  "$import" "$extra/dataset-1_dash_normal_001.bvh" "$extra/dataset-1_run_normal_001.bvh" --out "$work/dash-run.mmdb" \
+    --features "$src/configs/features/lipschitz31.toml" --fps 20 --threads 1 >/dev/null
+  for target in mmdb mmdb_hashed; do cp "$work"/*.mmdb "$out/$target/"; done
+fi
+for target in "$out"/*/; do
+  echo "make_seeds: $(basename "$target"): $(find "$target" -type f | wc -l) file(s), $(du -sk "$target" | cut -f1) KiB"
+done
