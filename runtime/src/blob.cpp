@@ -58,6 +58,15 @@ bool checked_mul(uint64_t a, uint64_t b, uint64_t& out) {
 
 }  // namespace
 
+namespace detail {
+
+uint64_t next_asset_id() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1);
+}
+
+}  // namespace detail
+
 size_t dtype_size(DType dtype) {
   switch (dtype) {
     case DType::F32: return 4;

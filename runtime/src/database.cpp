@@ -58,12 +58,12 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
-bool Database::load_file(const std::string& path, std::string& error) {
-  return detail::load_blob_file(*this, path, error);
+std::shared_ptr<const Database> Database::load_file(const std::string& path, std::string& error) {
+  return detail::load_blob_file<Database>(path, error);
 }
 
-bool Database::load_buffer(const uint8_t* data, size_t size, std::string& error) {
-  return detail::load_blob_buffer(*this, data, size, error);
+std::shared_ptr<const Database> Database::load_buffer(const uint8_t* data, size_t size, std::string& error) {
+  return detail::load_blob_buffer<Database>(data, size, error);
 }
 
 bool Database::parse(const uint8_t* data, size_t size, std::string& error) {

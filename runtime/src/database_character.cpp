@@ -8,14 +8,19 @@
 #include "lmm/springs.hpp"
 
 namespace lmm {
-bool DatabaseCharacter::init(const Database& db, const FeatureSearch& search,
+bool DatabaseCharacter::init(std::shared_ptr<const Database> database, const FeatureSearch& search,
                              const CharacterSettings& settings, Vec3 position, float heading,
                              std::string& error) {
+  if (database == nullptr) {
+    error = "no database (null pointer)";
+    return false;
+  }
+  const Database& db = *database;
   if (db.frame_count() == 0) {
     error = "database has no frames";
     return false;
   }
-  if (search.database() != &db) {
+  if (search.database() != database) {
     error = "the search index was not built over this database (" + std::to_string(search.dims()) +
             " feature dims, database has " + std::to_string(db.schema().dims) + ")";
     return false;
@@ -29,7 +34,7 @@ bool DatabaseCharacter::init(const Database& db, const FeatureSearch& search,
     error = "feature schema '" + db.schema().name + "' has no trajectory groups to steer with";
     return false;
   }
-  db_ = &db;
+  db_ = database;
   search_ = &search;
   settings_ = settings;
   stats_ = CharacterStats{};
@@ -44,7 +49,7 @@ bool DatabaseCharacter::init(const Database& db, const FeatureSearch& search,
   const Quat facing = quat_from_heading(Vec3{std::sin(heading), 0, std::cos(heading)});
   steering_.init(settings, db.schema().trajectory_offsets, db.fps(), position, facing);
 
-  playback_.init(db, db.ranges()[0].start);
+  playback_.init(database, db.ranges()[0].start);
   end_zone_searched_ = false;
   out_ = playback_.sample();
   out_.positions[0] = steering_.simulation().position;

@@ -4,11 +4,11 @@
 #include <cmath>
 
 namespace lmm {
-void DatabasePlayback::init(const Database& db, int frame) {
-  db_ = &db;
-  sample_.resize(db.joint_count());
-  inertializer_.resize(db.joint_count());
-  range_ = clip_index(db, frame);
+void DatabasePlayback::init(std::shared_ptr<const Database> db, int frame) {
+  db_ = std::move(db);
+  sample_.resize(db_->joint_count());
+  inertializer_.resize(db_->joint_count());
+  range_ = clip_index(*db_, frame);
   frame_time_ = frame;
   sample(frame_time_);
 }

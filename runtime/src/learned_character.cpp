@@ -36,12 +36,13 @@ void velocities_between(const PoseBuffers& from, const PoseBuffers& to, float dt
 
 }  // namespace
 
-bool LearnedCharacter::init(const Model& model, const LearnedSettings& settings, Vec3 position, float heading,
-                            std::string& error) {
-  if (model.id() == 0) {
-    error = "the model bundle is not loaded";
+bool LearnedCharacter::init(std::shared_ptr<const Model> bundle, const LearnedSettings& settings, Vec3 position,
+                            float heading, std::string& error) {
+  if (bundle == nullptr) {
+    error = "no model bundle (null pointer)";
     return false;
   }
+  const Model& model = *bundle;
   if (!settings.expected_schema.empty() && settings.expected_schema != model.schema().name) {
     error = "feature schema mismatch: controller expects '" + settings.expected_schema + "', model has '" +
             model.schema().name + "'";
@@ -51,8 +52,8 @@ bool LearnedCharacter::init(const Model& model, const LearnedSettings& settings,
     error = "feature schema '" + model.schema().name + "' has no trajectory groups to steer with";
     return false;
   }
-  if (!evaluator_.init(model, 1, settings.kernels, error)) return false;
-  model_ = &model;
+  if (!evaluator_.init(bundle, 1, settings.kernels, error)) return false;
+  model_ = bundle;
   settings_ = settings;
   stats_ = CharacterStats{};
   joints_ = model.skeleton().joint_count();

@@ -2,9 +2,9 @@
 
 namespace lmm {
 
-void LhmmSearch::init(const Database& database, const FeatureSearch& index, const SearchParams& search_params,
-                      int k_best, int level_count, int step) {
-  db = &database;
+void LhmmSearch::init(std::shared_ptr<const Database> database, const FeatureSearch& index,
+                      const SearchParams& search_params, int k_best, int level_count, int step) {
+  db = std::move(database);
   search = &index;
   params = search_params;
   k = k_best;
@@ -13,7 +13,7 @@ void LhmmSearch::init(const Database& database, const FeatureSearch& index, cons
   knn_calls = 0;
   scratch.assign(size_t(level_count), Level{});
   for (Level& level : scratch) {
-    level.query.assign(size_t(database.schema().dims), 0.0f);
+    level.query.assign(size_t(db->schema().dims), 0.0f);
     level.results.assign(size_t(k_best), SearchResult{});
     level.scratch = index.make_scratch();
   }

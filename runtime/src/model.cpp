@@ -1,16 +1,12 @@
 #include "lmm/model.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 
 #include "lmm/database.hpp"
 
 namespace lmm {
 namespace {
-
-// Source of Model::id values.
-std::atomic<uint64_t> g_next_model_id{1};
 
 // Largest magnitude a stored weight or statistic may have: the largest f16 value. Trained
 // networks stay far below it; a flipped exponent bit usually does not.
@@ -54,12 +50,12 @@ int64_t NetworkWeights::parameter_count() const {
   return total;
 }
 
-bool Model::load_file(const std::string& path, std::string& error) {
-  return detail::load_blob_file(*this, path, error);
+std::shared_ptr<const Model> Model::load_file(const std::string& path, std::string& error) {
+  return detail::load_blob_file<Model>(path, error);
 }
 
-bool Model::load_buffer(const uint8_t* data, size_t size, std::string& error) {
-  return detail::load_blob_buffer(*this, data, size, error);
+std::shared_ptr<const Model> Model::load_buffer(const uint8_t* data, size_t size, std::string& error) {
+  return detail::load_blob_buffer<Model>(data, size, error);
 }
 
 bool Model::parse(const uint8_t* data, size_t size, std::string& error) {
@@ -102,7 +98,6 @@ bool Model::parse(const uint8_t* data, size_t size, std::string& error) {
     encoder_std_ = encoder_mean_ ? statistic(model_tensor::kEncoderStd, encoder_in, true, error) : nullptr;
     if (encoder_std_ == nullptr) return false;
   }
-  id_ = g_next_model_id.fetch_add(1);
   return true;
 }
 

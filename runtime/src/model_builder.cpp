@@ -122,8 +122,7 @@ bool build_model_bundle(const ModelValues& values, const BlobView& database, boo
   // Validate what was written with the loader itself, so no inconsistent bundle leaves here.
   AlignedBuffer aligned(bytes.size());
   std::copy(bytes.begin(), bytes.end(), aligned.data());
-  Model check;
-  if (!check.load_buffer(aligned.data(), aligned.size(), error)) {
+  if (Model::load_buffer(aligned.data(), aligned.size(), error) == nullptr) {
     error = "the bundle would not load: " + error;
     return false;
   }

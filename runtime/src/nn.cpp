@@ -116,11 +116,13 @@ bool avx2_available() {
 #endif
 }
 
-bool ModelEvaluator::init(const Model& model, int batch_capacity, KernelPath path, std::string& error) {
-  if (model.id() == 0) {
-    error = "the model is not loaded";
+bool ModelEvaluator::init(std::shared_ptr<const Model> bundle, int batch_capacity, KernelPath path,
+                          std::string& error) {
+  if (bundle == nullptr) {
+    error = "no model (null pointer)";
     return false;
   }
+  const Model& model = *bundle;
   if (batch_capacity <= 0 || batch_capacity > kMaxBatchCapacity) {
     error = "batch capacity " + std::to_string(batch_capacity) + " is not in 1.." + std::to_string(kMaxBatchCapacity);
     return false;
@@ -141,8 +143,7 @@ bool ModelEvaluator::init(const Model& model, int batch_capacity, KernelPath pat
     experts = std::max(experts, net->experts);
     top_k = std::max(top_k, net->top_k);
   }
-  model_ = &model;
-  model_id_ = model.id();
+  model_ = bundle;
   path_ = path;
   capacity_ = batch_capacity;
   const size_t rows = size_t(batch_capacity), entries = rows * size_t(top_k);
@@ -160,7 +161,7 @@ bool ModelEvaluator::init(const Model& model, int batch_capacity, KernelPath pat
   return true;
 }
 
-bool ModelEvaluator::ready() const { return model_ != nullptr && model_->id() == model_id_; }
+bool ModelEvaluator::ready() const { return model_ != nullptr; }
 
 void ModelEvaluator::route(const NetworkWeights& net, const float* logits, float* weights, int32_t* experts) const {
   // Seed 004 Eq. 2-3: softmax, top-k, renormalised; the softmax's denominator cancels in the

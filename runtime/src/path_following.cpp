@@ -184,13 +184,18 @@ bool make_path(const std::vector<PathSample>& samples, const PathShaping& shapin
   return true;
 }
 
-bool PathFollower::init(const Database& db, const FeatureSearch& search, const PathFollowerSettings& settings,
-                        const Path& path, std::string& error) {
+bool PathFollower::init(std::shared_ptr<const Database> database, const FeatureSearch& search,
+                        const PathFollowerSettings& settings, const Path& path, std::string& error) {
+  if (database == nullptr) {
+    error = "no database (null pointer)";
+    return false;
+  }
+  const Database& db = *database;
   if (db.frame_count() == 0) {
     error = "database has no frames";
     return false;
   }
-  if (search.database() != &db) {
+  if (search.database() != database) {
     error = "the search index was not built over this database";
     return false;
   }
@@ -218,14 +223,14 @@ bool PathFollower::init(const Database& db, const FeatureSearch& search, const P
     error = "the facing offset must be finite and the speed limit positive";
     return false;
   }
-  db_ = &db;
+  db_ = database;
   search_ = &search;
   path_ = &path;
   settings_ = settings;
   stats_ = PathFollowerStats{};
   const float fps = db.fps();
   const int match_frames = std::max(1, int(std::lround(settings.match_interval * fps)));
-  lhmm_.init(db, search, settings.search, settings.k, settings.levels, match_frames);
+  lhmm_.init(database, search, settings.search, settings.k, settings.levels, match_frames);
   look_ahead_ = std::max(1, int(std::lround(settings.query.look_ahead * fps)));
   corner_advance_ = std::max(1, int(std::lround(settings.query.corner_advance * fps)));
   levels_.assign(size_t(settings.levels), Level{});
@@ -237,7 +242,7 @@ bool PathFollower::init(const Database& db, const FeatureSearch& search, const P
   resize_output(db.joint_count());
   animated_.assign(size_t(db.joint_count()), Quat{});
   feet_.init(db.skeleton().parents, db.contact_joints());
-  playback_.init(db, db.ranges()[0].start);
+  playback_.init(database, db.ranges()[0].start);
   out_ = playback_.sample();
   out_.positions[0] = path.points[0];
   out_.rotations[0] = quat_from_heading(path.tangent(0.0f));

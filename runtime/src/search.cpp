@@ -87,13 +87,18 @@ void box_bounds(const std::vector<float>& features, int padded_dims, int start, 
 
 }  // namespace
 
-bool FeatureSearch::build(const Database& db, std::string& error) {
+bool FeatureSearch::build(std::shared_ptr<const Database> database, std::string& error) {
+  if (database == nullptr) {
+    error = "search: no database (null pointer)";
+    return false;
+  }
+  const Database& db = *database;
   if (db.frame_count() == 0 || db.schema().dims == 0 || db.schema().dims > kMaxSearchDims) {
     error = "search: the database has no frames, no features or more than " +
             std::to_string(kMaxSearchDims) + " feature dimensions";
     return false;
   }
-  db_ = &db;
+  db_ = database;
   dims_ = db.schema().dims;
   padded_dims_ = (dims_ + kSearchLanes - 1) / kSearchLanes * kSearchLanes;
   features_.assign(size_t(db.frame_count()) * padded_dims_, 0.0f);

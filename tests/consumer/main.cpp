@@ -1,6 +1,7 @@
 // Demonstrates using lmm::runtime from another project: load a model bundle, decode one pose.
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,13 +13,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s BUNDLE.lmmw\n", argv[0]);
     return 2;
   }
-  lmm::Model model;
-  lmm::ModelEvaluator evaluator;
   std::string error;
-  if (!model.load_file(argv[1], error) || !evaluator.init(model, 1, lmm::KernelPath::Auto, error)) {
+  const std::shared_ptr<const lmm::Model> bundle = lmm::Model::load_file(argv[1], error);
+  lmm::ModelEvaluator evaluator;
+  if (bundle == nullptr || !evaluator.init(bundle, 1, lmm::KernelPath::Auto, error)) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 1;
   }
+  const lmm::Model& model = *bundle;
 
   // One decoder input: the latent followed by the (normalised) matching features.
   std::vector<float> input(size_t(model.latent() + model.feature_dims()), 0.1f);

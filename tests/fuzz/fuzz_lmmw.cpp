@@ -14,10 +14,11 @@
 namespace {
 
 // Runs the decoder, stepper, projector (and encoder) once each on zeros.
-void evaluate_once(const lmm::Model& model) {
+void evaluate_once(const std::shared_ptr<const lmm::Model>& bundle) {
+  const lmm::Model& model = *bundle;
   lmm::ModelEvaluator evaluator;
   std::string error;
-  if (!evaluator.init(model, 1, lmm::KernelPath::Auto, error)) return;
+  if (!evaluator.init(bundle, 1, lmm::KernelPath::Auto, error)) return;
   const lmm::PoseVectorLayout& layout = model.pose_layout();
   // Large enough for every network's input and output.
   const std::vector<float> zeros(size_t(model.state_size() + layout.size() + 3 * layout.joints), 0.0f);

@@ -24,8 +24,8 @@ void pose_first_frame(const lmm::Database& db) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  lmm::fuzz::load_blob_input<lmm::Database>(data, size, [](const lmm::Database& db) {
-    if (db.frame_count() > 0) pose_first_frame(db);
+  lmm::fuzz::load_blob_input<lmm::Database>(data, size, [](const std::shared_ptr<const lmm::Database>& db) {
+    if (db->frame_count() > 0) pose_first_frame(*db);
   });
   return 0;
 }

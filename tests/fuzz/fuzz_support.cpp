@@ -10,7 +10,7 @@
 namespace lmm::fuzz {
 namespace {
 
-// Header field offsets (README "File formats").
+// Header field offsets (docs/formats/blob.md).
 constexpr size_t kOffTensorCount = 20, kOffTotalSize = 24, kOffPayloadOffset = 32, kOffPayloadHash = 40,
                  kOffHeaderHash = 56;
 

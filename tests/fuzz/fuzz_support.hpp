@@ -22,17 +22,18 @@ AlignedBuffer aligned_copy(const uint8_t* data, size_t size);
 // those checks to the tensor table and the tensors.
 void reseal_blob(AlignedBuffer& buffer);
 
-// Loads the fuzzer's bytes into a fresh blob-backed T (lmm::Database, lmm::Model) from an aligned
-// copy, resealed first in targets built with LMM_FUZZ_RESEAL, and calls use(t) when it loads.
+// Loads the fuzzer's bytes as a blob-backed asset T (lmm::Database, lmm::Model) from an aligned
+// copy, resealed first in targets built with LMM_FUZZ_RESEAL, and calls use(shared_ptr<const T>)
+// when it loads.
 template <typename T, typename Use>
 void load_blob_input(const uint8_t* data, size_t size, const Use& use) {
   AlignedBuffer buffer = aligned_copy(data, size);
 #ifdef LMM_FUZZ_RESEAL
   reseal_blob(buffer);
 #endif
-  T loaded;
   std::string error;
-  if (loaded.load_buffer(buffer.data(), buffer.size(), error)) use(loaded);
+  const std::shared_ptr<const T> loaded = T::load_buffer(buffer.data(), buffer.size(), error);
+  if (loaded != nullptr) use(loaded);
 }
 
 }  // namespace lmm::fuzz

@@ -28,7 +28,7 @@ class CharacterTest : public testing::Test {
     return true;
   }
 
-  Database db_;
+  std::shared_ptr<const Database> db_;
   FeatureSearch search_;
 };
 

@@ -52,15 +52,15 @@ TEST(BandaiData, NormalFolderImportsWithTheExpectedFrameCount) {
   EXPECT_EQ(s.frames, 2 * frames_60);
   EXPECT_EQ(s.joints, 22);  // 21 BVH joints without joint_Root, plus the simulation bone
 
-  Database db;
   std::string error;
-  ASSERT_TRUE(db.load_file(dir + "/normal.mmdb", error)) << error;
-  EXPECT_EQ(db.frame_count(), 2 * frames_60);
-  EXPECT_EQ(db.schema().dims, 27);
+  const std::shared_ptr<const Database> db = Database::load_file(dir + "/normal.mmdb", error);
+  ASSERT_NE(db, nullptr) << error;
+  EXPECT_EQ(db->frame_count(), 2 * frames_60);
+  EXPECT_EQ(db->schema().dims, 27);
   // Sanity of the derived data: characters walk forwards, and the feet touch the ground
   // a substantial part of the time.
   const int hip_velocity_z = 26;
-  EXPECT_GT(db.feature_offset()[hip_velocity_z], 0.5f);
+  EXPECT_GT(db->feature_offset()[hip_velocity_z], 0.5f);
   EXPECT_GT(s.contact_ratio, 0.2);
   EXPECT_LT(s.contact_ratio, 0.8);
   fs::remove_all(dir);
@@ -70,10 +70,10 @@ TEST(BandaiData, RandomMinuteOfDatabaseMotionMatching) {
   REQUIRE_BANDAI(data, "normal");
   const std::string dir = test::temp_folder("bandai_sim");
   test::import_bandai({data + "/normal"}, dir + "/normal.mmdb");
-  Database db;
   FeatureSearch search;
   std::string error;
-  ASSERT_TRUE(db.load_file(dir + "/normal.mmdb", error)) << error;
+  const std::shared_ptr<const Database> db = Database::load_file(dir + "/normal.mmdb", error);
+  ASSERT_NE(db, nullptr) << error;
   ASSERT_TRUE(search.build(db, error)) << error;
   const test::FootLockRuns runs = test::run_with_and_without_foot_lock(db, search, 1, 60.0f);
   const SimMetrics& a = runs.free_feet;

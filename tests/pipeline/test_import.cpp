@@ -71,15 +71,16 @@ ImportSummary import_skipping_one(ImportOptions o, const std::string& out, const
   return s;
 }
 
-// Imports a circle walk and a straight walk into `dir` and loads the database.
-bool import_circle_and_line(const std::string& dir, Database& db) {
+// Imports a circle walk and a straight walk into `dir` and loads the database (nullptr and a
+// test failure on error).
+std::shared_ptr<const Database> import_circle_and_line(const std::string& dir) {
   ImportOptions o = biped_options(dir);
   o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 90, 30.0f)),
               test::write_text(dir + "/w.bvh", test::straight_walk_bvh(100.0f, 90, 30.0f))};
   import_database(o, dir + "/db.mmdb");
   std::string error;
-  const bool loaded = db.load_file(dir + "/db.mmdb", error);
-  EXPECT_TRUE(loaded) << error;
+  std::shared_ptr<const Database> loaded = Database::load_file(dir + "/db.mmdb", error);
+  EXPECT_NE(loaded, nullptr) << error;
   return loaded;
 }
 
@@ -100,9 +101,10 @@ TEST(Import, StraightWalkFeaturesEqualAnalyticValues) {
   EXPECT_EQ(s.clips, 4);
   EXPECT_EQ(s.frames, 2 * (479 + 179));
 
-  Database db;
   std::string error;
-  ASSERT_TRUE(db.load_file(out, error)) << error;
+  const std::shared_ptr<const Database> loaded = Database::load_file(out, error);
+  ASSERT_NE(loaded, nullptr) << error;
+  const Database& db = *loaded;
   ASSERT_EQ(db.schema().dims, 6 + 6 + 6 + 6 + 3);
   EXPECT_EQ(db.schema().trajectory_offsets, (std::vector<int>{20, 40, 60}));
   const float v = 1.2f;
@@ -125,8 +127,9 @@ TEST(Import, StraightWalkFeaturesEqualAnalyticValues) {
 
 TEST(Import, FeaturesOfImportMatchTheRuntimeQueryPath) {
   // The database features equal what the runtime computes from the stored pose.
-  Database db;
-  ASSERT_TRUE(import_circle_and_line(test::temp_folder("query"), db));
+  const std::shared_ptr<const Database> loaded = import_circle_and_line(test::temp_folder("query"));
+  ASSERT_NE(loaded, nullptr);
+  const Database& db = *loaded;
   const int f = 50;
   std::vector<RootSample> trajectory;
   for (int offset : db.schema().trajectory_offsets) {
@@ -143,8 +146,9 @@ TEST(Import, FeaturesOfImportMatchTheRuntimeQueryPath) {
 }
 
 TEST(Import, WeightsScaleNormalisedGroups) {
-  Database db;
-  ASSERT_TRUE(import_circle_and_line(test::temp_folder("weights"), db));
+  const std::shared_ptr<const Database> loaded = import_circle_and_line(test::temp_folder("weights"));
+  ASSERT_NE(loaded, nullptr);
+  const Database& db = *loaded;
   // Per group: mean-zero dims and mean per-dim std equal to the weight (seed 001).
   for (const FeatureGroup& g : db.schema().groups) {
     double std_sum = 0.0;
@@ -171,10 +175,10 @@ TEST(Import, NoMirrorAndFrameRateOptions) {
   const ImportSummary s = import_database(o, dir + "/o.mmdb");
   EXPECT_EQ(s.clips, 1);
   EXPECT_EQ(s.frames, 91);
-  Database db;
   std::string error;
-  ASSERT_TRUE(db.load_file(dir + "/o.mmdb", error)) << error;
-  EXPECT_EQ(db.schema().trajectory_offsets, (std::vector<int>{10, 20, 30}));
+  const std::shared_ptr<const Database> db = Database::load_file(dir + "/o.mmdb", error);
+  ASSERT_NE(db, nullptr) << error;
+  EXPECT_EQ(db->schema().trajectory_offsets, (std::vector<int>{10, 20, 30}));
 }
 
 TEST(ImportErrors, BadFileStopsWithoutWritingByDefault) {
@@ -305,12 +309,11 @@ TEST(ImportErrors, CorruptedDatabaseFromImportIsRejected) {
     f.seekp(std::streamoff(size / 2));
     f.put('\x7f');
   }
-  Database db;
   std::string error;
-  EXPECT_FALSE(db.load_file(out, error));
+  EXPECT_EQ(Database::load_file(out, error), nullptr);
   EXPECT_NE(error.find("c.mmdb"), std::string::npos) << error;
   fs::resize_file(out, size / 3);
-  EXPECT_FALSE(db.load_file(out, error));
+  EXPECT_EQ(Database::load_file(out, error), nullptr);
   EXPECT_NE(error.find("truncated"), std::string::npos) << error;
 }
 
@@ -330,9 +333,8 @@ TEST(ImportLimits, FrameTimeOutOfRangeStopsOrIsSkippedBesideAGoodFile) {
     EXPECT_FALSE(fs::exists(out));
 
     import_skipping_one(o, out, "a_bad.bvh");
-    Database db;
     std::string load_error;
-    EXPECT_TRUE(db.load_file(out, load_error)) << load_error;
+    EXPECT_NE(Database::load_file(out, load_error), nullptr) << load_error;
     fs::remove(out);
   }
 }
@@ -371,10 +373,10 @@ TEST(ImportLimits, BvhFileNameWithANewlineGivesALoadableDatabase) {
   ImportOptions o = biped_options(dir);
   o.inputs = {test::write_text(dir + "/walk\nname.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f))};
   import_database(o, dir + "/out.mmdb");
-  Database db;
   std::string error;
-  ASSERT_TRUE(db.load_file(dir + "/out.mmdb", error)) << error;
-  EXPECT_EQ(db.ranges()[0].name, "walk_name");
+  const std::shared_ptr<const Database> db = Database::load_file(dir + "/out.mmdb", error);
+  ASSERT_NE(db, nullptr) << error;
+  EXPECT_EQ(db->ranges()[0].name, "walk_name");
 }
 
 TEST(ImportLimits, DatabaseTheLoaderRejectsIsNotWritten) {

@@ -25,7 +25,7 @@ class PathTest : public testing::Test {
  protected:
   void SetUp() override { test::load_synthetic_walks(test::temp_folder("path"), db_, search_); }
 
-  Database db_;
+  std::shared_ptr<const Database> db_;
   FeatureSearch search_;
 };
 
@@ -217,10 +217,10 @@ TEST(PathData, FootLockReducesSlidingWithoutMovingTheRoot) {
   REQUIRE_BANDAI(folder, "normal-extra");
   const std::string out = test::temp_folder("pathdata") + "/db.mmdb";
   test::import_bandai({folder + "/normal-extra"}, out);
-  Database db;
   FeatureSearch search;
   std::string error;
-  ASSERT_TRUE(db.load_file(out, error)) << error;
+  const std::shared_ptr<const Database> db = Database::load_file(out, error);
+  ASSERT_NE(db, nullptr) << error;
   ASSERT_TRUE(search.build(db, error)) << error;
   PathRunOptions o;
   CharacterTrack free_track, locked_track;
@@ -236,7 +236,7 @@ TEST(PathData, FootLockReducesSlidingWithoutMovingTheRoot) {
 TEST_F(PathTest, UpdateAllocatesNothing) {
   Path path;
   std::string error;
-  ASSERT_TRUE(make_path(straight(1.3f, 6.0f), PathShaping{}, db_.fps(), path, error)) << error;
+  ASSERT_TRUE(make_path(straight(1.3f, 6.0f), PathShaping{}, db_->fps(), path, error)) << error;
   PathFollower follower;
   PathFollowerSettings settings;
   settings.foot_lock = true;

@@ -13,16 +13,16 @@ namespace {
 
 bool loads(const std::vector<uint8_t>& bytes, std::string& error) {
   const AlignedBuffer buffer = test::aligned_copy(bytes);
-  Database db;
-  return db.load_buffer(buffer.data(), buffer.size(), error);
+  return Database::load_buffer(buffer.data(), buffer.size(), error) != nullptr;
 }
 
 TEST(Database, LoadsEveryPart) {
   const test::SyntheticDatabase synthetic;
   const AlignedBuffer buffer = test::aligned_copy(synthetic.build());
-  Database db;
   std::string error;
-  ASSERT_TRUE(db.load_buffer(buffer.data(), buffer.size(), error)) << error;
+  const std::shared_ptr<const Database> loaded = Database::load_buffer(buffer.data(), buffer.size(), error);
+  ASSERT_NE(loaded, nullptr) << error;
+  const Database& db = *loaded;
   EXPECT_EQ(db.frame_count(), 12);
   EXPECT_EQ(db.joint_count(), 3);
   EXPECT_EQ(db.fps(), 60.0f);
@@ -84,25 +84,24 @@ TEST(Database, RejectsTruncationAndCorruption) {
   }
 }
 
-TEST(Database, FailedReloadKeepsTheLoadedDatabase) {
+TEST(Database, FailedLoadLeavesTheLoadedDatabaseAlone) {
   const AlignedBuffer good = test::aligned_copy(test::SyntheticDatabase().build());
-  Database db;
   std::string error;
-  ASSERT_TRUE(db.load_buffer(good.data(), good.size(), error)) << error;
+  const std::shared_ptr<const Database> db = Database::load_buffer(good.data(), good.size(), error);
+  ASSERT_NE(db, nullptr) << error;
   test::SyntheticDatabase broken;
   broken.range_start = {0, 6};
   const AlignedBuffer bad = test::aligned_copy(broken.build());
-  EXPECT_FALSE(db.load_buffer(bad.data(), bad.size(), error));
-  EXPECT_FALSE(db.load_file("/nonexistent/x.mmdb", error));
-  EXPECT_EQ(db.frame_count(), 12);
-  EXPECT_EQ(db.ranges().size(), 2u);
-  EXPECT_FLOAT_EQ(db.positions(7)[1].x, 0.07f);
+  EXPECT_EQ(Database::load_buffer(bad.data(), bad.size(), error), nullptr);
+  EXPECT_EQ(Database::load_file("/nonexistent/x.mmdb", error), nullptr);
+  EXPECT_EQ(db->frame_count(), 12);
+  EXPECT_EQ(db->ranges().size(), 2u);
+  EXPECT_FLOAT_EQ(db->positions(7)[1].x, 0.07f);
 }
 
 TEST(Database, LoadFileNamesTheFile) {
-  Database db;
   std::string error;
-  EXPECT_FALSE(db.load_file("/nonexistent/dir/x.mmdb", error));
+  EXPECT_EQ(Database::load_file("/nonexistent/dir/x.mmdb", error), nullptr);
   EXPECT_NE(error.find("/nonexistent/dir/x.mmdb"), std::string::npos) << error;
 
   const std::string path = testing::TempDir() + "lmm_db_test.mmdb";
@@ -111,7 +110,7 @@ TEST(Database, LoadFileNamesTheFile) {
   ASSERT_NE(f, nullptr);
   std::fwrite(bytes.data(), 1, bytes.size() - 10, f);
   std::fclose(f);
-  EXPECT_FALSE(db.load_file(path, error));
+  EXPECT_EQ(Database::load_file(path, error), nullptr);
   EXPECT_NE(error.find(path), std::string::npos) << error;
   EXPECT_NE(error.find("truncated"), std::string::npos) << error;
   std::remove(path.c_str());
@@ -180,9 +179,8 @@ TEST(Database, RejectsSchemasBeyondTheLimits) {
 }
 
 TEST(Database, LoadFileRejectsADirectory) {
-  Database db;
   std::string error;
-  EXPECT_FALSE(db.load_file(testing::TempDir(), error));
+  EXPECT_EQ(Database::load_file(testing::TempDir(), error), nullptr);
   EXPECT_NE(error.find("is a directory"), std::string::npos) << error;
 }
 

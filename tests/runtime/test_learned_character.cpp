@@ -20,7 +20,7 @@ namespace {
 
 struct LoadedModel {
   AlignedBuffer buffer;
-  Model model;
+  std::shared_ptr<const Model> model;
 };
 
 void load(LoadedModel& out, uint32_t seed = 5) {
@@ -28,10 +28,11 @@ void load(LoadedModel& out, uint32_t seed = 5) {
   const std::vector<uint8_t> bytes = test::synthetic_bundle(test::random_model_values(4, seed, false, true), false, error);
   ASSERT_FALSE(bytes.empty()) << error;
   out.buffer = test::aligned_copy(bytes);
-  ASSERT_TRUE(out.model.load_buffer(out.buffer.data(), out.buffer.size(), error)) << error;
+  out.model = Model::load_buffer(out.buffer.data(), out.buffer.size(), error);
+  ASSERT_NE(out.model, nullptr) << error;
 }
 
-void start(LearnedCharacter& character, const Model& model, const LearnedSettings& settings) {
+void start(LearnedCharacter& character, const std::shared_ptr<const Model>& model, const LearnedSettings& settings) {
   std::string error;
   ASSERT_TRUE(character.init(model, settings, Vec3{1, 0, 2}, 0.3f, error)) << error;
 }
@@ -84,7 +85,7 @@ TEST(LearnedCharacter, RandomInputGivesFinitePosesAndCountsSearches) {
     EXPECT_EQ(c.stats().updates, 600);
     EXPECT_GE(c.stats().searches, 600 / 6 / 2);  // at least every 0.1 s of the ~13 s simulated
     EXPECT_EQ(c.stats().nonfinite_states, 0);
-    EXPECT_EQ(c.local_positions().size(), size_t(m.model.skeleton().joint_count()));
+    EXPECT_EQ(c.local_positions().size(), size_t(m.model->skeleton().joint_count()));
   }
 }
 
@@ -127,7 +128,7 @@ TEST(LearnedCharacter, SubFrameStepsInterpolateTheStepperStates) {
   LearnedCharacter whole, halves;
   start(whole, m.model, stepper_only());
   start(halves, m.model, stepper_only());
-  const float frame = 1.0f / m.model.fps();
+  const float frame = 1.0f / m.model->fps();
   std::vector<float> before;
   for (int f = 0; f < 20; ++f) {
     before = whole.state();
@@ -182,12 +183,11 @@ TEST(LearnedCharacter, CharactersSharingAModelRunOnSeparateThreads) {
   }
 }
 
-TEST(LearnedCharacter, RejectsAnUnloadedModelAndAnotherSchema) {
-  Model empty;
+TEST(LearnedCharacter, RejectsANullModelAndAnotherSchema) {
   LearnedCharacter c;
   std::string error;
-  EXPECT_FALSE(c.init(empty, LearnedSettings{}, Vec3{}, 0.0f, error));
-  EXPECT_NE(error.find("not loaded"), std::string::npos) << error;
+  EXPECT_FALSE(c.init(nullptr, LearnedSettings{}, Vec3{}, 0.0f, error));
+  EXPECT_NE(error.find("null"), std::string::npos) << error;
   LoadedModel m;
   load(m);
   LearnedSettings settings;
@@ -214,7 +214,7 @@ TEST(PoseVector, SixDRotationsRoundTrip) {
 
 TEST(PoseVector, DatabaseFramesRoundTripThroughPoseVectors) {
   const test::LoadedSyntheticDatabase data;
-  const Database& db = data.db;
+  const Database& db = *data.db;
   const PoseVectorLayout layout = pose_layout_of(db);
   ASSERT_EQ(layout.size(), test::kSyntheticPose);
   std::vector<float> pose(size_t(layout.size()));
@@ -239,13 +239,13 @@ TEST(PoseVector, ModelDatabaseMismatchesNameTheDifference) {
   std::string error;
   {
     const test::LoadedSyntheticDatabase same;
-    EXPECT_TRUE(model_matches_database(m.model, same.db, error)) << error;
+    EXPECT_TRUE(model_matches_database(*m.model, *same.db, error)) << error;
   }
   auto check = [&](const test::SyntheticDatabase& edited, const std::string& expected) {
     const AlignedBuffer buffer = test::aligned_copy(edited.build());
-    Database db;
-    ASSERT_TRUE(db.load_buffer(buffer.data(), buffer.size(), error)) << error;
-    EXPECT_FALSE(model_matches_database(m.model, db, error));
+    const std::shared_ptr<const Database> db = Database::load_buffer(buffer.data(), buffer.size(), error);
+    ASSERT_NE(db, nullptr) << error;
+    EXPECT_FALSE(model_matches_database(*m.model, *db, error));
     EXPECT_NE(error.find(expected), std::string::npos) << error;
   };
   test::SyntheticDatabase renamed;

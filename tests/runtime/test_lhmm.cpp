@@ -31,12 +31,12 @@ struct Hooks {
 
 TEST(Lhmm, OneLevelIsTheNearestNeighbour) {
   SearchFixture fx(4);
-  Hooks hooks{fx.db};
+  Hooks hooks{*fx.db};
   LhmmSearch s;
   s.init(fx.db, fx.search, SearchParams{}, 1, 1, 10);
-  std::vector<float> query(size_t(fx.db.schema().dims));
+  std::vector<float> query(size_t(fx.db->schema().dims));
   SearchResult nearest;
-  for (int frame = 0; frame < fx.db.frame_count(); frame += 97) {
+  for (int frame = 0; frame < fx.db->frame_count(); frame += 97) {
     const RootSample root{Vec3{0.5f, 0, 0}, Quat{}};
     Hooks::Context context;
     int best = -1;
@@ -50,13 +50,13 @@ TEST(Lhmm, OneLevelIsTheNearestNeighbour) {
 
 TEST(Lhmm, TwoLevelsPickTheCheapestBranch) {
   SearchFixture fx(9);
-  Hooks hooks{fx.db};
+  Hooks hooks{*fx.db};
   const int k = 4, step = 10;
   LhmmSearch s;
   s.init(fx.db, fx.search, SearchParams{}, k, 2, step);
-  std::vector<float> query(size_t(fx.db.schema().dims));
+  std::vector<float> query(size_t(fx.db->schema().dims));
   SearchResult first[4], second;
-  for (int frame = 3; frame < fx.db.frame_count(); frame += 131) {
+  for (int frame = 3; frame < fx.db->frame_count(); frame += 131) {
     const RootSample root{Vec3{0.2f, 0, 0.1f}, Quat{}};
     Hooks::Context context;
     int best = -1;
@@ -67,10 +67,10 @@ TEST(Lhmm, TwoLevelsPickTheCheapestBranch) {
     float expected = INFINITY;
     int expected_frame = -1;
     for (int i = 0; i < found; ++i) {
-      const int stop = fx.db.ranges()[size_t(clip_index(fx.db, first[i].frame))].stop;
+      const int stop = fx.db->ranges()[size_t(clip_index(*fx.db, first[i].frame))].stop;
       const int next = std::min(first[i].frame + step, stop - 1);
       Hooks::Context child{1};
-      hooks.compute_query(aligned_root(fx.db, root, first[i].frame, next), next, child, 1, query.data());
+      hooks.compute_query(aligned_root(*fx.db, root, first[i].frame, next), next, child, 1, query.data());
       ASSERT_EQ(fx.search.search(query.data(), -1, SearchParams{}, &second, 1, fx.scratch), 1);
       if (first[i].cost + second.cost < expected) expected = first[i].cost + second.cost, expected_frame = first[i].frame;
     }
@@ -81,7 +81,7 @@ TEST(Lhmm, TwoLevelsPickTheCheapestBranch) {
 
 TEST(Lhmm, SearchesOncePerNodeOfTheTree) {
   SearchFixture fx(2);
-  Hooks hooks{fx.db};
+  Hooks hooks{*fx.db};
   const int shapes[][3] = {{3, 3, 13}, {10, 3, 111}, {1, 1, 1}, {2, 4, 15}};
   for (const auto& shape : shapes) {
     LhmmSearch s;

@@ -43,10 +43,12 @@ std::vector<uint8_t> unhashed(const std::vector<uint8_t>& bytes) {
 }
 
 // Loads `bytes`; on failure requires a message.
-bool loads(const std::vector<uint8_t>& bytes, Model& model, AlignedBuffer& buffer) {
+bool loads(const std::vector<uint8_t>& bytes, std::shared_ptr<const Model>& model, AlignedBuffer& buffer) {
+  model = nullptr;
   buffer = test::aligned_copy(bytes);
   std::string error;
-  const bool ok = model.load_buffer(buffer.data(), buffer.size(), error);
+  model = Model::load_buffer(buffer.data(), buffer.size(), error);
+  const bool ok = model != nullptr;
   EXPECT_TRUE(ok || !error.empty());
   return ok;
 }
@@ -61,7 +63,7 @@ TEST(ModelCorruption, EveryHeaderAndTableByteChangeIsRejected) {
   const std::vector<uint8_t> original = bundle();
   const size_t end = table_end(original);
   ASSERT_LT(end, original.size());
-  Model model;
+  std::shared_ptr<const Model> model;
   AlignedBuffer buffer;
   ASSERT_TRUE(loads(original, model, buffer));
   size_t accepted = 0;
@@ -79,7 +81,7 @@ TEST(ModelCorruption, RandomPayloadBitFlipsAreRejectedByTheHash) {
   const std::vector<uint8_t> original = bundle();
   const size_t begin = table_end(original);
   std::mt19937 rng(5);
-  Model model;
+  std::shared_ptr<const Model> model;
   AlignedBuffer buffer;
   size_t accepted = 0;
   for (int n = 0; n < 10000; ++n) {
@@ -102,20 +104,20 @@ TEST(ModelCorruption, UnhashedPayloadFlipsAreRejectedOrEvaluateToFiniteOutputs) 
     std::vector<uint8_t> bytes = original;
     const size_t at = begin + rng() % (bytes.size() - begin);
     bytes[at] ^= uint8_t(1u << (rng() % 8));
-    Model model;
+    std::shared_ptr<const Model> model;
     AlignedBuffer buffer;
     if (!loads(bytes, model, buffer)) continue;
     ++loaded;
     ModelEvaluator eval;
     std::string error;
     ASSERT_TRUE(eval.init(model, 1, KernelPath::Auto, error)) << error;
-    ASSERT_LE(size_t(model.pose_layout().size()), output.size());
-    ASSERT_LE(size_t(model.state_size()), input.size());
+    ASSERT_LE(size_t(model->pose_layout().size()), output.size());
+    ASSERT_LE(size_t(model->state_size()), input.size());
     eval.decode(input.data(), output.data());
-    for (int i = 0; i < model.pose_layout().size(); ++i) non_finite += !std::isfinite(output[size_t(i)]);
+    for (int i = 0; i < model->pose_layout().size(); ++i) non_finite += !std::isfinite(output[size_t(i)]);
     eval.step(input.data(), output.data());
-    eval.project(input.data(), output.data() + model.state_size());
-    for (int i = 0; i < 2 * model.state_size(); ++i) non_finite += !std::isfinite(output[size_t(i)]);
+    eval.project(input.data(), output.data() + model->state_size());
+    for (int i = 0; i < 2 * model->state_size(); ++i) non_finite += !std::isfinite(output[size_t(i)]);
   }
   EXPECT_GT(loaded, 1000u);  // most flips hit weights, which stay loadable
   EXPECT_EQ(non_finite, 0u) << "over " << loaded << " loaded corrupted bundles";
@@ -132,7 +134,7 @@ void reseal(std::vector<uint8_t>& bytes) {
 // Loads `bytes` and, if that succeeds, evaluates every network once on every kernel path:
 // outputs must be finite. Returns whether it loaded.
 bool loads_and_evaluates_finite(const std::vector<uint8_t>& bytes, size_t& non_finite) {
-  Model model;
+  std::shared_ptr<const Model> model;
   AlignedBuffer buffer;
   if (!loads(bytes, model, buffer)) return false;
   std::vector<float> input(4096), output(4096);
@@ -142,10 +144,10 @@ bool loads_and_evaluates_finite(const std::vector<uint8_t>& bytes, size_t& non_f
     std::string error;
     EXPECT_TRUE(eval.init(model, 3, path, error)) << error;
     EXPECT_TRUE(eval.decode_batch(input.data(), 3, output.data()));
-    for (int i = 0; i < 3 * model.pose_layout().size(); ++i) non_finite += !std::isfinite(output[size_t(i)]);
+    for (int i = 0; i < 3 * model->pose_layout().size(); ++i) non_finite += !std::isfinite(output[size_t(i)]);
     EXPECT_TRUE(eval.step_batch(input.data(), 3, output.data()));
-    EXPECT_TRUE(eval.project(input.data(), output.data() + 3 * model.state_size()));
-    for (int i = 0; i < 4 * model.state_size(); ++i) non_finite += !std::isfinite(output[size_t(i)]);
+    EXPECT_TRUE(eval.project(input.data(), output.data() + 3 * model->state_size()));
+    for (int i = 0; i < 4 * model->state_size(); ++i) non_finite += !std::isfinite(output[size_t(i)]);
   }
   return true;
 }
@@ -203,10 +205,9 @@ Entry& find(std::vector<Entry>& entries, const std::string& name) {
 
 // Loading `bytes` fails with a message containing `fragment`.
 void expect_rejected(const std::vector<uint8_t>& bytes, const std::string& fragment) {
-  Model model;
   const AlignedBuffer buffer = test::aligned_copy(bytes);
   std::string error;
-  EXPECT_FALSE(model.load_buffer(buffer.data(), buffer.size(), error)) << "expected: " << fragment;
+  EXPECT_EQ(Model::load_buffer(buffer.data(), buffer.size(), error), nullptr) << "expected: " << fragment;
   EXPECT_NE(error.find(fragment), std::string::npos) << error;
 }
 
@@ -256,7 +257,7 @@ TEST(ModelCorruption, OverlappingTensorsAreRejected) {
 
 TEST(ModelCorruption, EveryTruncationIsRejected) {
   const std::vector<uint8_t> original = bundle();
-  Model model;
+  std::shared_ptr<const Model> model;
   AlignedBuffer buffer;
   size_t accepted = 0;
   for (size_t size = 0; size < original.size(); ++size) {

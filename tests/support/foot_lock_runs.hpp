@@ -14,7 +14,8 @@ struct FootLockRuns {
 };
 
 // Simulates `seconds` of random_input_script(seed) at 60 Hz on `db` both ways.
-inline FootLockRuns run_with_and_without_foot_lock(const Database& db, const FeatureSearch& search, uint32_t seed,
+inline FootLockRuns run_with_and_without_foot_lock(const std::shared_ptr<const Database>& db, const FeatureSearch& search,
+                                                   uint32_t seed,
                                                    float seconds) {
   const std::vector<pipeline::InputScript> scripts = {pipeline::random_input_script(seed, seconds)};
   CharacterSettings free_feet, locked_feet;

@@ -17,7 +17,7 @@ namespace lmm::test {
 // A database of random-walk features in clips of varied lengths, plus its search index.
 struct SearchFixture {
   AlignedBuffer buffer;
-  Database db;
+  std::shared_ptr<const Database> db;
   FeatureSearch search;
   SearchScratch scratch;
 
@@ -29,7 +29,8 @@ struct SearchFixture {
     synthetic.randomize(lengths, seed);
     buffer = test::aligned_copy(synthetic.build());
     std::string error;
-    EXPECT_TRUE(db.load_buffer(buffer.data(), buffer.size(), error)) << error;
+    db = Database::load_buffer(buffer.data(), buffer.size(), error);
+    EXPECT_NE(db, nullptr) << error;
     EXPECT_TRUE(search.build(db, error)) << error;
     scratch = search.make_scratch();
   }

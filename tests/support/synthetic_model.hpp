@@ -100,10 +100,10 @@ inline ModelValues random_model_values(int latent, uint32_t seed, bool plain = f
 // A SyntheticDatabase loaded as a Database (its buffer kept alive alongside).
 struct LoadedSyntheticDatabase {
   AlignedBuffer buffer = aligned_copy(SyntheticDatabase().build());
-  Database db;
+  std::shared_ptr<const Database> db;
   LoadedSyntheticDatabase() {
     std::string error;
-    db.load_buffer(buffer.data(), buffer.size(), error);
+    db = Database::load_buffer(buffer.data(), buffer.size(), error);
   }
 };
 
@@ -111,7 +111,7 @@ struct LoadedSyntheticDatabase {
 inline std::vector<uint8_t> synthetic_bundle(const ModelValues& values, bool half, std::string& error) {
   const LoadedSyntheticDatabase data;
   std::vector<uint8_t> bytes;
-  build_model_bundle(values, data.db.blob(), half, bytes, error);
+  build_model_bundle(values, data.db->blob(), half, bytes, error);
   return bytes;
 }
 

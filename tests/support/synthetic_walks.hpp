@@ -16,7 +16,7 @@ namespace lmm::test {
 
 // Imports the walks into `dir`/db.mmdb, loads it into `db` and builds `search` (test failures
 // on any error).
-inline void load_synthetic_walks(const std::string& dir, Database& db, FeatureSearch& search) {
+inline void load_synthetic_walks(const std::string& dir, std::shared_ptr<const Database>& db, FeatureSearch& search) {
   pipeline::ImportOptions o;
   o.skeleton = pipeline::load_skeleton_config(write_text(dir + "/s.toml", biped_skeleton_toml()));
   o.features = pipeline::load_feature_config(write_text(dir + "/f.toml", biped_features_toml()));
@@ -25,7 +25,8 @@ inline void load_synthetic_walks(const std::string& dir, Database& db, FeatureSe
               write_text(dir + "/c.bvh", straight_walk_bvh(130.0f, 240, 30.0f))};
   pipeline::import_database(o, dir + "/db.mmdb");
   std::string error;
-  ASSERT_TRUE(db.load_file(dir + "/db.mmdb", error)) << error;
+  db = Database::load_file(dir + "/db.mmdb", error);
+  ASSERT_NE(db, nullptr) << error;
   ASSERT_TRUE(search.build(db, error)) << error;
 }
 

@@ -29,7 +29,7 @@ TrainingConfig preset(const std::string& name) { return load_training_config(nam
 // A subset database (normal-extra) imported once per test binary run.
 struct Subset {
   std::string path;
-  Database db;
+  std::shared_ptr<const Database> db;
 };
 
 const Subset* subset() {
@@ -40,7 +40,8 @@ const Subset* subset() {
     out->path = test::temp_folder("export-subset") + "/subset.mmdb";
     test::import_bandai({data + "/normal-extra"}, out->path);
     std::string error;
-    if (!out->db.load_file(out->path, error)) return static_cast<Subset*>(nullptr);
+    out->db = Database::load_file(out->path, error);
+    if (out->db == nullptr) return static_cast<Subset*>(nullptr);
     return out;
   }();
   return s;
@@ -106,10 +107,10 @@ void expect_runtime_matches(const std::vector<uint8_t>& bytes, TrainedModels m, 
     std::copy(bytes.begin(), bytes.end(), b.data());
     return b;
   }();
-  Model model;
   std::string error;
-  ASSERT_TRUE(model.load_buffer(buffer.data(), buffer.size(), error)) << what << ": " << error;
-  ASSERT_EQ(model.half_precision(), half);
+  const std::shared_ptr<const Model> model = Model::load_buffer(buffer.data(), buffer.size(), error);
+  ASSERT_NE(model, nullptr) << what << ": " << error;
+  ASSERT_EQ(model->half_precision(), half);
   torch::NoGradGuard no_grad;
   const Inputs in = make_inputs(m, d);
   const torch::Tensor pose = torch_decode(m, d, in.states);
@@ -142,7 +143,7 @@ void expect_runtime_matches(const std::vector<uint8_t>& bytes, TrainedModels m, 
       EXPECT_LE(max_diff(rt_next, next), 1e-4) << where << ": stepper";
       EXPECT_LE(max_diff(rt_projected, projected), 1e-4) << where << ": projector";
     }
-    if (half || !model.has_encoder()) continue;
+    if (half || !model->has_encoder()) continue;
     const torch::Tensor rt_latent = runtime_rows(in.encoder, latent.size(1), [&](const float* x, int, float* y) { eval.encode(x, y); }, false);
     EXPECT_LE(max_diff(rt_latent, latent), 1e-4) << what << ": encoder";
   }
@@ -151,11 +152,11 @@ void expect_runtime_matches(const std::vector<uint8_t>& bytes, TrainedModels m, 
 // Random (seeded, LibTorch-initialised) weights of `name`, exported in memory.
 void check_random_preset(const std::string& name, const Subset& data) {
   const TrainingConfig config = preset(name);
-  const PoseData d = make_pose_data(data.db);
+  const PoseData d = make_pose_data(*data.db);
   const TrainedModels m = initial_models(config, d, 7);
   const ModelValues values = model_values(m, config, d, true);
-  expect_runtime_matches(bundle_bytes(values, data.db, false), m, d, false, name + " random f32");
-  expect_runtime_matches(bundle_bytes(values, data.db, true), m, d, true, name + " random f16");
+  expect_runtime_matches(bundle_bytes(values, *data.db, false), m, d, false, name + " random f32");
+  expect_runtime_matches(bundle_bytes(values, *data.db, true), m, d, true, name + " random f16");
 }
 
 TEST(ExportGolden, RandomWeightsOfEveryPresetShapeMatchLibTorch) {
@@ -169,11 +170,11 @@ void check_trained_preset(const std::string& name, const Subset& data) {
   const TrainingConfig config = preset(name);
   TrainOptions o;
   o.out_dir = test::temp_folder("export-" + name);
-  train_autoencoder(config, data.db, o);
-  train_stepper(config, data.db, o);
-  train_projector(config, data.db, o);
+  train_autoencoder(config, *data.db, o);
+  train_stepper(config, *data.db, o);
+  train_projector(config, *data.db, o);
   write_run_manifest(o.out_dir, config, data.path);
-  const PoseData d = make_pose_data(data.db);
+  const PoseData d = make_pose_data(*data.db);
   const TrainedModels m = load_trained_models(config, d, o.out_dir);
   for (const bool half : {false, true}) {
     ExportOptions e;

@@ -94,9 +94,10 @@ TEST(PoseData, RotationsAndForwardKinematicsMatchTheRuntime) {
     }
   }
   const AlignedBuffer buffer = test::aligned_copy(synthetic.build());
-  Database db;
   std::string error;
-  ASSERT_TRUE(db.load_buffer(buffer.data(), buffer.size(), error)) << error;
+  const std::shared_ptr<const Database> database = Database::load_buffer(buffer.data(), buffer.size(), error);
+  ASSERT_NE(database, nullptr) << error;
+  const Database& db = *database;
   const PoseData d = make_pose_data(db);
   EXPECT_EQ(d.layout.size(), 2 * 9 + 6 + 1);
   EXPECT_EQ(d.parents, (std::vector<int64_t>{-1, 0}));

@@ -11,9 +11,10 @@ namespace {
 TEST(TrainingData, TensorsMirrorTheDatabase) {
   const test::SyntheticDatabase synthetic;
   const AlignedBuffer buffer = test::aligned_copy(synthetic.build());
-  Database db;
   std::string error;
-  ASSERT_TRUE(db.load_buffer(buffer.data(), buffer.size(), error)) << error;
+  const std::shared_ptr<const Database> database = Database::load_buffer(buffer.data(), buffer.size(), error);
+  ASSERT_NE(database, nullptr) << error;
+  const Database& db = *database;
   const training::DatabaseTensors t = training::to_tensors(db);
   EXPECT_EQ(t.positions.sizes(), (std::vector<int64_t>{12, 3, 3}));
   EXPECT_EQ(t.rotations.sizes(), (std::vector<int64_t>{12, 3, 4}));

@@ -26,11 +26,13 @@ namespace {
   REQUIRE_BANDAI(db##_data, "normal-extra");                                \
   const std::string db##_path = test::temp_folder("subset") + "/subset.mmdb"; \
   test::import_bandai({db##_data + "/normal-extra"}, db##_path);            \
-  Database db;                                                              \
+  std::shared_ptr<const Database> db##_asset;                               \
   {                                                                         \
     std::string error;                                                      \
-    ASSERT_TRUE(db.load_file(db##_path, error)) << error;                   \
-  }
+    db##_asset = Database::load_file(db##_path, error);                     \
+    ASSERT_NE(db##_asset, nullptr) << error;                                \
+  }                                                                         \
+  const Database& db = *db##_asset;
 
 TrainingConfig tiny() { return load_training_config("tiny", pipeline::default_config_dir()); }
 

@@ -66,15 +66,18 @@ std::vector<float> random_rows(int cols, uint32_t seed) {
   return v;
 }
 
-// Loads `b` into `m`; throws InputError naming the bundle on failure.
-void load_model(const Bundle& b, Model& m) {
+// Loads `b` (over its bytes, which outlive the model); throws InputError naming the bundle on
+// failure.
+std::shared_ptr<const Model> load_model(const Bundle& b) {
   std::string error;
-  if (!m.load_buffer(b.bytes.data(), b.bytes.size(), error)) throw InputError(b.label + ": " + error);
+  std::shared_ptr<const Model> model = Model::load_buffer(b.bytes.data(), b.bytes.size(), error);
+  if (model == nullptr) throw InputError(b.label + ": " + error);
+  return model;
 }
 
 NnReport measure(const Bundle& bundle, KernelPath path, int calls) {
-  Model m;
-  load_model(bundle, m);
+  const std::shared_ptr<const Model> model = load_model(bundle);
+  const Model& m = *model;
   NnReport r;
   r.label = bundle.label;
   r.preset = m.preset();
@@ -85,15 +88,14 @@ NnReport measure(const Bundle& bundle, KernelPath path, int calls) {
   r.macs[2] = m.projector().macs();
   std::vector<double> loads;
   for (int i = 0; i < 5; ++i) {
-    Model again;
     const auto start = Clock::now();
-    load_model(bundle, again);
+    load_model(bundle);
     loads.push_back(seconds_since(start) * 1e3);
   }
   r.load_ms = median(loads);
   ModelEvaluator eval;
   std::string error;
-  if (!eval.init(m, kRows, path, error)) throw InputError(error);
+  if (!eval.init(model, kRows, path, error)) throw InputError(error);
   const int state = m.state_size(), features = m.feature_dims(), pose = m.pose_layout().size();
   const std::vector<float> states = random_rows(state, 1), queries = random_rows(features, 2);
   std::vector<float> out(size_t(kRows) * std::max(pose, state));
@@ -195,9 +197,10 @@ void save_bundle(const Bundle& b, const std::string& path) {
 void preset_bundles(const cxxopts::ParseResult& args, std::vector<Bundle>& out) {
 #ifdef LMM_HAVE_FAISS
   if (!args.count("db")) throw InputError("--preset needs --db X.mmdb (its skeleton and feature schema)");
-  Database db;
   std::string error;
-  if (!db.load_file(args["db"].as<std::string>(), error)) throw InputError(error);
+  const std::shared_ptr<const Database> database = Database::load_file(args["db"].as<std::string>(), error);
+  if (database == nullptr) throw InputError(error);
+  const Database& db = *database;
   const std::string name = args["preset"].as<std::string>();
   const std::string baseline = args.count("baseline-preset") ? args["baseline-preset"].as<std::string>()
                                                               : (name.rfind("ffn-", 0) == 0 ? name : "ffn-" + name);

@@ -44,9 +44,11 @@ void add_query_options(cxxopts::Options& o, const char* queries) {
 }
 
 // Loads the database at `path`; throws InputError with the loader's message.
-void load_database(const std::string& path, Database& db) {
+std::shared_ptr<const Database> load_database(const std::string& path) {
   std::string error;
-  if (!db.load_file(path, error)) throw InputError(error);
+  std::shared_ptr<const Database> db = Database::load_file(path, error);
+  if (db == nullptr) throw InputError(error);
+  return db;
 }
 
 // Times complete imports (read, process, features, write) of the inputs.
@@ -102,8 +104,8 @@ int bench_features(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (parse_or_stop(o, argc, argv, "db", args, code)) return code;
-  Database db;
-  load_database(args["db"].as<std::string>(), db);
+  const std::shared_ptr<const Database> database = load_database(args["db"].as<std::string>());
+  const Database& db = *database;
   const int j = db.joint_count(), queries = std::max(1, args["queries"].as<int>());
   const FeatureSchema& schema = db.schema();
   PoseScratch scratch;
@@ -181,11 +183,11 @@ int bench_search(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (parse_or_stop(o, argc, argv, "db", args, code)) return code;
-  Database db;
-  load_database(args["db"].as<std::string>(), db);
+  const std::shared_ptr<const Database> database = load_database(args["db"].as<std::string>());
+  const Database& db = *database;
   FeatureSearch search;
   std::string error;
-  if (!search.build(db, error)) throw InputError(error);
+  if (!search.build(database, error)) throw InputError(error);
   const int count = std::max(1, args["queries"].as<int>()), dims = db.schema().dims;
   std::vector<int> frames;
   const std::vector<float> queries = controller_like_queries(db, count, args["seed"].as<uint32_t>(), frames);
@@ -252,8 +254,8 @@ int bench_train(int argc, char** argv) {
   cxxopts::ParseResult args;
   int code = 0;
   if (parse_or_stop(o, argc, argv, "db", args, code)) return code;
-  Database db;
-  load_database(args["db"].as<std::string>(), db);
+  const std::shared_ptr<const Database> database = load_database(args["db"].as<std::string>());
+  const Database& db = *database;
   const training::TrainingConfig config = training::load_training_config(args["preset"].as<std::string>(), default_config_dir());
   training::TrainOptions options;
   options.out_dir = (std::filesystem::temp_directory_path() / "lmm-bench-train").string();

@@ -40,11 +40,11 @@ cxxopts::Options make_options() {
   return o;
 }
 
-Evaluation evaluate(const std::string& path, const Database& db, const EvalOptions& options) {
-  Model model;
+Evaluation evaluate(const std::string& path, const std::shared_ptr<const Database>& db, const EvalOptions& options) {
   std::string error;
-  if (!model.load_file(path, error)) throw InputError(error);
-  spdlog::info("evaluating {} (preset '{}')", path, model.preset());
+  const std::shared_ptr<const Model> model = Model::load_file(path, error);
+  if (model == nullptr) throw InputError(error);
+  spdlog::info("evaluating {} (preset '{}')", path, model->preset());
   try {
     return evaluate_model(model, db, options);
   } catch (const InputError& e) {
@@ -85,9 +85,9 @@ int run(int argc, char** argv) {
   o.log = [](const std::string& line) { spdlog::info("{}", line); };
   const std::vector<Threshold> thresholds =
       args.count("thresholds") ? load_thresholds(args["thresholds"].as<std::string>()) : std::vector<Threshold>{};
-  Database db;
   std::string error;
-  if (!db.load_file(args["db"].as<std::string>(), error)) throw InputError(error);
+  const std::shared_ptr<const Database> db = Database::load_file(args["db"].as<std::string>(), error);
+  if (db == nullptr) throw InputError(error);
   const std::string model_path = args["model"].as<std::string>();
   const Evaluation model = evaluate(model_path, db, o);
   Evaluation baseline;

@@ -61,9 +61,10 @@ JsonObject network_json(const char* name, const NetworkWeights& net) {
 
 // Prints (and optionally writes as JSON) what a model bundle holds.
 int inspect_model(const std::string& path, const cxxopts::ParseResult& args) {
-  Model m;
   std::string error;
-  if (!m.load_file(path, error)) throw InputError(error);
+  const std::shared_ptr<const Model> model = Model::load_file(path, error);
+  if (model == nullptr) throw InputError(error);
+  const Model& m = *model;
   std::printf("%s\n  preset       %s\n  weights      %s, %.2f MB\n  fps          %.2f\n  joints       %d: %s\n"
               "  features     %d dims, schema '%s'\n  latent       %d\n  pose         %d values (%d joints, %d contacts)\n",
               path.c_str(), m.preset().c_str(), m.half_precision() ? "f16 (gates f32)" : "f32", m.weight_bytes() / 1e6,
@@ -116,9 +117,10 @@ int run(int argc, char** argv) {
   }
   const std::string path = args["file"].as<std::string>();
   if (is_model_file(path)) return inspect_model(path, args);
-  Database db;
   std::string error;
-  if (!db.load_file(path, error)) throw InputError(error);
+  const std::shared_ptr<const Database> database = Database::load_file(path, error);
+  if (database == nullptr) throw InputError(error);
+  const Database& db = *database;
 
   int mirrored = 0;
   for (const DatabaseRange& r : db.ranges()) mirrored += r.mirrored ? 1 : 0;

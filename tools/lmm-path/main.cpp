@@ -117,7 +117,7 @@ JsonObject metrics_json(const PathMetrics& m) {
 struct Variant {
   std::string name;
   PathRunOptions options;
-  const Database* db = nullptr;            // another database (the longer query's), or the main one
+  std::shared_ptr<const Database> db;      // another database (the longer query's), or the main one
   const FeatureSearch* search = nullptr;
 };
 
@@ -156,7 +156,7 @@ std::vector<Variant> table1_variants(const PathRunOptions& base) {
 
 // Runs `variants` on every test path; prints rows of `columns(metrics)` and returns the JSON rows.
 template <typename Cell>
-std::vector<JsonObject> run_table(const char* title, const Database& db, const FeatureSearch& search,
+std::vector<JsonObject> run_table(const char* title, const std::shared_ptr<const Database>& db, const FeatureSearch& search,
                                   const std::vector<Variant>& variants, const std::string& out, const Cell& cell) {
   const std::vector<TestPath> paths = test_paths();
   std::printf("\n%s\n%-26s", title, "configuration");
@@ -170,7 +170,7 @@ std::vector<JsonObject> run_table(const char* title, const Database& db, const F
       o.shaping.speed_scale = p.speed_scale;
       CharacterTrack track;
       Path path;
-      const PathMetrics m = run_path(v.db ? *v.db : db, v.search ? *v.search : search, p.samples, o, track, path);
+      const PathMetrics m = run_path(v.db ? v.db : db, v.search ? *v.search : search, p.samples, o, track, path);
       std::printf(" %22s", cell(m).c_str());
       std::fflush(stdout);
       rows.push_back(metrics_json(m).text("configuration", v.name).text("path", p.name));
@@ -197,17 +197,15 @@ std::string timing_cell(const PathMetrics& m) {
   return text;
 }
 
-int run_ablation(const Database& db, const FeatureSearch& search, const PathRunOptions& base,
+int run_ablation(const std::shared_ptr<const Database>& db, const FeatureSearch& search, const PathRunOptions& base,
                  const cxxopts::ParseResult& args) {
-  Database long_db;
   FeatureSearch long_search;
   std::vector<Variant> timing = table1_variants(base);
   if (args.count("long-db")) {
     std::string error;
-    if (!long_db.load_file(args["long-db"].as<std::string>(), error) || !long_search.build(long_db, error)) {
-      throw InputError(error);
-    }
-    Variant longer{"BMM, longer query", base, &long_db, &long_search};
+    const std::shared_ptr<const Database> long_db = Database::load_file(args["long-db"].as<std::string>(), error);
+    if (long_db == nullptr || !long_search.build(long_db, error)) throw InputError(error);
+    Variant longer{"BMM, longer query", base, long_db, &long_search};
     longer.options.follower.k = 1;
     longer.options.follower.levels = 1;
     timing.push_back(longer);
@@ -299,9 +297,9 @@ int run(int argc, char** argv) {
     return 2;
   }
   PathRunOptions o = run_options(args);
-  Database db;
   std::string error;
-  if (!db.load_file(args["db"].as<std::string>(), error)) throw InputError(error);
+  const std::shared_ptr<const Database> db = Database::load_file(args["db"].as<std::string>(), error);
+  if (db == nullptr) throw InputError(error);
   FeatureSearch search;
   if (!search.build(db, error)) throw InputError(error);
   if (args.count("ablation")) return run_ablation(db, search, o, args);
@@ -320,7 +318,7 @@ int run(int argc, char** argv) {
     print_metrics(c, o, m);
     characters.push_back(metrics_json(m));
   }
-  if (args.count("out")) write_outputs(args["out"].as<std::string>(), db, tracks, paths, o.dt);
+  if (args.count("out")) write_outputs(args["out"].as<std::string>(), *db, tracks, paths, o.dt);
   if (args.count("json")) {
     JsonObject json = characters[0];
     if (characters.size() > 1) json.objects("characters", characters);

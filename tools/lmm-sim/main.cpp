@@ -123,22 +123,24 @@ int run(int argc, char** argv) {
                                                                         args.count("random-strafe") > 0));
   }
   std::vector<CharacterTrack> tracks;
-  Database db;
-  Model model;
+  std::shared_ptr<const Database> db;
+  std::shared_ptr<const Model> model;
   SimMetrics m;
   std::string error;
   const bool learned = args.count("model") > 0;
   if (learned) {
-    if (!model.load_file(args["model"].as<std::string>(), error)) throw InputError(error);
+    model = Model::load_file(args["model"].as<std::string>(), error);
+    if (model == nullptr) throw InputError(error);
     const LearnedSettings settings = learned_settings(args);
     m = run_simulation(model, settings, scripts, seconds, dt, tracks);
   } else {
-    if (!db.load_file(args["db"].as<std::string>(), error)) throw InputError(error);
+    db = Database::load_file(args["db"].as<std::string>(), error);
+    if (db == nullptr) throw InputError(error);
     FeatureSearch search;
     if (!search.build(db, error)) throw InputError(error);
     m = run_simulation(db, search, database_settings(args), scripts, seconds, dt, tracks);
   }
-  const Skeleton& skeleton = learned ? model.skeleton() : db.skeleton();
+  const Skeleton& skeleton = learned ? model->skeleton() : db->skeleton();
   std::printf("lmm-sim: %d character(s) x %d frames (dt %.4f s)\n"
               "  searches %d, transitions %d, median update %.1f us\n"
               "  foot slide %.2f cm/s, jitter %.2f m/s^2, trajectory error %.3f m (1 s ahead)\n"

@@ -74,9 +74,10 @@ int run(int argc, char** argv) {
   }
   TrainingConfig config = load_training_config(args["config"].as<std::string>(), default_config_dir());
   if (args["threads"].as<int>() > 0) config.threads = args["threads"].as<int>();
-  Database db;
   std::string error;
-  if (!db.load_file(args["db"].as<std::string>(), error)) throw InputError(error);
+  const std::shared_ptr<const Database> database = Database::load_file(args["db"].as<std::string>(), error);
+  if (database == nullptr) throw InputError(error);
+  const Database& db = *database;
   TrainOptions o;
   o.out_dir = args["out"].as<std::string>();
   write_run_manifest(o.out_dir, config, args["db"].as<std::string>());  // for lmm-export

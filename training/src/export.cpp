@@ -167,17 +167,20 @@ ExportSummary export_bundle(const ExportOptions& o) {
   const RunManifest manifest = read_run_manifest(o.in_dir);
   const TrainingConfig config = load_training_config(manifest.preset, "");
   const std::string db_path = o.database.empty() ? manifest.database : o.database;
-  Database db;
   std::string error;
-  if (!db.load_file(db_path, error)) throw std::runtime_error(error);
+  const std::shared_ptr<const Database> database = Database::load_file(db_path, error);
+  if (database == nullptr) throw std::runtime_error(error);
+  const Database& db = *database;
   log("database " + db_path + ": " + std::to_string(db.frame_count()) + " frames; preset '" + config.name + "'");
   const PoseData data = make_pose_data(db);
   const TrainedModels models = load_trained_models(config, data, o.in_dir);
   const std::vector<uint8_t> bytes = bundle_bytes(model_values(models, config, data, o.with_encoder), db, o.half);
   AlignedBuffer buffer(bytes.size());
   std::copy(bytes.begin(), bytes.end(), buffer.data());
-  Model model;  // bundle_bytes already validated; loaded again for the summary's figures
-  if (!model.load_buffer(buffer.data(), buffer.size(), error)) throw std::runtime_error(o.out_path + ": " + error);
+  // bundle_bytes already validated; loaded again for the summary's figures
+  const std::shared_ptr<const Model> bundle = Model::load_buffer(buffer.data(), buffer.size(), error);
+  if (bundle == nullptr) throw std::runtime_error(o.out_path + ": " + error);
+  const Model& model = *bundle;
   if (!write_file_atomic(o.out_path, bytes.data(), bytes.size(), error)) throw std::runtime_error(error);
   ExportSummary s;
   s.file_bytes = bytes.size();

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -141,28 +142,32 @@ bool read_file(const std::string& path, AlignedBuffer& out, std::string& error);
 
 namespace detail {
 
-// Loading for blob-backed types T (members `AlignedBuffer owned_` and
-// `bool parse(const uint8_t*, size_t, std::string&)`): a fresh T is validated and replaces
-// `target` only when complete, so a failed load keeps what `target` held.
+// Next asset identity (1, 2, ...): unique per process across databases and models.
+uint64_t next_asset_id();
+
+// Loading for immutable blob-backed assets T (members `AlignedBuffer owned_`, `uint64_t id_`
+// and `bool parse(const uint8_t*, size_t, std::string&)`; T befriends these helpers): a fresh
+// T is validated and, only when complete, published with a new id; nullptr and a message
+// naming `path` otherwise.
 template <typename T>
-bool load_blob_file(T& target, const std::string& path, std::string& error) {
-  T fresh;
-  if (!read_file(path, fresh.owned_, error)) return false;
-  if (!fresh.parse(fresh.owned_.data(), fresh.owned_.size(), error)) {
+std::shared_ptr<const T> load_blob_file(const std::string& path, std::string& error) {
+  std::shared_ptr<T> fresh(new T());
+  if (!read_file(path, fresh->owned_, error)) return nullptr;
+  if (!fresh->parse(fresh->owned_.data(), fresh->owned_.size(), error)) {
     error = path + ": " + error;
-    return false;
+    return nullptr;
   }
-  target = std::move(fresh);
-  return true;
+  fresh->id_ = next_asset_id();
+  return fresh;
 }
 
-// As load_blob_file for a caller-owned buffer that must outlive `target`.
+// As load_blob_file over a caller-owned buffer that must outlive the returned asset.
 template <typename T>
-bool load_blob_buffer(T& target, const uint8_t* data, size_t size, std::string& error) {
-  T fresh;
-  if (!fresh.parse(data, size, error)) return false;
-  target = std::move(fresh);
-  return true;
+std::shared_ptr<const T> load_blob_buffer(const uint8_t* data, size_t size, std::string& error) {
+  std::shared_ptr<T> fresh(new T());
+  if (!fresh->parse(data, size, error)) return nullptr;
+  fresh->id_ = next_asset_id();
+  return fresh;
 }
 
 }  // namespace detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,14 +61,25 @@ constexpr const char* kGroupItemCount = "features.group_item_count";
 constexpr const char* kGroupItems = "features.group_items";
 }  // namespace db_tensor
 
-// A loaded, validated motion database. Read-only after load; safe to share between threads.
+// A loaded, validated motion database: an immutable asset, created only by the factories below
+// and shared by whatever uses it (search indexes and characters hold the shared_ptr), so it
+// can be neither reloaded, moved nor freed under a user. Safe to share between threads.
 class Database {
  public:
-  // Reads and validates `path`; false with a message naming the file on failure (the object
-  // then keeps what it held before).
-  bool load_file(const std::string& path, std::string& error);
-  // Validates and uses a caller-owned buffer (16-byte aligned) that must outlive this object.
-  bool load_buffer(const uint8_t* data, size_t size, std::string& error);
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+  Database(Database&&) = delete;
+  Database& operator=(Database&&) = delete;
+
+  // Reads and validates `path`; nullptr with a message naming the file on failure.
+  static std::shared_ptr<const Database> load_file(const std::string& path, std::string& error);
+  // Validates and reads in place a caller-owned buffer (16-byte aligned, e.g. a memory map)
+  // that must stay valid and unchanged as long as the returned database (or any copy of the
+  // pointer) lives; nullptr with a message on failure.
+  static std::shared_ptr<const Database> load_buffer(const uint8_t* data, size_t size, std::string& error);
+
+  // Identity of this asset: unique in the process (from 1), assigned at load.
+  uint64_t id() const { return id_; }
 
   // Number of frames.
   int frame_count() const { return frames_; }
@@ -112,9 +124,10 @@ class Database {
 
  private:
   template <typename T>
-  friend bool detail::load_blob_file(T&, const std::string&, std::string&);
+  friend std::shared_ptr<const T> detail::load_blob_file(const std::string&, std::string&);
   template <typename T>
-  friend bool detail::load_blob_buffer(T&, const uint8_t*, size_t, std::string&);
+  friend std::shared_ptr<const T> detail::load_blob_buffer(const uint8_t*, size_t, std::string&);
+  Database() = default;
   bool parse(const uint8_t* data, size_t size, std::string& error);
   bool read_ranges(std::string& error);
   bool read_frames(std::string& error);
@@ -138,6 +151,7 @@ class Database {
   const float* features_ = nullptr;
   const float* feature_offset_ = nullptr;
   const float* feature_scale_ = nullptr;
+  uint64_t id_ = 0;
 };
 
 // Sections shared by motion databases and model bundles (same tensor names, same checks).

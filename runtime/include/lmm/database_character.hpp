@@ -2,6 +2,7 @@
 // at any dt with root motion, inertialized transitions and an optional IK foot lock.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,10 @@ struct CharacterSettings : SteeringSettings {
 class DatabaseCharacter : public CharacterBase {
  public:
   // Allocates every buffer and starts at the first frame of clip 0, at `position` facing
-  // `heading` radians about +Y. False with a message for an empty or mismatched database.
-  bool init(const Database& db, const FeatureSearch& search, const CharacterSettings& settings,
+  // `heading` radians about +Y, holding `db` (shared) for its whole life; `search` (built over
+  // `db`) must outlive the character. False with a message for a null, empty or mismatched
+  // database. Characters may be moved (e.g. by std::vector growth) after init.
+  bool init(std::shared_ptr<const Database> db, const FeatureSearch& search, const CharacterSettings& settings,
             Vec3 position, float heading, std::string& error);
   // Advances by dt seconds (no allocation).
   void update(const GamepadInput& input, float dt);
@@ -42,7 +45,7 @@ class DatabaseCharacter : public CharacterBase {
   void build_query();
   void search_and_transition(bool must_leave);
 
-  const Database* db_ = nullptr;
+  std::shared_ptr<const Database> db_;
   const FeatureSearch* search_ = nullptr;
   CharacterSettings settings_;
   DatabasePlayback playback_;

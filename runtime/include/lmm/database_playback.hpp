@@ -3,6 +3,7 @@
 // every database-driven character (gamepad motion matching, path following).
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "lmm/database.hpp"
@@ -13,8 +14,8 @@ namespace lmm {
 // Plays one clip at a time from a fractional frame; see the file comment.
 class DatabasePlayback {
  public:
-  // Allocates and starts at `frame` (no transition).
-  void init(const Database& db, int frame);
+  // Allocates, holds `db` (not null, shared) and starts at `frame` (no transition).
+  void init(std::shared_ptr<const Database> db, int frame);
   // Jumps to `frame`, starting an inertialized transition from the output `out` (rotations
   // `animated` before any IK).
   void jump(int frame, const PoseBuffers& out, const std::vector<Quat>& animated);
@@ -38,7 +39,7 @@ class DatabasePlayback {
  private:
   void sample(double frame_time);
 
-  const Database* db_ = nullptr;
+  std::shared_ptr<const Database> db_;
   double frame_time_ = 0.0;  // fractional database frame
   int frame_ = 0;
   int range_ = 0;

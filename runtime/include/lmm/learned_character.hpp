@@ -4,6 +4,7 @@
 // decoder producing the pose. Needs only a model bundle (*.lmmw), no database.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,11 @@ struct LearnedSettings : SteeringSettings {
 class LearnedCharacter : public CharacterBase {
  public:
   // Allocates every buffer and starts from the projection of a standing query at `position`
-  // facing `heading` radians about +Y. False with a message when the model is not loaded, the
-  // schema does not match settings.expected_schema or has no trajectory groups.
-  bool init(const Model& model, const LearnedSettings& settings, Vec3 position, float heading, std::string& error);
+  // facing `heading` radians about +Y, holding `model` (shared) for its whole life. False with a
+  // message when the model is null, the schema does not match settings.expected_schema or has
+  // no trajectory groups.
+  bool init(std::shared_ptr<const Model> model, const LearnedSettings& settings, Vec3 position, float heading,
+            std::string& error);
   // Advances by dt seconds (any dt: sub-frame steps interpolate the stepper's states, seed 004
   // Eq. 12). No allocation.
   void update(const GamepadInput& input, float dt);
@@ -67,7 +70,7 @@ class LearnedCharacter : public CharacterBase {
   void decode_source(const float* state, PoseBuffers& pose);
   void update_pose(float dt);
 
-  const Model* model_ = nullptr;
+  std::shared_ptr<const Model> model_;
   LearnedSettings settings_;
   Inertializer inertializer_;
   ModelEvaluator evaluator_;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "lmm/database.hpp"
@@ -36,7 +37,7 @@ struct LhmmSearch {
     std::vector<SearchResult> results;
     SearchScratch scratch;
   };
-  const Database* db = nullptr;
+  std::shared_ptr<const Database> db;
   const FeatureSearch* search = nullptr;
   SearchParams params;
   int k = 3;
@@ -45,9 +46,10 @@ struct LhmmSearch {
   std::vector<Level> scratch;
   int knn_calls = 0;    // nearest-neighbour searches so far
 
-  // Sizes the scratch (allocates).
-  void init(const Database& database, const FeatureSearch& index, const SearchParams& search_params, int k_best,
-            int level_count, int step);
+  // Holds `database` (not null, shared), refers to `index` (which must outlive this) and sizes
+  // the scratch (allocates).
+  void init(std::shared_ptr<const Database> database, const FeatureSearch& index, const SearchParams& search_params,
+            int k_best, int level_count, int step);
 };
 
 // `root` moved on the ground by the database root motion from frame `from` to frame `to`

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,21 +85,23 @@ struct PoseVectorLayout {
   int size() const { return 9 * joints + 6 + contacts; }
 };
 
-// A loaded, validated model bundle. Read-only after load; safe to share between threads.
+// A loaded, validated model bundle: an immutable asset, created only by the factories below
+// and shared by whatever uses it (evaluators and characters hold the shared_ptr), so it can be
+// neither reloaded, moved nor freed under a user. Safe to share between threads.
 class Model {
  public:
-  Model() = default;
-  Model(Model&&) noexcept = default;
-  Model& operator=(Model&&) noexcept = default;
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
+  Model(Model&&) = delete;
+  Model& operator=(Model&&) = delete;
 
-  // Reads and validates `path`; false with a message naming the file on failure (the object
-  // then keeps what it held before).
-  bool load_file(const std::string& path, std::string& error);
-  // Validates a caller-owned buffer (16-byte aligned) that must outlive this object; f32
-  // weights are used in place, f16 weights are converted to f32 once here.
-  bool load_buffer(const uint8_t* data, size_t size, std::string& error);
+  // Reads and validates `path`; nullptr with a message naming the file on failure.
+  static std::shared_ptr<const Model> load_file(const std::string& path, std::string& error);
+  // Validates a caller-owned buffer (16-byte aligned, e.g. a memory map) that must stay valid
+  // and unchanged as long as the returned model (or any copy of the pointer) lives: f32
+  // weights are used in place, f16 weights are converted to f32 once here. nullptr with a
+  // message on failure.
+  static std::shared_ptr<const Model> load_buffer(const uint8_t* data, size_t size, std::string& error);
 
   // Decoder: latent ++ normalised features -> normalised pose (denormalised by evaluators).
   const NetworkWeights& decoder() const { return decoder_; }
@@ -145,8 +148,7 @@ class Model {
   float fps() const { return fps_; }
   // Training preset name.
   const std::string& preset() const { return preset_; }
-  // Identity of the loaded contents: unique per successful load, 0 before the first one.
-  // ModelEvaluator compares it to refuse running on contents it was not sized for.
+  // Identity of this asset: unique in the process (from 1), assigned at load.
   uint64_t id() const { return id_; }
   // Bytes the weights (and biases) occupy in the file (f16 layers: 2 per value).
   uint64_t weight_bytes() const { return weight_bytes_; }
@@ -155,9 +157,10 @@ class Model {
 
  private:
   template <typename T>
-  friend bool detail::load_blob_file(T&, const std::string&, std::string&);
+  friend std::shared_ptr<const T> detail::load_blob_file(const std::string&, std::string&);
   template <typename T>
-  friend bool detail::load_blob_buffer(T&, const uint8_t*, size_t, std::string&);
+  friend std::shared_ptr<const T> detail::load_blob_buffer(const uint8_t*, size_t, std::string&);
+  Model() = default;
   bool parse(const uint8_t* data, size_t size, std::string& error);
   bool read_layout(std::string& error);
   bool read_statistics(std::string& error);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,11 @@ constexpr int kMaxBatchCapacity = 16384;
 // pointer as inputs (e.g. step(state, state)); other overlaps are not allowed.
 class ModelEvaluator {
  public:
-  // Sizes the scratch for `model` and batches of up to `batch_capacity` rows per internal
-  // chunk (allocates; larger batches are processed in chunks). False with a message when the
-  // model is not loaded, the kernel path is unavailable or the capacity is not in
+  // Holds `model` (shared) and sizes the scratch for it and batches of up to `batch_capacity`
+  // rows per internal chunk (allocates; larger batches are processed in chunks). False with a
+  // message when the model is null, the kernel path is unavailable or the capacity is not in
   // 1..kMaxBatchCapacity.
-  bool init(const Model& model, int batch_capacity, KernelPath path, std::string& error);
+  bool init(std::shared_ptr<const Model> model, int batch_capacity, KernelPath path, std::string& error);
   // The kernel path in use (never Auto after init).
   KernelPath path() const { return path_; }
 
@@ -83,8 +84,7 @@ class ModelEvaluator {
                   const int32_t* mix_rows, const float* weights, float* mix);
   const float* run_mlp(const std::vector<DenseLayer>& layers, const float* in, int rows, float* out);
 
-  const Model* model_ = nullptr;
-  uint64_t model_id_ = 0;  // Model::id() the scratch was sized for
+  std::shared_ptr<const Model> model_;
   KernelPath path_ = KernelPath::Scalar;
   int capacity_ = 0;
   // Scratch (capacity_ x top_k rows where experts are concerned); result_ holds a chunk's

@@ -5,6 +5,7 @@
 // database rate works.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -128,9 +129,11 @@ class PathFollower : public PoseOutput {
  public:
   // Allocates every buffer; starts at the first frame of clip 0 at the path's first point,
   // facing along it. False with a message for an empty database, a search index of another
-  // database, a schema without trajectory groups or bad settings.
-  bool init(const Database& db, const FeatureSearch& search, const PathFollowerSettings& settings, const Path& path,
-            std::string& error);
+  // database, a schema without trajectory groups or bad settings. Holds `db` (shared) for its
+  // whole life; `search` (built over `db`) and `path` must outlive the follower. False with a
+  // message for a null database too.
+  bool init(std::shared_ptr<const Database> db, const FeatureSearch& search, const PathFollowerSettings& settings,
+            const Path& path, std::string& error);
   // Advances by dt seconds (clamped to (0, kMaxDt]); no allocation.
   void update(float dt);
 
@@ -175,7 +178,7 @@ class PathFollower : public PoseOutput {
   int corner_vertex(float from, float to, int desired) const;
   void match(int previous_desired);
 
-  const Database* db_ = nullptr;
+  std::shared_ptr<const Database> db_;
   const FeatureSearch* search_ = nullptr;
   const Path* path_ = nullptr;
   PathFollowerSettings settings_;

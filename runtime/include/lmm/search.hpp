@@ -2,6 +2,7 @@
 // seed 001's two-level bounding boxes (001_eb251c5c79c18bf1.txt, motion_matching_search).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,10 +37,10 @@ struct SearchScratch {
 // search calls never allocate and may run concurrently with distinct scratches.
 class FeatureSearch {
  public:
-  // Computes the boxes and a padded copy of the features of `db` (which must outlive this
-  // object); false with a message when the database has no frames, no features or more than
-  // kMaxSearchDims dimensions.
-  bool build(const Database& db, std::string& error);
+  // Holds `db` (shared) and computes the boxes and a padded copy of its features; false with a
+  // message when the database is null, has no frames, no features or more than kMaxSearchDims
+  // dimensions.
+  bool build(std::shared_ptr<const Database> db, std::string& error);
   // Working memory sized for this index (allocates; call once per caller).
   SearchScratch make_scratch() const;
   // The k lowest (cost, frame) pairs, sorted, written to out[0..k); returns how many were
@@ -54,8 +55,8 @@ class FeatureSearch {
                   SearchResult* out, int k) const;
   // Number of feature dimensions.
   int dims() const { return dims_; }
-  // The database this index was built over (nullptr before build).
-  const Database* database() const { return db_; }
+  // The database this index was built over (null before build).
+  const std::shared_ptr<const Database>& database() const { return db_; }
 
  private:
   struct Box {
@@ -72,7 +73,7 @@ class FeatureSearch {
                         int large, int end, SearchResult* out, int k, int& found) const;
   int start(const float* query, int current_frame, float* padded_query, SearchResult* out, int k) const;
 
-  const Database* db_ = nullptr;
+  std::shared_ptr<const Database> db_;
   int dims_ = 0;
   int padded_dims_ = 0;             // dims rounded up to a multiple of kSearchLanes
   std::vector<float> features_;     // frames x padded_dims_, zero padded

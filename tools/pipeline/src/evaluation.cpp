@@ -61,8 +61,10 @@ double percentile(std::vector<float>& values, double q) {
 
 // Everything the metrics share: the evaluator, the encoder latent of every frame.
 struct EvalContext {
-  const Model& model;
-  const Database& db;
+  std::shared_ptr<const Model> bundle;
+  std::shared_ptr<const Database> database;
+  const Model& model;  // *bundle
+  const Database& db;  // *database
   const EvalOptions& options;
   ModelEvaluator evaluator;
   FeatureSearch search;        // exact nearest frames (projector labels) and the database controller
@@ -261,9 +263,9 @@ void controller_metrics(EvalContext& c, Evaluation& e) {
   }
   const float dt = 1.0f / 60.0f;
   std::vector<CharacterTrack> database_tracks, learned_tracks;
-  const SimMetrics db = run_simulation(c.db, c.search, CharacterSettings{}, scripts, c.options.controller_seconds, dt,
+  const SimMetrics db = run_simulation(c.database, c.search, CharacterSettings{}, scripts, c.options.controller_seconds, dt,
                                        database_tracks);
-  const SimMetrics learned = run_simulation(c.model, LearnedSettings{}, scripts, c.options.controller_seconds, dt,
+  const SimMetrics learned = run_simulation(c.bundle, LearnedSettings{}, scripts, c.options.controller_seconds, dt,
                                             learned_tracks);
   e.metrics.emplace_back("foot_slide_cm_per_s", learned.foot_slide_cm_per_s);
   e.metrics.emplace_back("database_foot_slide_cm_per_s", db.foot_slide_cm_per_s);
@@ -291,14 +293,19 @@ double Evaluation::value(const std::string& key) const {
   return kNaN;
 }
 
-Evaluation evaluate_model(const Model& model, const Database& db, const EvalOptions& options) {
+Evaluation evaluate_model(const std::shared_ptr<const Model>& bundle, const std::shared_ptr<const Database>& database,
+                          const EvalOptions& options) {
+  const Model& model = *bundle;
+  const Database& db = *database;
   std::string error;
   if (!model_matches_database(model, db, error)) throw InputError("model does not match the database: " + error);
   if (!model.has_encoder()) {
     throw InputError("the bundle has no encoder; export it with 'lmm-export --with-encoder' to evaluate the decoder");
   }
-  EvalContext c{model, db, options, {}, {}, {}};
-  if (!c.evaluator.init(model, 1024, KernelPath::Auto, error) || !c.search.build(db, error)) throw InputError(error);
+  EvalContext c{bundle, database, model, db, options, {}, {}, {}};
+  if (!c.evaluator.init(bundle, 1024, KernelPath::Auto, error) || !c.search.build(database, error)) {
+    throw InputError(error);
+  }
   Evaluation e;
   decoder_metrics(c, e);
   stepper_metrics(c, e);

@@ -313,12 +313,11 @@ void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, f
   std::vector<uint8_t> blob;
   std::string error;
   if (!b.build(kDatabaseKind, kDatabaseVersion, true, blob, error)) throw InputError(out_path + ": " + error);
-  Database check;
-  if (!check.load_buffer(blob.data(), blob.size(), error)) {
+  if (Database::load_buffer(blob.data(), blob.size(), error) == nullptr) {
     throw InputError(out_path + ": the imported database fails the loader's checks (nothing written): " + error);
   }
   if (!write_file_atomic(out_path, blob.data(), blob.size(), error)) throw InputError(out_path + ": " + error);
-  if (!check.load_file(out_path, error)) {
+  if (Database::load_file(out_path, error) == nullptr) {
     std::error_code ignored;
     fs::remove(out_path, ignored);
     throw InputError("the written database does not read back (removed): " + error);

@@ -166,15 +166,17 @@ std::vector<PathSample> load_path(const std::string& file) {
   return load_csv_path(lines, file);
 }
 
-PathMetrics run_path(const Database& db, const FeatureSearch& search, const std::vector<PathSample>& raw,
-                     const PathRunOptions& options, CharacterTrack& track, Path& path) {
+PathMetrics run_path(const std::shared_ptr<const Database>& database, const FeatureSearch& search,
+                     const std::vector<PathSample>& raw, const PathRunOptions& options, CharacterTrack& track,
+                     Path& path) {
+  const Database& db = *database;
   std::vector<PathSample> samples = raw;
   std::string error;
   if (!place_path(samples, options.mode, options.start, error) || !make_path(samples, options.shaping, db.fps(), path, error)) {
     throw InputError(error);
   }
   PathFollower follower;
-  if (!follower.init(db, search, options.follower, path, error)) throw InputError(error);
+  if (!follower.init(database, search, options.follower, path, error)) throw InputError(error);
   // A path faster than any motion still completes at the character's own pace (walking speed).
   const double duration = double(path.size()) / path.fps;
   const double run_seconds = std::max(3.0 * duration, path.arc_length() / kSlowestPathPace) + options.extra_seconds;

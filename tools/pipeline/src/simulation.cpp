@@ -231,25 +231,28 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
 
 }  // namespace
 
-SimMetrics run_simulation(const Database& db, const FeatureSearch& search, const CharacterSettings& settings,
-                          const std::vector<InputScript>& scripts, float seconds, float dt,
-                          std::vector<CharacterTrack>& tracks) {
+SimMetrics run_simulation(const std::shared_ptr<const Database>& database, const FeatureSearch& search,
+                          const CharacterSettings& settings, const std::vector<InputScript>& scripts, float seconds,
+                          float dt, std::vector<CharacterTrack>& tracks) {
+  const Database& db = *database;
   const SimShape shape{db.joint_count(), db.contact_joints(),
                        steering_horizon(db.schema()), db.fps()};
   auto init = [&](DatabaseCharacter& character, size_t c) {
     std::string error;
-    if (!character.init(db, search, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
+    if (!character.init(database, search, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
   };
   return simulate<DatabaseCharacter>(shape, init, scripts, seconds, dt, tracks);
 }
 
-SimMetrics run_simulation(const Model& model, const LearnedSettings& settings, const std::vector<InputScript>& scripts,
-                          float seconds, float dt, std::vector<CharacterTrack>& tracks) {
+SimMetrics run_simulation(const std::shared_ptr<const Model>& bundle, const LearnedSettings& settings,
+                          const std::vector<InputScript>& scripts, float seconds, float dt,
+                          std::vector<CharacterTrack>& tracks) {
+  const Model& model = *bundle;
   const SimShape shape{model.skeleton().joint_count(), model.contact_joints(),
                        steering_horizon(model.schema()), model.fps()};
   auto init = [&](LearnedCharacter& character, size_t c) {
     std::string error;
-    if (!character.init(model, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
+    if (!character.init(bundle, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
   };
   return simulate<LearnedCharacter>(shape, init, scripts, seconds, dt, tracks);
 }

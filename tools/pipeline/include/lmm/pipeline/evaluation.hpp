@@ -40,9 +40,10 @@ struct Evaluation {
   double value(const std::string& key) const;
 };
 
-// Evaluates `model` on `db`. Throws InputError when the bundle does not match the database
-// (naming the difference) or was exported without the encoder.
-Evaluation evaluate_model(const Model& model, const Database& db, const EvalOptions& options);
+// Evaluates `model` on `db` (both not null). Throws InputError when the bundle does not match
+// the database (naming the difference) or was exported without the encoder.
+Evaluation evaluate_model(const std::shared_ptr<const Model>& model, const std::shared_ptr<const Database>& db,
+                          const EvalOptions& options);
 
 // A readable table of the metrics, with a baseline column when `baseline` is not null.
 std::string format_evaluation(const Evaluation& model, const Evaluation* baseline);

@@ -38,8 +38,9 @@ struct PathRunOptions {
 // Places and shapes `samples` and runs one path follower from options.start until
 // the path is completed (plus 0.5 s) or time runs out. Fills `track` and `path`. Throws
 // InputError for a bad path or settings.
-PathMetrics run_path(const Database& db, const FeatureSearch& search, const std::vector<PathSample>& samples,
-                     const PathRunOptions& options, CharacterTrack& track, Path& path);
+PathMetrics run_path(const std::shared_ptr<const Database>& db, const FeatureSearch& search,
+                     const std::vector<PathSample>& samples, const PathRunOptions& options, CharacterTrack& track,
+                     Path& path);
 
 // Writes a top-view SVG in the style of seed 002 Fig. 7: path red with its points marked every
 // 0.5 s, character root path blue.

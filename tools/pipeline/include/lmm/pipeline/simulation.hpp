@@ -90,13 +90,16 @@ struct CharacterTrack {
 // about 0.6 KB a frame for a 22-joint skeleton); longer runs are an InputError.
 constexpr double kMaxRecordedFrames = 4.0e6;
 
-// Runs every script on its own database character for `seconds` at step `dt`.
-SimMetrics run_simulation(const Database& db, const FeatureSearch& search,
+// Runs every script on its own database character over `db` (not null; `search` built over it)
+// for `seconds` at step `dt`.
+SimMetrics run_simulation(const std::shared_ptr<const Database>& db, const FeatureSearch& search,
                           const CharacterSettings& settings, const std::vector<InputScript>& scripts,
                           float seconds, float dt, std::vector<CharacterTrack>& tracks);
-// Runs every script on its own learned character (same metrics; contacts are the decoder's).
-SimMetrics run_simulation(const Model& model, const LearnedSettings& settings, const std::vector<InputScript>& scripts,
-                          float seconds, float dt, std::vector<CharacterTrack>& tracks);
+// Runs every script on its own learned character over `model` (not null; same metrics, contacts
+// are the decoder's).
+SimMetrics run_simulation(const std::shared_ptr<const Model>& model, const LearnedSettings& settings,
+                          const std::vector<InputScript>& scripts, float seconds, float dt,
+                          std::vector<CharacterTrack>& tracks);
 
 // The ground-plane (x, z) bounding box of point series, for top-view plots.
 struct GroundBounds {
