@@ -9,7 +9,7 @@ packages=(
   libtorch-dev libfaiss-dev
   libcxxopts-dev libspdlog-dev libfmt-dev libtomlplusplus-dev libopenblas0-pthread
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev python3 python3-numpy
 )
 
 missing=()

@@ -1,0 +1,108 @@
+/* lmmkit C API (C99) for engine plugins and other languages: opaque handles over the C++ runtime,
+ * caller-owned output buffers, per-thread error strings and a pluggable allocator.
+ *
+ * Conventions (as the C++ runtime): metres, seconds, radians; Y up, right-handed; a character's
+ * joint 0 is its root on the ground (the simulation bone), facing +Z in character space.
+ * Functions returning int give 1 on success and 0 on failure; then lmm_last_error() says why.
+ * Handles are independent: distinct characters may be updated on different threads at once
+ * (assets are immutable and shared). A released asset stays alive while a character uses it.
+ */
+#ifndef LMM_LMM_H
+#define LMM_LMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A loaded motion database (*.mmdb) with its search index. */
+typedef struct lmm_database lmm_database;
+/* A loaded model bundle (*.lmmw). */
+typedef struct lmm_model lmm_model;
+/* One animated character (database or learned motion matching). */
+typedef struct lmm_character lmm_character;
+
+/* Memory for the handles, the loaded files and their bookkeeping. Blocks are requested with
+ * an alignment of at most 64 bytes; release gets the size that was requested. */
+typedef struct lmm_allocator {
+  void* (*allocate)(void* user, size_t size, size_t alignment);
+  void (*release)(void* user, void* block, size_t size);
+  void* user;
+} lmm_allocator;
+
+/* Gamepad input of one update. Sticks in [-1, 1] (x right, y forward). */
+typedef struct lmm_gamepad {
+  float left_x, left_y;    /* movement */
+  float right_x, right_y;  /* facing while strafing */
+  float camera_azimuth;    /* radians about +Y; 0 = camera looking along +Z */
+  int strafe;              /* non-zero: face the camera / right stick instead of the motion */
+  float gait;              /* 0 = walk speeds .. 1 = run speeds */
+} lmm_gamepad;
+
+/* The runtime's version, "MAJOR.MINOR.PATCH". */
+const char* lmm_version(void);
+
+/* The last error message of the calling thread ("" when there was none). */
+const char* lmm_last_error(void);
+
+/* Uses `allocator` for every later allocation of this API (NULL: malloc / free). Call it before
+ * creating any handle; handles must be released with the allocator they were made with. The
+ * runtime's own per-character buffers (allocated once, at creation) use C++'s operator new. */
+void lmm_set_allocator(const lmm_allocator* allocator);
+
+/* Loads and validates a motion database and builds its search index; NULL on failure. */
+lmm_database* lmm_database_load(const char* path);
+/* Releases the caller's reference (NULL is ignored); characters keep what they use alive. */
+void lmm_database_release(lmm_database* database);
+/* Process-unique id of the loaded asset. */
+uint64_t lmm_database_id(const lmm_database* database);
+
+/* Loads and validates a model bundle; NULL on failure. */
+lmm_model* lmm_model_load(const char* path);
+/* Releases the caller's reference (NULL is ignored); characters keep what they use alive. */
+void lmm_model_release(lmm_model* model);
+/* Process-unique id of the loaded asset. */
+uint64_t lmm_model_id(const lmm_model* model);
+
+/* A database motion-matching character at (x, 0, z) facing `heading` radians about +Y; NULL on
+ * failure. */
+lmm_character* lmm_character_create_database(const lmm_database* database, float x, float z, float heading);
+/* A learned motion-matching character (no database needed); NULL on failure. */
+lmm_character* lmm_character_create_learned(const lmm_model* model, float x, float z, float heading);
+/* Destroys a character (NULL is ignored). */
+void lmm_character_release(lmm_character* character);
+
+/* Advances one character by dt seconds (no allocation). */
+int lmm_character_update(lmm_character* character, const lmm_gamepad* input, float dt);
+/* Advances characters[i] with inputs[i] for every i in [begin, end): a job system splits a crowd
+ * into ranges and runs them on its own threads (no allocation). */
+int lmm_characters_update(lmm_character* const* characters, const lmm_gamepad* inputs, size_t begin, size_t end,
+                          float dt);
+
+/* Number of joints of the character's skeleton (joint 0 = root). */
+int lmm_character_joint_count(const lmm_character* character);
+/* Index of the joint named `name`, or -1. */
+int lmm_character_joint_index(const lmm_character* character, const char* name);
+/* Name of joint `joint` (valid while the character lives), or NULL when out of range. */
+const char* lmm_character_joint_name(const lmm_character* character, int joint);
+/* Parent index of joint `joint` (-1 for the root), or -2 when out of range. */
+int lmm_character_joint_parent(const lmm_character* character, int joint);
+
+/* World position of the character root. */
+int lmm_character_root_position(const lmm_character* character, float out_xyz[3]);
+/* World transforms of every joint: positions (3 floats each) and rotations as x, y, z, w
+ * quaternions (4 floats each); either pointer may be NULL. `joint_capacity` is the number of
+ * joints the buffers hold; fails when it is below the joint count. */
+int lmm_character_world_transforms(const lmm_character* character, float* positions_xyz, float* rotations_xyzw,
+                                   size_t joint_capacity);
+/* World transforms of every joint as 4x4 column-major matrices (16 floats each, translation in
+ * elements 12..14). */
+int lmm_character_world_matrices(const lmm_character* character, float* matrices, size_t joint_capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LMM_LMM_H */

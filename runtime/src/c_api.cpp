@@ -1,0 +1,368 @@
+// The C API (lmm/lmm.h) over the C++ runtime: handles allocated through the pluggable allocator,
+// assets shared between handles and characters, no exception across the boundary.
+#include "lmm/lmm.h"
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "lmm/database.hpp"
+#include "lmm/database_character.hpp"
+#include "lmm/learned_character.hpp"
+#include "lmm/model.hpp"
+#include "lmm/search.hpp"
+#include "lmm/version.hpp"
+
+namespace {
+
+thread_local std::string last_error;
+
+void* default_allocate(void*, size_t size, size_t) {
+  return ::operator new(size, std::align_val_t(lmm::kBlobAlignment), std::nothrow);
+}
+void default_release(void*, void* block, size_t) { ::operator delete(block, std::align_val_t(lmm::kBlobAlignment)); }
+
+lmm_allocator current_allocator{default_allocate, default_release, nullptr};
+
+// A std::allocator-compatible adapter over an lmm_allocator (for shared assets' control blocks).
+template <typename T>
+struct CAllocator {
+  using value_type = T;
+  lmm_allocator c;
+
+  explicit CAllocator(const lmm_allocator& allocator) : c(allocator) {}
+  template <typename U>
+  CAllocator(const CAllocator<U>& other) : c(other.c) {}  // NOLINT: rebinding converts implicitly
+  T* allocate(size_t n) {
+    void* block = c.allocate(c.user, n * sizeof(T), alignof(T));
+    if (block == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(block);
+  }
+  void deallocate(T* block, size_t n) { c.release(c.user, block, n * sizeof(T)); }
+  template <typename U>
+  bool operator==(const CAllocator<U>& other) const { return c.allocate == other.c.allocate && c.user == other.c.user; }
+  template <typename U>
+  bool operator!=(const CAllocator<U>& other) const { return !(*this == other); }
+};
+
+// A whole file in one block of the allocator (kBlobAlignment-aligned, as the loaders need).
+class FileBlock {
+ public:
+  explicit FileBlock(const lmm_allocator& allocator) : allocator_(allocator) {}
+  FileBlock(const FileBlock&) = delete;
+  FileBlock& operator=(const FileBlock&) = delete;
+  ~FileBlock() {
+    if (data_ != nullptr) allocator_.release(allocator_.user, data_, size_);
+  }
+  // Reads `path`; false with a message naming it.
+  bool read(const std::string& path, std::string& error) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      error = path + ": is a directory, not a file";
+      return false;
+    }
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) {
+      error = path + ": cannot open for reading";
+      return false;
+    }
+    const bool sized = std::fseek(f, 0, SEEK_END) == 0;
+    const long size = sized ? std::ftell(f) : -1;
+    if (size > 0 && std::fseek(f, 0, SEEK_SET) == 0) {
+      size_ = size_t(size);
+      data_ = static_cast<uint8_t*>(allocator_.allocate(allocator_.user, size_, lmm::kBlobAlignment));
+    }
+    const bool read = data_ != nullptr && std::fread(data_, 1, size_, f) == size_;
+    std::fclose(f);
+    if (!read) error = path + (data_ == nullptr && size > 0 ? ": out of memory" : ": read error");
+    return read;
+  }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  lmm_allocator allocator_;
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// A database with its search index, shared by its handle and the characters using it.
+struct DatabaseAsset {
+  explicit DatabaseAsset(const lmm_allocator& allocator) : file(allocator) {}
+  FileBlock file;
+  std::shared_ptr<const lmm::Database> database;
+  lmm::FeatureSearch search;
+};
+
+// A model bundle, shared by its handle and the characters using it.
+struct ModelAsset {
+  explicit ModelAsset(const lmm_allocator& allocator) : file(allocator) {}
+  FileBlock file;
+  std::shared_ptr<const lmm::Model> model;
+};
+
+// Constructs a T in a block of `allocator`; nullptr when it has no memory.
+template <typename T, typename... Args>
+T* create(const lmm_allocator& allocator, Args&&... args) {
+  void* block = allocator.allocate(allocator.user, sizeof(T), alignof(T));
+  if (block == nullptr) {
+    last_error = "out of memory";
+    return nullptr;
+  }
+  return new (block) T(std::forward<Args>(args)...);
+}
+
+// Destroys a T made by create() with the allocator it holds.
+template <typename T>
+void destroy(T* object) {
+  if (object == nullptr) return;
+  const lmm_allocator allocator = object->allocator;
+  object->~T();
+  allocator.release(allocator.user, object, sizeof(T));
+}
+
+// Runs `body` (returning 1 / 0 or a pointer), turning any exception into a failure and a message.
+template <typename Body>
+auto guarded(Body&& body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    last_error = "out of memory";
+  } catch (const std::exception& e) {
+    last_error = e.what();
+  }
+  return decltype(body())();
+}
+
+// false with a message when `pointer` is null.
+bool require(const void* pointer, const char* what) {
+  if (pointer != nullptr) return true;
+  last_error = std::string(what) + " is NULL";
+  return false;
+}
+
+lmm::GamepadInput to_input(const lmm_gamepad& g) {
+  lmm::GamepadInput input;
+  input.left_x = g.left_x;
+  input.left_y = g.left_y;
+  input.right_x = g.right_x;
+  input.right_y = g.right_y;
+  input.camera_azimuth = g.camera_azimuth;
+  input.strafe = g.strafe != 0;
+  input.gait = g.gait;
+  return input;
+}
+
+}  // namespace
+
+struct lmm_database {
+  lmm_allocator allocator;
+  std::shared_ptr<DatabaseAsset> asset;
+};
+
+struct lmm_model {
+  lmm_allocator allocator;
+  std::shared_ptr<ModelAsset> asset;
+};
+
+struct lmm_character {
+  lmm_allocator allocator;
+  std::shared_ptr<DatabaseAsset> database;  // whichever the character plays (keeps it alive)
+  std::shared_ptr<ModelAsset> model;
+  lmm::DatabaseCharacter database_character;
+  lmm::LearnedCharacter learned_character;
+  const lmm::CharacterBase* base = nullptr;
+  const lmm::Skeleton* skeleton = nullptr;
+
+  void update(const lmm_gamepad& input, float dt) {
+    if (database) {
+      database_character.update(to_input(input), dt);
+    } else {
+      learned_character.update(to_input(input), dt);
+    }
+  }
+};
+
+namespace {
+
+// A handle over a fresh Asset that holds the file at `path` and is finished by open(asset,
+// error); nullptr with the message (naming the file) otherwise.
+template <typename Handle, typename Asset, typename Open>
+Handle* load_handle(const char* path, const Open& open) {
+  if (!require(path, "path")) return nullptr;
+  return guarded([&]() -> Handle* {
+    const lmm_allocator allocator = current_allocator;
+    auto asset = std::allocate_shared<Asset>(CAllocator<Asset>(allocator), allocator);
+    std::string error;
+    if (!asset->file.read(path, error) || !open(*asset, error)) {
+      last_error = error.rfind(path, 0) == 0 ? error : std::string(path) + ": " + error;
+      return nullptr;
+    }
+    return create<Handle>(allocator, Handle{allocator, std::move(asset)});
+  });
+}
+
+// A character made with the current allocator and set up by init(character, error); nullptr
+// with the message otherwise.
+template <typename Init>
+lmm_character* create_character(const Init& init) {
+  return guarded([&]() -> lmm_character* {
+    lmm_character* c = create<lmm_character>(current_allocator);
+    if (c == nullptr) return nullptr;
+    c->allocator = current_allocator;
+    std::string error;
+    if (!init(*c, error)) {
+      destroy(c);
+      last_error = error;
+      return nullptr;
+    }
+    return c;
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* lmm_version(void) { return lmm::kVersion; }
+
+const char* lmm_last_error(void) { return last_error.c_str(); }
+
+void lmm_set_allocator(const lmm_allocator* allocator) {
+  const bool usable = allocator != nullptr && allocator->allocate != nullptr && allocator->release != nullptr;
+  current_allocator = usable ? *allocator : lmm_allocator{default_allocate, default_release, nullptr};
+}
+
+lmm_database* lmm_database_load(const char* path) {
+  return load_handle<lmm_database, DatabaseAsset>(path, [](DatabaseAsset& asset, std::string& error) {
+    return (asset.database = lmm::Database::load_buffer(asset.file.data(), asset.file.size(), error)) &&
+           asset.search.build(asset.database, error);
+  });
+}
+
+void lmm_database_release(lmm_database* database) { destroy(database); }
+
+uint64_t lmm_database_id(const lmm_database* database) {
+  return database != nullptr ? database->asset->database->id() : 0;
+}
+
+lmm_model* lmm_model_load(const char* path) {
+  return load_handle<lmm_model, ModelAsset>(path, [](ModelAsset& asset, std::string& error) {
+    return bool(asset.model = lmm::Model::load_buffer(asset.file.data(), asset.file.size(), error));
+  });
+}
+
+void lmm_model_release(lmm_model* model) { destroy(model); }
+
+uint64_t lmm_model_id(const lmm_model* model) { return model != nullptr ? model->asset->model->id() : 0; }
+
+lmm_character* lmm_character_create_database(const lmm_database* database, float x, float z, float heading) {
+  if (!require(database, "database")) return nullptr;
+  return create_character([&](lmm_character& c, std::string& error) {
+    c.database = database->asset;
+    c.base = &c.database_character;
+    c.skeleton = &c.database->database->skeleton();
+    return c.database_character.init(c.database->database, c.database->search, lmm::CharacterSettings{},
+                                     lmm::Vec3{x, 0.0f, z}, heading, error);
+  });
+}
+
+lmm_character* lmm_character_create_learned(const lmm_model* model, float x, float z, float heading) {
+  if (!require(model, "model")) return nullptr;
+  return create_character([&](lmm_character& c, std::string& error) {
+    c.model = model->asset;
+    c.base = &c.learned_character;
+    c.skeleton = &c.model->model->skeleton();
+    return c.learned_character.init(c.model->model, lmm::LearnedSettings{}, lmm::Vec3{x, 0.0f, z}, heading, error);
+  });
+}
+
+void lmm_character_release(lmm_character* character) { destroy(character); }
+
+int lmm_character_update(lmm_character* character, const lmm_gamepad* input, float dt) {
+  if (!require(character, "character") || !require(input, "input")) return 0;
+  character->update(*input, dt);
+  return 1;
+}
+
+int lmm_characters_update(lmm_character* const* characters, const lmm_gamepad* inputs, size_t begin, size_t end,
+                          float dt) {
+  if (!require(characters, "characters") || !require(inputs, "inputs")) return 0;
+  for (size_t i = begin; i < end; ++i) {
+    if (!require(characters[i], "a character in the range")) return 0;
+    characters[i]->update(inputs[i], dt);
+  }
+  return 1;
+}
+
+int lmm_character_joint_count(const lmm_character* character) {
+  return character != nullptr ? character->skeleton->joint_count() : 0;
+}
+
+int lmm_character_joint_index(const lmm_character* character, const char* name) {
+  return character != nullptr && name != nullptr ? character->skeleton->find(name) : -1;
+}
+
+const char* lmm_character_joint_name(const lmm_character* character, int joint) {
+  if (character == nullptr || joint < 0 || joint >= character->skeleton->joint_count()) return nullptr;
+  return character->skeleton->names[size_t(joint)].c_str();
+}
+
+int lmm_character_joint_parent(const lmm_character* character, int joint) {
+  if (character == nullptr || joint < 0 || joint >= character->skeleton->joint_count()) return -2;
+  return character->skeleton->parents[size_t(joint)];
+}
+
+int lmm_character_root_position(const lmm_character* character, float out_xyz[3]) {
+  if (!require(character, "character") || !require(out_xyz, "out_xyz")) return 0;
+  const lmm::Vec3 p = character->base->root_position();
+  out_xyz[0] = p.x, out_xyz[1] = p.y, out_xyz[2] = p.z;
+  return 1;
+}
+
+// false with a message when a buffer of `capacity` joints cannot hold the character's pose.
+static bool fits(const lmm_character* character, size_t capacity) {
+  if (!require(character, "character")) return false;
+  if (capacity >= size_t(character->skeleton->joint_count())) return true;
+  last_error = "the buffers hold " + std::to_string(capacity) + " joints; the character has " +
+               std::to_string(character->skeleton->joint_count());
+  return false;
+}
+
+int lmm_character_world_transforms(const lmm_character* character, float* positions_xyz, float* rotations_xyzw,
+                                   size_t joint_capacity) {
+  if (!fits(character, joint_capacity)) return 0;
+  const auto& positions = character->base->global_positions();
+  const auto& rotations = character->base->global_rotations();
+  for (size_t j = 0; j < positions.size(); ++j) {
+    if (positions_xyz != nullptr) {
+      positions_xyz[3 * j] = positions[j].x, positions_xyz[3 * j + 1] = positions[j].y;
+      positions_xyz[3 * j + 2] = positions[j].z;
+    }
+    if (rotations_xyzw != nullptr) {
+      rotations_xyzw[4 * j] = rotations[j].x, rotations_xyzw[4 * j + 1] = rotations[j].y;
+      rotations_xyzw[4 * j + 2] = rotations[j].z, rotations_xyzw[4 * j + 3] = rotations[j].w;
+    }
+  }
+  return 1;
+}
+
+int lmm_character_world_matrices(const lmm_character* character, float* matrices, size_t joint_capacity) {
+  if (!fits(character, joint_capacity) || !require(matrices, "matrices")) return 0;
+  const auto& positions = character->base->global_positions();
+  const auto& rotations = character->base->global_rotations();
+  for (size_t j = 0; j < positions.size(); ++j) {
+    float* m = matrices + 16 * j;
+    const lmm::Vec3 columns[3] = {lmm::rotate(rotations[j], lmm::Vec3{1, 0, 0}),
+                                  lmm::rotate(rotations[j], lmm::Vec3{0, 1, 0}),
+                                  lmm::rotate(rotations[j], lmm::Vec3{0, 0, 1})};
+    for (int c = 0; c < 3; ++c) m[4 * c] = columns[c].x, m[4 * c + 1] = columns[c].y, m[4 * c + 2] = columns[c].z, m[4 * c + 3] = 0;
+    m[12] = positions[j].x, m[13] = positions[j].y, m[14] = positions[j].z, m[15] = 1;
+  }
+  return 1;
+}
+
+}  // extern "C"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# ctest c_api.walk: imports bandai-loco/normal-extra, then walks a database and a learned
+# character for 10 s through the C API (walk.c), the C++ API (walk.cpp) and, when LIBRARY is
+# given, Python ctypes (python/lmmkit.py); all must print the same root positions.
+#   run.sh LMM_IMPORT WALK_C WALK_CPP MODEL.lmmw LMMKIT_PY [LIBRARY]
+# Needs $LMM_DATA (or $LMM_DATA_FALLBACK): without it the test fails in CI and is skipped
+# (exit 77) elsewhere.
+set -uo pipefail
+[[ $# -ge 5 ]] || { echo "usage: $0 LMM_IMPORT WALK_C WALK_CPP MODEL.lmmw LMMKIT_PY [LIBRARY]" >&2; exit 2; }
+import="$1" walk_c="$2" walk_cpp="$3" model="$4" lmmkit_py="$5" library="${6:-}"
+data="${LMM_DATA:-${LMM_DATA_FALLBACK:-}}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+if [[ -z "$data" || ! -d "$data/normal-extra" ]]; then
+  [[ -n "${CI:-}" ]] && fail "LMM_DATA does not point at the bandai-loco data"
+  echo "skipped: set LMM_DATA to the bandai-loco folder"
+  exit 77
+fi
+"$import" "$data/normal-extra" --out "$work/db.mmdb" >"$work/import.log" 2>&1 || { cat "$work/import.log"; fail "lmm-import"; }
+
+"$walk_c" "$work/db.mmdb" "$model" >"$work/c.txt" || fail "the C program failed"
+"$walk_cpp" "$work/db.mmdb" "$model" >"$work/cpp.txt" || fail "the C++ program failed"
+[[ $(wc -l <"$work/c.txt") -eq 20 ]] || fail "the C program printed $(wc -l <"$work/c.txt") lines, expected 20"
+diff "$work/cpp.txt" "$work/c.txt" || fail "the C API and the C++ API disagree"
+echo "C and C++ APIs agree on 20 root positions; last: $(tail -n 2 "$work/c.txt" | tr '\n' ' ')"
+if [[ -n "$library" ]]; then
+  # Debian's python3 (python3-numpy installs numpy there), not another python3 first on PATH.
+  python=/usr/bin/python3
+  [[ -x "$python" ]] || python=python3
+  "$python" "$lmmkit_py" "$library" "$work/db.mmdb" "$model" >"$work/py.txt" || fail "python/lmmkit.py failed"
+  diff "$work/cpp.txt" "$work/py.txt" || fail "Python (ctypes) and the C++ API disagree"
+  echo "Python (ctypes) agrees too"
+fi
