@@ -485,4 +485,15 @@ bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size
   return true;
 }
 
+bool file_holds(const std::string& path, const uint8_t* data, size_t size, std::string& error) {
+  AlignedBuffer written;
+  if (!read_file(path, written, error)) return false;
+  if (written.size() != size || (size > 0 && std::memcmp(written.data(), data, size) != 0)) {
+    error = path + ": reading the written file back gave other bytes (" + std::to_string(written.size()) + " of " +
+            std::to_string(size) + ")";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace lmm

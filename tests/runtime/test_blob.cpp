@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <random>
@@ -193,6 +194,21 @@ TEST(Blob, WriteFailuresNameTheCause) {
   EXPECT_NE(error.find("is a directory"), std::string::npos) << error;
   EXPECT_FALSE(write_file_atomic("/nonexistent/dir/x.bin", bytes.data(), bytes.size(), error));
   EXPECT_NE(error.find("/nonexistent/dir/x.bin: cannot create the temporary file"), std::string::npos) << error;
+}
+
+TEST(Blob, FileHoldsComparesWhatWasWritten) {
+  const std::vector<uint8_t> bytes = small_blob(true);
+  const std::string path = testing::TempDir() + "lmm_file_holds.bin";
+  std::string error;
+  ASSERT_TRUE(write_file_atomic(path, bytes.data(), bytes.size(), error)) << error;
+  EXPECT_TRUE(file_holds(path, bytes.data(), bytes.size(), error)) << error;
+  std::vector<uint8_t> other = bytes;
+  other[other.size() / 2] ^= 1;
+  EXPECT_FALSE(file_holds(path, other.data(), other.size(), error));
+  EXPECT_NE(error.find(path), std::string::npos) << error;
+  EXPECT_FALSE(file_holds(path, bytes.data(), bytes.size() - 1, error));
+  std::remove(path.c_str());
+  EXPECT_FALSE(file_holds(path, bytes.data(), bytes.size(), error));
 }
 
 }  // namespace

@@ -189,7 +189,10 @@ Bundle bytes_bundle(const std::string& label, const std::vector<uint8_t>& bytes)
 
 void save_bundle(const Bundle& b, const std::string& path) {
   std::string error;
-  if (!write_file_atomic(path, b.bytes.data(), b.bytes.size(), error)) throw InputError(error);
+  if (!write_file_atomic(path, b.bytes.data(), b.bytes.size(), error) ||
+      !file_holds(path, b.bytes.data(), b.bytes.size(), error)) {
+    throw InputError(error);
+  }
 }
 
 // --preset: random-weight bundles (f32 and f16) of the preset and its FFN baseline for the

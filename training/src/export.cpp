@@ -181,7 +181,10 @@ ExportSummary export_bundle(const ExportOptions& o) {
   const std::shared_ptr<const Model> bundle = Model::load_buffer(buffer.data(), buffer.size(), error);
   if (bundle == nullptr) throw std::runtime_error(o.out_path + ": " + error);
   const Model& model = *bundle;
-  if (!write_file_atomic(o.out_path, bytes.data(), bytes.size(), error)) throw std::runtime_error(error);
+  if (!write_file_atomic(o.out_path, bytes.data(), bytes.size(), error) ||
+      !file_holds(o.out_path, bytes.data(), bytes.size(), error)) {
+    throw std::runtime_error(error);
+  }
   ExportSummary s;
   s.file_bytes = bytes.size();
   s.weight_bytes = model.weight_bytes();

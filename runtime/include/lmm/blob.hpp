@@ -178,5 +178,9 @@ std::shared_ptr<const T> load_blob_buffer(const uint8_t* data, size_t size, std:
 // message on failure (no temporary file is left).
 bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size,
                        std::string& error);
+// Reads `path` back and compares it with the `size` bytes of `data`: true when the file holds
+// exactly them, else false with a message naming the file (the check after a write, so a tool
+// reports success only for what it can read back).
+bool file_holds(const std::string& path, const uint8_t* data, size_t size, std::string& error);
 
 }  // namespace lmm

@@ -106,7 +106,8 @@ void write_json(const std::string& path, const JsonObject& json) {
 
 void write_text_atomic(const std::string& path, const std::string& text) {
   std::string error;
-  if (!write_file_atomic(path, reinterpret_cast<const uint8_t*>(text.data()), text.size(), error)) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
+  if (!write_file_atomic(path, bytes, text.size(), error) || !file_holds(path, bytes, text.size(), error)) {
     throw InputError(error);
   }
 }
