@@ -146,7 +146,7 @@ void LearnedCharacter::sample_track(const Track& track, float* out) const {
 
 void LearnedCharacter::advance(float dt) {
   // The stepper predicts whole model frames; between them the states are interpolated
-  // (seed 004 Eq. 12: the latent is smooth enough to sample at dt < 1 / fps).
+  // (Kleanthous & Martini 2023 Eq. 12: the latent is smooth enough to sample at dt < 1 / fps).
   phase_ += double(dt) * model_->fps();
   while (phase_ >= 1.0) {
     phase_ -= 1.0;

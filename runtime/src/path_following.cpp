@@ -41,7 +41,7 @@ std::vector<Vec3> resample(const std::vector<PathSample>& samples, float scale, 
 }
 
 // Gaussian smoothing; the path is extended past both ends along its end directions first,
-// so the ends keep their place and the path its length (seed 002 Sec. V-B extrapolates end
+// so the ends keep their place and the path its length (Lee, Kwon & Lee 2023 Sec. V-B extrapolates end
 // points for the same reason).
 std::vector<Vec3> smooth_points(const std::vector<Vec3>& points, float sigma, int half) {
   const int n = int(points.size());
@@ -271,7 +271,7 @@ int PathFollower::desired_position(Vec3 root, const Context& context) const {
 
 namespace {
 
-// Future path indices: i_d + offset, or with the speed limit (seed 002 Sec. VI-B) spread
+// Future path indices: i_d + offset, or with the speed limit (Lee, Kwon & Lee 2023 Sec. VI-B) spread
 // uniformly up to the point that max_speed reaches in the longest offset.
 void future_indices(const Path& path, const std::vector<int>& offsets, int desired, bool limit, float max_speed,
                     std::vector<float>& indices) {
@@ -403,7 +403,7 @@ void PathFollower::update(float dt) {
   ++stats_.updates;
   elapsed_frames_ += double(dt) * db_->fps();
   since_match_ += dt;
-  const int previous = desired_;  // i_d of the previous frame (seed 002 Eq. 1's i_d_prev)
+  const int previous = desired_;  // i_d of the previous frame (Lee, Kwon & Lee 2023 Eq. 1's i_d_prev)
   const Context tracking{previous, previous, float(elapsed_frames_), -1};
   desired_ = desired_position(on_ground(out_.positions[0]), tracking);
   const bool corner_passed = corner_ >= 0 && desired_ >= corner_ + 1;

@@ -149,7 +149,7 @@ TEST(Import, WeightsScaleNormalisedGroups) {
   const std::shared_ptr<const Database> loaded = import_circle_and_line(test::temp_folder("weights"));
   ASSERT_NE(loaded, nullptr);
   const Database& db = *loaded;
-  // Per group: mean-zero dims and mean per-dim std equal to the weight (seed 001).
+  // Per group: mean-zero dims and mean per-dim std equal to the weight (basic motion matching, normalize_feature).
   for (const FeatureGroup& g : db.schema().groups) {
     double std_sum = 0.0;
     for (int d = g.first_dim; d < g.first_dim + feature_group_dims(g); ++d) {

@@ -1,4 +1,4 @@
-// Path following (seed 002): path checks and shaping, path files, LHMM's kNN call count, runs
+// Path following (Lee, Kwon & Lee 2023): path checks and shaping, path files, LHMM's kNN call count, runs
 // on synthetic walks (straight, fast, bad input) and no allocation per update.
 #include <gtest/gtest.h>
 
@@ -77,9 +77,9 @@ TEST(PathShaping, ResamplingSmoothingAndSpeedScaleKeepTheLine) {
   }
   EXPECT_NEAR(length(path.tangent(10.5f) - Vec3{0, 0, 1}), 0.0f, 1e-5f);
   EXPECT_EQ(path.nearest(Vec3{0.3f, 0, 3.0f}, 0, path.last()), 120);
-  EXPECT_EQ(path.nearest(Vec3{0.3f, 0, 3.0f}, 0, 100), 100);  // the window of seed 002 Eq. 1
+  EXPECT_EQ(path.nearest(Vec3{0.3f, 0, 3.0f}, 0, 100), 100);  // the window of Lee, Kwon & Lee 2023 Eq. 1
   PathShaping slow;
-  slow.speed_scale = 0.2f;  // seed 002 Sec. V-A: played five times slower than drawn
+  slow.speed_scale = 0.2f;  // Lee, Kwon & Lee 2023 Sec. V-A: played five times slower than drawn
   ASSERT_TRUE(make_path(straight(1.5f, 4.0f), slow, 60.0f, path, error)) << error;
   EXPECT_EQ(path.size(), 20 * 60 + 1);
 }

@@ -1,4 +1,4 @@
-// LHMM(k, l) (seed 002 Algorithm 1) with simple hooks on random-walk databases: LHMM(1, 1) is
+// LHMM(k, l) (Lee, Kwon & Lee 2023 Algorithm 1) with simple hooks on random-walk databases: LHMM(1, 1) is
 // the nearest neighbour, a two-level result equals the tree evaluated by hand, and the number
 // of searches is 1 + k + ... + k^(l-1).
 #include <gtest/gtest.h>

@@ -131,7 +131,7 @@ inline std::vector<double> reference_chain(const std::vector<LayerValues>& layer
   return x;
 }
 
-// Network output: softmax over all gate logits, the top_k largest renormalised (seed 004
+// Network output: softmax over all gate logits, the top_k largest renormalised (Kleanthous & Martini 2023
 // Eq. 2-3), weighted sum of those experts, then the MLP.
 inline std::vector<double> reference_network(const NetworkValues& net, const float* in, int size) {
   std::vector<double> x(in, in + size);

@@ -1,5 +1,5 @@
 // lmm-bench nn: single-thread inference cost of model bundles with the dependency-free runtime
-// (seed 004 Sec. 6.2, Table 11), next to an FFN (learned motion matching) baseline in the same
+// (Kleanthous & Martini 2023 Sec. 6.2, Table 11), next to an FFN (learned motion matching) baseline in the same
 // run. Inputs are random N(0, 1) rows cycled over 1,024 different ones, so routing changes from
 // call to call as it does across characters (the pessimistic case for the expert caches).
 #include <cmath>

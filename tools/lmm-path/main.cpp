@@ -1,4 +1,4 @@
-// lmm-path: path following with long-horizon motion matching (seed 002) on a motion database.
+// lmm-path: path following with long-horizon motion matching (Lee, Kwon & Lee 2023) on a motion database.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -20,10 +20,10 @@ namespace {
 cxxopts::Options make_options() {
   cxxopts::Options o(
       "lmm-path",
-      "Follow a drawn path with long-horizon motion matching LHMM(k, l) (seed 002) and write the motion (BVH),\n"
+      "Follow a drawn path with long-horizon motion matching LHMM(k, l) (Lee, Kwon & Lee 2023) and write the motion (BVH),\n"
       "root trajectory (CSV), a top-view plot (SVG) and metrics (JSON). A path file is CSV with a header\n"
       "t,x,z (seconds, metres on the ground) or JSON [[t, x, z], ...]. --ablation runs the built-in test paths\n"
-      "through seed 002's Table 2 ablation and Table 1 configurations instead.\n"
+      "through Lee, Kwon & Lee 2023's Table 2 ablation and Table 1 configurations instead.\n"
       "  lmm-path --db X.mmdb --path P.csv [--k 3 --l 3] [--mode local|global] [--speed-scale 1] --out DIR [--json PATH]");
   o.add_options()
       ("db", "motion database (*.mmdb)", cxxopts::value<std::string>())
@@ -38,13 +38,13 @@ cxxopts::Options make_options() {
       ("l", "LHMM levels, 1 = basic motion matching (also --l)", cxxopts::value<int>()->default_value("3"))
       ("mode", "local (path moved to the character) or global (walk to its start first)",
        cxxopts::value<std::string>()->default_value("local"))
-      ("speed-scale", "playback speed / drawing speed (seed 002 uses 0.2)", cxxopts::value<float>())
+      ("speed-scale", "playback speed / drawing speed (Lee, Kwon & Lee 2023 uses 0.2)", cxxopts::value<float>())
       ("max-speed", "speed limit v_max of the revised query, m/s", cxxopts::value<float>()->default_value("3"))
       ("desired", "desired position: constrained (Eq. 1), current (current frame) or nearest",
        cxxopts::value<std::string>()->default_value("constrained"))
       ("no-smooth", "do not smooth the path")
-      ("foot-lock", "lock feet in contact with two-joint IK (seed 002 App. A)")
-      ("no-adjust", "do not pull the root towards the desired path point (seed 002's method as published)")
+      ("foot-lock", "lock feet in contact with two-joint IK (Lee, Kwon & Lee 2023 App. A)")
+      ("no-adjust", "do not pull the root towards the desired path point (Lee, Kwon & Lee 2023's method as published)")
       ("adjust-halflife", "seconds: halflife of the pull towards the path", cxxopts::value<float>()->default_value("0.2"))
       ("adjust-ratio", "the pull's speed limit as a fraction of the root's speed", cxxopts::value<float>()->default_value("0.2"))
       ("no-speed-limit", "do not limit the future query's speed")

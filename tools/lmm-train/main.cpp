@@ -37,7 +37,7 @@ JsonObject report_json(const std::string& model, const TrainingConfig& config, c
 
 int run(int argc, char** argv) {
   cxxopts::Options options("lmm-train",
-                           "Train a learned motion matching model (seed 004): lmm-train MODEL --db X.mmdb "
+                           "Train a learned motion matching model (Kleanthous & Martini 2023): lmm-train MODEL --db X.mmdb "
                            "--config PRESET --out DIR\nMODEL: autoencoder | stepper | projector. PRESET: a name in "
                            "configs/training (tiny, quick, standard, paper, ffn-...) or a path to a TOML file "
                            "(a value containing '/' or ending in .toml).");

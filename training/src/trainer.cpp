@@ -204,7 +204,7 @@ void load_checkpoint(const std::string& path, const LoopSpec& spec, Adan& optimi
 }
 
 // Ends a virtual epoch: records first / last averages and applies the plateau decay
-// (seed 004 Sec. 5: lr *= gamma after `patience` epochs without improvement of the smoothed loss).
+// (Kleanthous & Martini 2023 Sec. 5: lr *= gamma after `patience` epochs without improvement of the smoothed loss).
 void end_epoch(const TrainingConfig& c, Adan& optimizer, LoopState& s) {
   for (auto& [name, sum] : s.sums) {
     const double mean = sum / double(c.steps_per_epoch);
@@ -299,7 +299,7 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
   report.metrics["samples_per_s"] = double((s.step - first_step) * spec.samples_per_step) / std::max(wall, 1e-9);
 }
 
-// Geodesic angle between rotation matrices [..., 3, 3] (seed 004 Eq. 19), in radians.
+// Geodesic angle between rotation matrices [..., 3, 3] (Kleanthous & Martini 2023 Eq. 19), in radians.
 torch::Tensor geodesic(const torch::Tensor& a, const torch::Tensor& b) {
   const torch::Tensor trace = torch::matmul(a, b.transpose(-1, -2)).diagonal(0, -2, -1).sum(-1);
   return torch::acos(((trace - 1.0) / 2.0).clamp(-1.0 + 1e-6, 1.0 - 1e-6));

@@ -1,4 +1,4 @@
-// Gamepad to desired motion (seed 001, desired_velocity_update / desired_rotation_update) and
+// Gamepad to desired motion (basic motion matching, desired_velocity_update / desired_rotation_update) and
 // a spring-simulated character whose future trajectory feeds the matching query.
 #pragma once
 

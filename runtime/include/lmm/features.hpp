@@ -30,7 +30,7 @@ constexpr int kMaxTrajectoryOffsetFrames = 1 << 20;  // |frame offset| of a traj
 constexpr float kMinFeatureWeight = 1.0e-6f;         // group weights lie in [min, max]
 constexpr float kMaxFeatureWeight = 1.0e6f;
 
-// One normalisation group: its features share one scale (seed 001, normalize_feature).
+// One normalisation group: its features share one scale (basic motion matching, normalize_feature).
 struct FeatureGroup {
   std::string name;
   FeatureKind kind = FeatureKind::BonePosition;

@@ -21,7 +21,7 @@ struct LegChain {
 void two_joint_ik(const LegChain& chain, Vec3 target, Vec3 pole, Quat& hip_local, Quat& knee_local,
                   Quat& ankle_local);
 
-// Locks contact joints to the ground while they are labelled in contact (seed 002 App. A removes
+// Locks contact joints to the ground while they are labelled in contact (Lee, Kwon & Lee 2023 App. A removes
 // foot sliding this way): a joint that enters contact keeps its world position, the leg bends by
 // two-joint IK to reach it, and after release (or when stretched beyond `unlock_distance`) the
 // offset fades out with a spring of `blend_halflife`.

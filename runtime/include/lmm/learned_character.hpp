@@ -1,4 +1,4 @@
-// Learned motion matching for one character (seed 003, learned motion matching loop; seed 004
+// Learned motion matching for one character (Holden et al. 2020, the learned motion matching loop; Kleanthous & Martini 2023
 // Sec. 4.2, 6.3.1, 7.1): the controller and query of database motion matching, with the
 // projector in place of the search, the stepper advancing latent + features every frame and the
 // decoder producing the pose. Needs only a model bundle (*.lmmw), no database.
@@ -16,7 +16,7 @@ namespace lmm {
 
 // How a learned character moves from the playing state to a newly projected one.
 enum class LearnedTransition {
-  LatentBlend,   // blend the two states before decoding (seed 004 Sec. 7.1, Eq. 48-50)
+  LatentBlend,   // blend the two states before decoding (Kleanthous & Martini 2023 Sec. 7.1, Eq. 48-50)
   Inertialize,   // decode the new state and decay the pose offsets (as the database character)
 };
 
@@ -24,7 +24,7 @@ enum class LearnedTransition {
 struct LearnedSettings : SteeringSettings {
   LearnedTransition transition = LearnedTransition::LatentBlend;
   float blend_time = 0.2f;       // s of latent blending per transition
-  // s a stepper prediction may run before the projector replaces it unconditionally: seed 004
+  // s a stepper prediction may run before the projector replaces it unconditionally: Kleanthous & Martini 2023
   // Sec. 6.3.1 limits predictions to 120 frames at 60 Hz.
   float max_prediction = 2.0f;
   float transition_cost = 0.0f;  // added to the projected state's cost before it is compared
@@ -41,7 +41,7 @@ class LearnedCharacter : public CharacterBase {
   // no trajectory groups.
   bool init(std::shared_ptr<const Model> model, const LearnedSettings& settings, Vec3 position, float heading,
             std::string& error);
-  // Advances by dt seconds (any dt: sub-frame steps interpolate the stepper's states, seed 004
+  // Advances by dt seconds (any dt: sub-frame steps interpolate the stepper's states, Kleanthous & Martini 2023
   // Eq. 12). No allocation.
   void update(const GamepadInput& input, float dt);
 

@@ -1,5 +1,5 @@
-// Long-horizon motion matching LHMM(k, l) (seed 002 Sec. IV, Algorithm 1), independent of the
-// task: a task supplies compute_query and update_context hooks (path following's are seed 002
+// Long-horizon motion matching LHMM(k, l) (Lee, Kwon & Lee 2023 Sec. IV, Algorithm 1), independent of the
+// task: a task supplies compute_query and update_context hooks (path following's are Lee, Kwon & Lee 2023
 // Algorithms 2 and 3). LHMM(1, 1) is basic motion matching.
 #pragma once
 

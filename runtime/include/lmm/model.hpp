@@ -1,4 +1,4 @@
-// Learned motion matching model bundle (*.lmmw, seed 004 Sec. 3-4): decoder, stepper, projector
+// Learned motion matching model bundle (*.lmmw, Kleanthous & Martini 2023 Sec. 3-4): decoder, stepper, projector
 // (and optionally the encoder) as flat weights, with the skeleton, feature schema and
 // normalisation statistics they were trained with. Loaded and validated before any use.
 #pragma once
@@ -72,7 +72,7 @@ struct NetworkWeights {
   int64_t parameter_count() const;
 };
 
-// Where each part lives in a decoded pose vector (seed 004 Sec. 4.1), for `joints` animated
+// Where each part lives in a decoded pose vector (Kleanthous & Martini 2023 Sec. 4.1), for `joints` animated
 // joints (skeleton joints without the simulation bone) and `contacts` contact labels.
 struct PoseVectorLayout {
   int joints = 0;

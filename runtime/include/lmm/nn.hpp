@@ -1,4 +1,4 @@
-// Dependency-free inference of a model bundle's networks (seed 004 Sec. 3): dense layers, GELU
+// Dependency-free inference of a model bundle's networks (Kleanthous & Martini 2023 Sec. 3): dense layers, GELU
 // (erf form, as torch::gelu), sigmoid contacts and sparse mixtures of experts that evaluate only
 // the gate and the top-k routed experts. One evaluator per thread; no allocation per call.
 #pragma once

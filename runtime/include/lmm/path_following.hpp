@@ -1,7 +1,7 @@
-// Path following with long-horizon motion matching (seed 002, Lee, Kwon and Lee): a drawn path
+// Path following with long-horizon motion matching (Lee, Kwon & Lee, IEEE Access 2023): a drawn path
 // becomes path points (Sec. V), future queries are revised against it (Sec. VI, App. B-D) and
 // LHMM(k, l) (Algorithm 1) picks the frame whose continuation matches best over l matching
-// steps. Frame-based constants of the seed (30 Hz) are given here in seconds so that any
+// steps. Frame-based constants of the paper (30 Hz) are given here in seconds so that any
 // database rate works.
 #pragma once
 
@@ -30,15 +30,15 @@ struct PathSample {
   float t = 0.0f, x = 0.0f, z = 0.0f;
 };
 
-// How raw samples become path points (seed 002 Sec. V).
+// How raw samples become path points (Lee, Kwon & Lee 2023 Sec. V).
 struct PathShaping {
-  float speed_scale = 1.0f;        // playback speed / drawing speed (seed 002 Sec. V-A uses 0.2)
-  bool smooth = true;              // Gaussian smoothing (seed 002 Sec. V-B)
-  float smoothing_sigma = 0.1f;    // s: sigma 3 frames at 30 Hz (seed 002 Sec. V-B)
-  float smoothing_width = 0.6333f; // s: width 19 frames at 30 Hz (seed 002 Sec. V-B)
+  float speed_scale = 1.0f;        // playback speed / drawing speed (Lee, Kwon & Lee 2023 Sec. V-A uses 0.2)
+  bool smooth = true;              // Gaussian smoothing (Lee, Kwon & Lee 2023 Sec. V-B)
+  float smoothing_sigma = 0.1f;    // s: sigma 3 frames at 30 Hz (Lee, Kwon & Lee 2023 Sec. V-B)
+  float smoothing_width = 0.6333f; // s: width 19 frames at 30 Hz (Lee, Kwon & Lee 2023 Sec. V-B)
 };
 
-// Where the path is put relative to the character (seed 002 Sec. VII).
+// Where the path is put relative to the character (Lee, Kwon & Lee 2023 Sec. VII).
 enum class PathMode {
   Local,   // the path is translated so that it starts at the character
   Global,  // the path stays; a segment from the character to its start is prepended
@@ -57,7 +57,7 @@ struct Path {
   Vec3 at(float index) const;
   // Length of the polyline through the points, metres.
   float arc_length() const;
-  // Unit tangent at a fractional index (seed 002 Eq. 2), from the segment it lies on.
+  // Unit tangent at a fractional index (Lee, Kwon & Lee 2023 Eq. 2), from the segment it lies on.
   Vec3 tangent(float index) const;
   // Index of the point nearest to `p` among indices [first, last_index].
   int nearest(Vec3 p, int first, int last_index) const;
@@ -76,14 +76,14 @@ bool place_path(std::vector<PathSample>& samples, PathMode mode, Vec3 start, std
 bool make_path(const std::vector<PathSample>& samples, const PathShaping& shaping, float fps, Path& path,
                std::string& error);
 
-// How the desired position on the path is chosen (seed 002 Sec. VI-A and Table 2's variants).
+// How the desired position on the path is chosen (Lee, Kwon & Lee 2023 Sec. VI-A and Table 2's variants).
 enum class DesiredPosition {
   Constrained,   // Eq. 1: nearest point in [previous, previous + look-ahead]
   CurrentFrame,  // the point of the current playback frame
   Nearest,       // the nearest point of the whole path
 };
 
-// Future query revision (seed 002 Sec. VI); every part can be switched off (Table 2).
+// Future query revision (Lee, Kwon & Lee 2023 Sec. VI); every part can be switched off (Table 2).
 struct PathQuerySettings {
   DesiredPosition desired = DesiredPosition::Constrained;
   float look_ahead = 10.0f / 30.0f;  // s: beta of Eq. 1 (10 frames at 30 Hz)
@@ -97,18 +97,18 @@ struct PathQuerySettings {
 
 // Tunables of a path-following character.
 struct PathFollowerSettings {
-  int k = 3;                          // nearest neighbours per level (seed 002 Sec. VIII-A)
+  int k = 3;                          // nearest neighbours per level (Lee, Kwon & Lee 2023 Sec. VIII-A)
   int levels = 3;                     // l; LHMM(1, 1) is basic motion matching
-  float match_interval = 1.0f / 6.0f; // s: N = 5 frames at 30 Hz (seed 002 App. A)
+  float match_interval = 1.0f / 6.0f; // s: N = 5 frames at 30 Hz (Lee, Kwon & Lee 2023 App. A)
   float inertialization_halflife = 0.1f;
   // Pull the root towards the desired path point like the gamepad character's pull towards its
-  // simulated root (not part of seed 002, whose method the ablation's "no root adjustment" row is).
+  // simulated root (not part of Lee, Kwon & Lee 2023, whose method the ablation's "no root adjustment" row is).
   bool adjust_to_path = true;
   float adjustment_halflife = 0.2f;   // s
   float adjustment_max_ratio = 0.2f;  // adjustment speed limit, as a fraction of root speed
   SearchParams search;
   PathQuerySettings query;
-  bool foot_lock = false;                // lock contact joints with two-joint IK (seed 002 App. A)
+  bool foot_lock = false;                // lock contact joints with two-joint IK (Lee, Kwon & Lee 2023 App. A)
   float foot_unlock_distance = 0.25f;    // m: a lock stretched further than this releases
   float foot_blend_halflife = 0.05f;     // s: IK offset fade-out after a release
 };
@@ -137,7 +137,7 @@ class PathFollower : public PoseOutput {
   // Advances by dt seconds (clamped to (0, kMaxDt]); no allocation.
   void update(float dt);
 
-  // The desired path index (seed 002 Eq. 1).
+  // The desired path index (Lee, Kwon & Lee 2023 Eq. 1).
   int desired_index() const { return desired_; }
   // Whether the desired position has reached the path's last point.
   bool completed() const { return desired_ >= path_->last(); }
@@ -159,16 +159,16 @@ class PathFollower : public PoseOutput {
   };
 
  public:
-  // The revised query context of one level (seed 002 Algorithms 2 and 3).
+  // The revised query context of one level (Lee, Kwon & Lee 2023 Algorithms 2 and 3).
   struct Context {
     int desired_previous = 0;
     int desired = 0;
     float frame_index = 0.0f;  // playback frames since the path started (CurrentFrame mode)
     int corner = -1;           // index of the sharp corner's vertex, -1 if none
   };
-  // LHMM hook (seed 002 Algorithm 2): the revised query of `root` playing `frame`.
+  // LHMM hook (Lee, Kwon & Lee 2023 Algorithm 2): the revised query of `root` playing `frame`.
   void compute_query(const RootSample& root, int frame, Context& context, int level, float* query);
-  // LHMM hook (seed 002 Algorithm 3): the next level's context.
+  // LHMM hook (Lee, Kwon & Lee 2023 Algorithm 3): the next level's context.
   Context update_context(const Context& context) const;
 
  private:

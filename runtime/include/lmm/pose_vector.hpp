@@ -1,4 +1,4 @@
-// Pose vectors of learned motion matching (seed 004 Sec. 4.1): local joint positions, 6D
+// Pose vectors of learned motion matching (Kleanthous & Martini 2023 Sec. 4.1): local joint positions, 6D
 // rotations, root velocities in character space and contact labels, laid out by
 // PoseVectorLayout. The training data, the evaluation tools and the learned character all use
 // these conversions, so a database frame and a decoded pose are read the same way.
@@ -11,7 +11,7 @@
 
 namespace lmm {
 
-// First two columns of q's rotation matrix, (c0, c1) as 6 floats (seed 004 Sec. 4.1, ref. [27]).
+// First two columns of q's rotation matrix, (c0, c1) as 6 floats (Kleanthous & Martini 2023 Sec. 4.1, ref. [27]).
 void quat_to_6d(Quat q, float* out);
 // The rotation of a 6D vector: Gram-Schmidt on its two columns (identity when degenerate).
 Quat quat_from_6d(const float* r6);

@@ -1,5 +1,5 @@
 // Exact nearest-neighbour search over a motion database's normalised features, accelerated by
-// seed 001's two-level bounding boxes (001_eb251c5c79c18bf1.txt, motion_matching_search).
+// basic motion matching's two-level bounding boxes (D. Holden's motion_matching_search).
 #pragma once
 
 #include <memory>
@@ -25,8 +25,8 @@ struct SearchResult {
 
 constexpr int kSearchLanes = 8;         // distances are summed in 8 independent lanes (SIMD-friendly)
 constexpr int kMaxSearchDims = 256;     // feature dimensions the search supports
-constexpr int kSmallBoxFrames = 16;  // seed 001 BOUND_SM_SIZE
-constexpr int kLargeBoxFrames = 64;  // seed 001 BOUND_LR_SIZE
+constexpr int kSmallBoxFrames = 16;  // basic motion matching's BOUND_SM_SIZE
+constexpr int kLargeBoxFrames = 64;  // basic motion matching's BOUND_LR_SIZE
 
 // Per-caller working memory of FeatureSearch::search (one per thread or character).
 struct SearchScratch {

@@ -96,7 +96,7 @@ class Steering {
   Quat desired_rotation_, previous_desired_rotation_;
 };
 
-// Inertialization offsets (seed 001, inertialization): joints 1.. carry position and rotation
+// Inertialization offsets (basic motion matching, inertialization): joints 1.. carry position and rotation
 // offsets that decay with critically damped springs; the root carries character-space
 // velocity offsets instead (its position is integrated).
 class Inertializer {
@@ -166,7 +166,7 @@ class CharacterBase : public PoseOutput {
 };
 
 // Moves `position` on the ground towards `target` by a spring step of `halflife`, at most
-// max_ratio x |velocity| x dt (so a standing root is never dragged): seed 001's adjustment.
+// max_ratio x |velocity| x dt (so a standing root is never dragged): basic motion matching's adjustment.
 void pull_towards(Vec3 target, Vec3 velocity, float halflife, float max_ratio, float dt, Vec3& position);
 
 // Integrates a root over dt from character-space velocities; returns world velocities too.

@@ -290,7 +290,7 @@ std::vector<TestPath> test_paths() {
   }
   {
     // Hand-drawn: drawn fast (about 10 m/s) with a wobbling direction, 2 cm of jitter and
-    // irregular event times, played at speed scale 0.2 (seed 002 Sec. V-A).
+    // irregular event times, played at speed scale 0.2 (Lee, Kwon & Lee 2023 Sec. V-A).
     std::mt19937 rng(7);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
     TestPath hand{"hand-drawn", {}, 0.2f};

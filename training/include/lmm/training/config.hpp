@@ -19,19 +19,19 @@ struct NetworkConfig {
   int64_t batch = 0;                   // batch size of this model (0 = [train] batch)
 };
 
-// Every setting of a preset. Defaults follow seed 004 where it gives a value.
+// Every setting of a preset. Defaults follow Kleanthous & Martini 2023 where it gives a value.
 struct TrainingConfig {
   std::string source;  // file it came from
   std::string text;    // that file's contents (copied into training folders as preset.toml)
   std::string name;
-  int64_t latent = 32;                      // seed 004 Table 1
+  int64_t latent = 32;                      // Kleanthous & Martini 2023 Table 1
   std::vector<int64_t> encoder_hidden{512, 512, 512};
-  bool lipschitz = true;                    // LipschitzLinear encoder (seed 004 Sec. 3.2)
+  bool lipschitz = true;                    // LipschitzLinear encoder (Kleanthous & Martini 2023 Sec. 3.2)
   NetworkConfig decoder, stepper, projector;
 
   uint64_t seed = 1;
   int threads = 2;
-  int64_t batch = 12288;                    // seed 004 Sec. 5.8
+  int64_t batch = 12288;                    // Kleanthous & Martini 2023 Sec. 5.8
   int64_t steps = 30000;                    // 300 virtual epochs x 100 batches (Sec. 5.8)
   int64_t steps_per_epoch = 100;            // a virtual epoch (Sec. 5.8)
   double learning_rate = 0.02;              // Adan, Sec. 5

@@ -1,6 +1,6 @@
 // From trained checkpoints (or freshly initialised modules) to runtime model bundles (*.lmmw):
 // Lipschitz scales folded into the weights, weights transposed to the runtime's input-major
-// layout, normalisation statistics, skeleton and schema attached (seed 004 Sec. 3, 6.2).
+// layout, normalisation statistics, skeleton and schema attached (Kleanthous & Martini 2023 Sec. 3, 6.2).
 #pragma once
 
 #include <cstdint>

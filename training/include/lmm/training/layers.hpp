@@ -1,4 +1,4 @@
-// Building blocks of the learned models (seed 004 Sec. 3): the Lipschitz-bounded linear layer,
+// Building blocks of the learned models (Kleanthous & Martini 2023 Sec. 3): the Lipschitz-bounded linear layer,
 // the sparse mixture of experts with top-2 routing, and plain MLPs.
 #pragma once
 
@@ -8,7 +8,7 @@
 
 namespace lmm::training {
 
-// Linear layer whose Lipschitz bound (infinity norm) is a learnable c (seed 004 Eq. 4-7):
+// Linear layer whose Lipschitz bound (infinity norm) is a learnable c (Kleanthous & Martini 2023 Eq. 4-7):
 // W' = W * min(softplus(c) / max(sum_j |W_ij|, 1e-7), 1) row-wise; c starts at the value whose
 // softplus is the infinity norm of the initial W.
 class LipschitzLinearImpl : public torch::nn::Module {
@@ -47,11 +47,11 @@ TORCH_MODULE(Mlp);
 
 // Routing statistics of the last SMoE forward pass.
 struct RoutingStats {
-  torch::Tensor load_balance;   // KL(mean gate probabilities || uniform), seed 004 Eq. 17
+  torch::Tensor load_balance;   // KL(mean gate probabilities || uniform), Kleanthous & Martini 2023 Eq. 17
   torch::Tensor utilisation;    // [experts] fraction of samples routed to each expert (no grad)
 };
 
-// Sparse mixture of experts (seed 004 Sec. 3.1, Eq. 2-3): a linear gate, softmax, the two
+// Sparse mixture of experts (Kleanthous & Martini 2023 Sec. 3.1, Eq. 2-3): a linear gate, softmax, the two
 // largest probabilities renormalised to sum to one, and the weighted sum of those two experts'
 // outputs. Each expert runs only on the samples routed to it; the second expert is never dropped.
 class SmoeImpl : public torch::nn::Module {

@@ -1,4 +1,4 @@
-// The learned motion matching networks of seed 004 Sec. 4.2 (Tables 1-7) and their FFN
+// The learned motion matching networks of Kleanthous & Martini 2023 Sec. 4.2 (Tables 1-7) and their FFN
 // baselines: encoder, decoder, stepper and projector.
 #pragma once
 

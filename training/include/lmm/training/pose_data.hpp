@@ -1,5 +1,5 @@
 // Training tensors derived from a motion database: pose vectors (local positions, 6D rotations,
-// root velocities, contacts; seed 004 Sec. 4.1), model-space positions, joint weights and
+// root velocities, contacts; Kleanthous & Martini 2023 Sec. 4.1), model-space positions, joint weights and
 // differentiable forward kinematics.
 #pragma once
 
@@ -34,7 +34,7 @@ struct PoseData {
   torch::Tensor pair_starts;      // [K] int64 frames f whose f + 1 is in the same clip
   torch::Tensor pose_mean, pose_std;  // [P] statistics (contacts: mean 0, std 1)
   std::vector<int64_t> parents;   // per animated joint: parent animated joint or -1 (the root)
-  torch::Tensor local_weights;    // [J] hierarchical joint weights, seed 004 Sec. 5.3
+  torch::Tensor local_weights;    // [J] hierarchical joint weights, Kleanthous & Martini 2023 Sec. 5.3
   torch::Tensor model_weights;    // [J] the inverse relation, normalised to mean 1
   std::vector<int64_t> contact_joints;  // animated-joint index of each contact label
   std::vector<std::string> joint_names; // animated joints

@@ -1,4 +1,4 @@
-// Trainers for the autoencoder, stepper and projector (seed 004 Sec. 5) with atomic, hashed
+// Trainers for the autoencoder, stepper and projector (Kleanthous & Martini 2023 Sec. 5) with atomic, hashed
 // checkpoints, resume, plateau learning-rate decay, live progress and final metrics.
 #pragma once
 
@@ -37,12 +37,12 @@ struct TrainReport {
 // std::runtime_error on bad input or a non-finite loss (the last good checkpoint is kept).
 TrainReport train_autoencoder(const TrainingConfig& config, const Database& db, const TrainOptions& options);
 
-// Trains the stepper (seed 004 Sec. 5.9: autoregressive rollouts with start noise) on the
+// Trains the stepper (Kleanthous & Martini 2023 Sec. 5.9: autoregressive rollouts with start noise) on the
 // latents of out_dir/autoencoder.pt and writes out_dir/stepper.pt; metrics include
 // rollout_error_cm_0.5s and rollout_error_cm_2s. Throws std::runtime_error like the others.
 TrainReport train_stepper(const TrainingConfig& config, const Database& db, const TrainOptions& options);
 
-// Trains the projector (seed 004 Sec. 5.6: noisy queries labelled by exact FAISS nearest
+// Trains the projector (Kleanthous & Martini 2023 Sec. 5.6: noisy queries labelled by exact FAISS nearest
 // neighbours) and writes out_dir/projector.pt; metrics include projector_feature_error (mean
 // distance of the projected features to the query, relative to the exact nearest neighbour's).
 TrainReport train_projector(const TrainingConfig& config, const Database& db, const TrainOptions& options);

@@ -1,5 +1,5 @@
 // lmm-eval's engine: a model bundle evaluated by the runtime against the ground truth of a
-// motion database (seed 004 Sec. 6.3): decoder reconstruction, stepper rollouts, projector
+// motion database (Kleanthous & Martini 2023 Sec. 6.3): decoder reconstruction, stepper rollouts, projector
 // retrieval, and the learned controller against the database controller on the same input.
 #pragma once
 
@@ -17,8 +17,8 @@ namespace lmm::pipeline {
 // What to measure and how much.
 struct EvalOptions {
   int rollout_starts = 1000;    // seeded random stepper starts
-  float start_noise = 0.15f;    // noisy starts: x per-dimension state std (seed 004 Sec. 5.9, lambda_scale)
-  int projector_queries = 1000; // noisy queries (seed 004 Sec. 5.6: features + U(0,1) N(0,1))
+  float start_noise = 0.15f;    // noisy starts: x per-dimension state std (Kleanthous & Martini 2023 Sec. 5.9, lambda_scale)
+  int projector_queries = 1000; // noisy queries (Kleanthous & Martini 2023 Sec. 5.6: features + U(0,1) N(0,1))
   int controller_scripts = 4;   // seeded random input scripts run on both controllers
   float controller_seconds = 30.0f;
   std::vector<std::string> input_scripts;  // CSV input scripts to run instead (lmm-sim --input format)

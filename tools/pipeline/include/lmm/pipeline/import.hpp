@@ -58,7 +58,7 @@ RootSample root_sample(const ProcessedClip& clip, int frame);
 std::vector<float> clip_features(const FeatureSchema& schema, const Skeleton& skeleton,
                                  const ProcessedClip& clip);
 
-// Normalises rows x schema.dims features in place per group (seed 001 normalize_feature: mean
+// Normalises rows x schema.dims features in place per group (basic motion matching, normalize_feature: mean
 // offset, scale = mean std / weight) and returns offset and scale. Throws InputError naming a
 // group whose variance is zero.
 void normalize_groups(const FeatureSchema& schema, std::vector<float>& features,

@@ -1,5 +1,5 @@
 // lmm-path's engine: path files, runs of the path-following character with their metrics and
-// plots, the designed test paths and seed 002's ablation (Table 2) and timing (Table 1) tables.
+// plots, the designed test paths and Lee, Kwon & Lee 2023's ablation (Table 2) and timing (Table 1) tables.
 #pragma once
 
 #include <string>
@@ -16,7 +16,7 @@ std::vector<PathSample> load_path(const std::string& file);
 
 // What one path-following run measured.
 struct PathMetrics {
-  double avg_distance_m = 0;    // mean distance from the root to the nearest path point (seed 002 Sec. VIII-F)
+  double avg_distance_m = 0;    // mean distance from the root to the nearest path point (Lee, Kwon & Lee 2023 Sec. VIII-F)
   bool completed = false;       // the desired position reached the path's last point
   double seconds_to_complete = 0;
   double ms_per_lhmm = 0;       // median wall time of the updates that ran LHMM
@@ -42,7 +42,7 @@ PathMetrics run_path(const std::shared_ptr<const Database>& db, const FeatureSea
                      const std::vector<PathSample>& samples, const PathRunOptions& options, CharacterTrack& track,
                      Path& path);
 
-// Writes a top-view SVG in the style of seed 002 Fig. 7: path red with its points marked every
+// Writes a top-view SVG in the style of Lee, Kwon & Lee 2023 Fig. 7: path red with its points marked every
 // 0.5 s, character root path blue.
 void write_path_svg(const std::string& file, const Path& path, const CharacterTrack& track, const std::string& title);
 
@@ -53,7 +53,7 @@ struct TestPath {
   float speed_scale = 1.0f;
 };
 
-// The test paths: a circle whose speed rises linearly from 0 to 9 m/s over 1.5 laps (seed 002
+// The test paths: a circle whose speed rises linearly from 0 to 9 m/s over 1.5 laps (Lee, Kwon & Lee 2023
 // Fig. 9), sharp corners, an S-curve and a fast, jittery hand-drawn-like path.
 std::vector<TestPath> test_paths();
 
