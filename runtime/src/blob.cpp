@@ -2,27 +2,15 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <new>
-#include <random>
 
 namespace lmm {
 namespace {
 
-constexpr char kMagic[4] = {'L', 'M', 'M', 'K'};
-constexpr uint32_t kEndianMarker = 0x01020304u;
-constexpr size_t kHashedHeaderBytes = 56;  // header bytes covered by blob_header_hash
-
-// Header field offsets (bytes).
-constexpr size_t kOffMagic = 0, kOffKind = 4, kOffVersion = 8, kOffEndian = 12, kOffFlags = 16,
-                 kOffCount = 20, kOffTotal = 24, kOffPayload = 32, kOffPayloadHash = 40,
-                 kOffHeaderHash = 56;
-// Table entry field offsets (bytes).
-constexpr size_t kEntDType = 48, kEntRank = 52, kEntDims = 56, kEntOffset = 88;
+using namespace blob_layout;
 
 template <typename T>
 T load(const uint8_t* p) {
@@ -30,13 +18,6 @@ T load(const uint8_t* p) {
   std::memcpy(&v, p, sizeof(T));
   return v;
 }
-
-template <typename T>
-void store(uint8_t* p, T v) {
-  std::memcpy(p, &v, sizeof(T));
-}
-
-uint64_t align_up(uint64_t v) { return (v + kBlobAlignment - 1) / kBlobAlignment * kBlobAlignment; }
 
 uint64_t rotl(uint64_t v, int r) { return (v << r) | (v >> (64 - r)); }
 
@@ -328,62 +309,6 @@ float half_to_float(uint16_t bits) {
   return value;
 }
 
-void BlobBuilder::add(const std::string& name, DType dtype, std::vector<uint64_t> shape,
-                      const void* data) {
-  entries_.push_back(Entry{name, dtype, std::move(shape), data, 0});
-}
-
-void BlobBuilder::add_text(const std::string& name, const std::string& text) {
-  texts_.push_back(text);
-  entries_.push_back(Entry{name, DType::U8, {text.size()}, nullptr, texts_.size()});
-}
-
-bool BlobBuilder::build(const char* kind, uint32_t version, bool hash_payload,
-                        std::vector<uint8_t>& out, std::string& error) const {
-  const uint64_t table_end = kBlobHeaderSize + entries_.size() * kBlobEntrySize;
-  uint64_t cursor = align_up(table_end);
-  const uint64_t payload_offset = cursor;
-  std::vector<uint64_t> offsets, sizes;
-  for (const Entry& e : entries_) {
-    if (e.name.empty() || e.name.size() >= kBlobNameCapacity || e.shape.empty() ||
-        e.shape.size() > size_t(kBlobMaxRank)) {
-      error = "tensor '" + e.name + "': name or rank out of range";
-      return false;
-    }
-    uint64_t bytes = dtype_size(e.dtype);
-    for (uint64_t d : e.shape) bytes *= d;
-    offsets.push_back(cursor);
-    sizes.push_back(bytes);
-    cursor = align_up(cursor + bytes);
-  }
-  out.assign(cursor, 0);
-  uint8_t* h = out.data();
-  std::memcpy(h + kOffMagic, kMagic, 4);
-  std::memcpy(h + kOffKind, kind, 4);
-  store<uint32_t>(h + kOffVersion, version);
-  store<uint32_t>(h + kOffEndian, kEndianMarker);
-  store<uint32_t>(h + kOffFlags, hash_payload ? kBlobFlagPayloadHash : 0u);
-  store<uint32_t>(h + kOffCount, static_cast<uint32_t>(entries_.size()));
-  store<uint64_t>(h + kOffTotal, cursor);
-  store<uint64_t>(h + kOffPayload, payload_offset);
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    const Entry& e = entries_[i];
-    uint8_t* t = h + kBlobHeaderSize + i * kBlobEntrySize;
-    std::memcpy(t, e.name.data(), e.name.size());
-    store<uint32_t>(t + kEntDType, static_cast<uint32_t>(e.dtype));
-    store<uint32_t>(t + kEntRank, static_cast<uint32_t>(e.shape.size()));
-    for (size_t d = 0; d < e.shape.size(); ++d) store<uint64_t>(t + kEntDims + 8 * d, e.shape[d]);
-    store<uint64_t>(t + kEntOffset, offsets[i]);
-    const void* src = e.text_index != 0 ? texts_[e.text_index - 1].data() : e.data;
-    if (sizes[i] > 0) std::memcpy(h + offsets[i], src, sizes[i]);
-  }
-  if (hash_payload) {
-    store<uint64_t>(h + kOffPayloadHash, hash64(h + payload_offset, cursor - payload_offset));
-  }
-  store<uint64_t>(h + kOffHeaderHash, blob_header_hash(h, table_end - kBlobHeaderSize));
-  return true;
-}
-
 AlignedBuffer::AlignedBuffer(size_t size)
     : data_(static_cast<uint8_t*>(::operator new(size == 0 ? 1 : size,
                                                  std::align_val_t(kBlobAlignment)))),
@@ -438,61 +363,6 @@ bool read_file(const std::string& path, AlignedBuffer& out, std::string& error) 
     return false;
   }
   out = std::move(buffer);
-  return true;
-}
-
-namespace {
-
-// `path` + "." + 16 random hex digits + ".tmp": unique per writer (process, thread and call), so
-// concurrent writers to one path never share a temporary file.
-std::string unique_temp_name(const std::string& path) {
-  static std::atomic<uint64_t> counter{0};
-  thread_local std::mt19937_64 rng{(uint64_t(std::random_device{}()) << 32) ^ std::random_device{}() ^
-                                   uint64_t(std::chrono::steady_clock::now().time_since_epoch().count())};
-  char suffix[24];
-  std::snprintf(suffix, sizeof suffix, ".%016llx.tmp", static_cast<unsigned long long>(rng() ^ mix(++counter)));
-  return path + suffix;
-}
-
-}  // namespace
-
-bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size,
-                       std::string& error) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    error = path + ": is a directory; cannot write a file there";
-    return false;
-  }
-  const std::string temp = unique_temp_name(path);
-  std::FILE* f = std::fopen(temp.c_str(), "wbx");  // exclusive: never reuse another writer's file
-  if (f == nullptr) {
-    error = path + ": cannot create the temporary file " + temp + " (missing folder or no permission?)";
-    return false;
-  }
-  const bool written = std::fwrite(data, 1, size, f) == size && std::fflush(f) == 0;
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !closed) {
-    std::remove(temp.c_str());
-    error = path + ": writing " + std::to_string(size) + " bytes failed (disk full or over a size limit?)";
-    return false;
-  }
-  std::filesystem::rename(temp, path, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    error = path + ": cannot replace it with the written file (" + ec.message() + ")";
-    return false;
-  }
-  return true;
-}
-
-bool file_holds(const std::string& path, const uint8_t* data, size_t size, std::string& error) {
-  AlignedBuffer written;
-  if (!read_file(path, written, error)) return false;
-  if (written.size() != size || (size > 0 && std::memcmp(written.data(), data, size) != 0)) {
-    error = path + ": reading the written file back gave other bytes (" + std::to_string(written.size()) + " of " +
-            std::to_string(size) + ")";
-    return false;
-  }
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "lmm/blob_writer.hpp"
 #include "lmm/database.hpp"
 #include "lmm/database_character.hpp"
 #include "lmm/learned_character.hpp"

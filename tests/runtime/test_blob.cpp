@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "lmm/blob.hpp"
+#include "lmm/blob_writer.hpp"
 #include "support/synthetic_database.hpp"
 
 using namespace lmm;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 
+#include "lmm/blob_writer.hpp"
 #include "lmm/model.hpp"
 #include "lmm/nn.hpp"
 #include "support/allocation_counter.hpp"

@@ -10,6 +10,7 @@
 #include <functional>
 #include <random>
 
+#include "lmm/blob_writer.hpp"
 #include "lmm/model.hpp"
 #include "lmm/nn.hpp"
 #include "support/synthetic_model.hpp"

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lmm/blob.hpp"
+#include "lmm/blob_writer.hpp"
 #include "lmm/database.hpp"
 
 namespace lmm::test {

@@ -12,6 +12,7 @@
 #include <cxxopts.hpp>
 
 #include "bench_common.hpp"
+#include "lmm/blob_writer.hpp"
 #include "lmm/model.hpp"
 #include "lmm/nn.hpp"
 #include "lmm/pipeline/bvh.hpp"

@@ -7,6 +7,7 @@
 
 #include <toml++/toml.h>
 
+#include "lmm/blob_writer.hpp"
 #include "lmm/model.hpp"
 #include "lmm/training/trainer.hpp"
 

@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "lmm/blob.hpp"
+#include "lmm/blob_writer.hpp"
 #include "lmm/training/adan.hpp"
 #include "lmm/training/flat_index.hpp"
 #include "lmm/training/models.hpp"

@@ -25,6 +25,22 @@ constexpr int kBlobMaxRank = 4;             // dimensions per tensor
 constexpr uint32_t kBlobFlagPayloadHash = 1;  // header flag: payload_hash is checked
 constexpr int64_t kAnyDim = -1;             // shape wildcard of BlobView::require_shape
 
+// Fixed values and field offsets of the container (docs/formats/blob.md), shared by the reader
+// (BlobView) and the writer (BlobBuilder in lmm::writer).
+namespace blob_layout {
+inline constexpr char kMagic[4] = {'L', 'M', 'M', 'K'};  // header bytes 0..3
+inline constexpr uint32_t kEndianMarker = 0x01020304u;     // header byte 12, in the writer's order
+inline constexpr size_t kHashedHeaderBytes = 56;           // header bytes covered by blob_header_hash
+// Header field offsets (bytes).
+inline constexpr size_t kOffMagic = 0, kOffKind = 4, kOffVersion = 8, kOffEndian = 12, kOffFlags = 16,
+                        kOffCount = 20, kOffTotal = 24, kOffPayload = 32, kOffPayloadHash = 40,
+                        kOffHeaderHash = 56;
+// Table entry field offsets (bytes).
+inline constexpr size_t kEntDType = 48, kEntRank = 52, kEntDims = 56, kEntOffset = 88;
+// The smallest multiple of kBlobAlignment >= `v` (the format's align64).
+constexpr uint64_t align_up(uint64_t v) { return (v + kBlobAlignment - 1) / kBlobAlignment * kBlobAlignment; }
+}  // namespace blob_layout
+
 // IEEE 754 binary16 bits of `value`, rounded to nearest even (overflow gives infinity).
 uint16_t float_to_half(float value);
 // The float value of IEEE 754 binary16 bits.
@@ -89,30 +105,6 @@ class BlobView {
   std::vector<TensorView> tensors_;
 };
 
-// Collects named tensors (pointers to caller data that must outlive the call to build) and
-// lays them out as one blob.
-class BlobBuilder {
- public:
-  // Adds a tensor with `shape` (1 to 4 dims) whose elements start at `data`.
-  void add(const std::string& name, DType dtype, std::vector<uint64_t> shape, const void* data);
-  // Adds a U8 tensor holding `text` (copied).
-  void add_text(const std::string& name, const std::string& text);
-  // Serialises header, table and payload; returns false with `error` on a bad name or shape.
-  bool build(const char* kind, uint32_t version, bool hash_payload, std::vector<uint8_t>& out,
-             std::string& error) const;
-
- private:
-  struct Entry {
-    std::string name;
-    DType dtype;
-    std::vector<uint64_t> shape;
-    const void* data;
-    size_t text_index;  // index into texts_ + 1, or 0
-  };
-  std::vector<Entry> entries_;
-  std::vector<std::string> texts_;
-};
-
 // Heap buffer aligned to kBlobAlignment bytes.
 class AlignedBuffer {
  public:
@@ -171,16 +163,5 @@ std::shared_ptr<const T> load_blob_buffer(const uint8_t* data, size_t size, std:
 }
 
 }  // namespace detail
-
-// Writes `size` bytes to `path` through a temporary file of its own (`path`.<random>.tmp, created
-// exclusively) renamed over `path` on success, so `path` is always either the old file or one
-// writer's complete file: with concurrent writers the last complete one wins. False with a
-// message on failure (no temporary file is left).
-bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size,
-                       std::string& error);
-// Reads `path` back and compares it with the `size` bytes of `data`: true when the file holds
-// exactly them, else false with a message naming the file (the check after a write, so a tool
-// reports success only for what it can read back).
-bool file_holds(const std::string& path, const uint8_t* data, size_t size, std::string& error);
 
 }  // namespace lmm

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "lmm/blob.hpp"
+#include "lmm/blob_writer.hpp"
 #include "lmm/database.hpp"
 
 namespace lmm::pipeline {

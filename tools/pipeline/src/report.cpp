@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lmm/blob.hpp"
+#include "lmm/blob_writer.hpp"
 #include "lmm/pipeline/bvh.hpp"
 
 namespace lmm::pipeline {

@@ -1,5 +1,5 @@
 // Writes model bundles (*.lmmw) from plain weight arrays: used by lmm-export (from LibTorch
-// checkpoints), by tests, and by anyone who trains the networks elsewhere.
+// checkpoints), by tests, and by anyone who trains the networks elsewhere. Part of lmm::writer.
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "lmm/blob_writer.hpp"
 #include "lmm/database.hpp"
 #include "lmm/model.hpp"
 
