@@ -122,7 +122,7 @@ struct Variant {
 };
 
 std::vector<Variant> table2_variants(const PathRunOptions& base) {
-  std::vector<Variant> v(8, Variant{"", base});
+  std::vector<Variant> v(8, Variant{"", base, nullptr, nullptr});
   v[0].name = "full";
   v[1].name = "no path smoothing";
   v[1].options.shaping.smooth = false;
@@ -144,7 +144,7 @@ std::vector<Variant> table2_variants(const PathRunOptions& base) {
 }
 
 std::vector<Variant> table1_variants(const PathRunOptions& base) {
-  std::vector<Variant> v(3, Variant{"", base});
+  std::vector<Variant> v(3, Variant{"", base, nullptr, nullptr});
   v[0].name = "LHMM(3,3)";
   v[1].name = "LHMM(10,3)";
   v[1].options.follower.k = 10;
