@@ -1,11 +1,6 @@
 #include "lmm/database_character.hpp"
 
-#include <algorithm>
 #include <cmath>
-
-#include "lmm/ik.hpp"
-#include "lmm/skeleton.hpp"
-#include "lmm/springs.hpp"
 
 namespace lmm {
 bool DatabaseCharacter::init(std::shared_ptr<const Database> database, const FeatureSearch& search,
@@ -37,31 +32,35 @@ bool DatabaseCharacter::init(std::shared_ptr<const Database> database, const Fea
   db_ = database;
   search_ = &search;
   settings_ = settings;
-  stats_ = CharacterStats{};
-  joints_ = db.joint_count();
-  resize_output(joints_);
-  animated_rotations_.assign(size_t(joints_), Quat{});
-  scratch_.resize(joints_);
+  resize_output(db.joint_count());
   query_.assign(size_t(db.schema().dims), 0.0f);
-  query_trajectory_.assign(db.schema().trajectory_offsets.size(), RootSample{});
-  result_.assign(1, SearchResult{});
   search_scratch_ = search.make_scratch();
-  const Quat facing = quat_from_heading(Vec3{std::sin(heading), 0, std::cos(heading)});
-  steering_.init(settings, db.schema().trajectory_offsets, db.fps(), position, facing);
+  feet_.init(db.skeleton().parents, db.contact_joints());
+  start(position, heading);
+  return true;
+}
 
-  playback_.init(database, db.ranges()[0].start);
+void DatabaseCharacter::reset(Vec3 position, float heading) { start(position, heading); }
+
+void DatabaseCharacter::start(Vec3 position, float heading) {
+  const Database& db = *db_;
+  stats_ = CharacterStats{};
+  const Quat facing = quat_from_heading(Vec3{std::sin(heading), 0, std::cos(heading)});
+  steering_.init(settings_, db.schema().trajectory_offsets, db.fps(), position, facing);
+  playback_.init(db_, db.ranges()[0].start);
   end_zone_searched_ = false;
   out_ = playback_.sample();
   out_.positions[0] = steering_.simulation().position;
   out_.rotations[0] = facing;
   animated_rotations_ = out_.rotations;
   update_globals(db.skeleton().parents);
-
-  feet_.init(db.skeleton().parents, db.contact_joints());
-  return true;
+  feet_.release_all();
+  begin_root_motion();
+  end_root_motion();
 }
 
 void DatabaseCharacter::update(const GamepadInput& input, float raw_dt) {
+  begin_root_motion();
   const float dt = steering_.begin_update(input, raw_dt, out_.positions[0], stats_);
   const int frame = playback_.frame(), stop = playback_.clip_stop();
   const bool at_clip_end = frame >= stop - 1;
@@ -82,33 +81,22 @@ void DatabaseCharacter::update(const GamepadInput& input, float raw_dt) {
                 db_->skeleton().parents, out_, global_positions_, global_rotations_);
   }
   steering_.end_update(out_.positions[0], out_.rotations[0]);
-}
-
-void DatabaseCharacter::build_query() {
-  // Trajectory relative to the character, re-expressed in the database frame's root so that
-  // the pose part is exactly the database's own features of the current frame.
-  const int frame = playback_.frame();
-  const Vec3 c_pos = out_.positions[0], d_pos = db_->positions(frame)[0];
-  const Quat c_rot = out_.rotations[0], d_rot = db_->rotations(frame)[0];
-  const std::vector<RootSample>& trajectory = steering_.trajectory();
-  for (size_t s = 0; s < trajectory.size(); ++s) {
-    const Vec3 rel = inverse_rotate(c_rot, trajectory[s].position - c_pos);
-    query_trajectory_[s] = RootSample{d_pos + rotate(d_rot, rel), d_rot * (inverse(c_rot) * trajectory[s].rotation)};
-  }
-  features_from_local_pose(db_->schema(), db_->skeleton().parents.data(), joints_, db_->positions(frame),
-                           db_->rotations(frame), db_->velocities(frame), db_->angular_velocities(frame),
-                           query_trajectory_.data(), scratch_, query_.data());
-  normalize_features(query_.data(), db_->feature_offset(), db_->feature_scale(), db_->schema().dims);
+  end_root_motion();
 }
 
 void DatabaseCharacter::search_and_transition(bool must_leave) {
-  build_query();
-  steering_.searched(stats_);
+  // The query: the playing frame's own features with the trajectory the controller predicts.
   const int frame = playback_.frame();
-  const int found = search_->search(query_.data(), must_leave ? -1 : frame, settings_.search, result_.data(), 1,
-                                   search_scratch_);
-  if (found > 0 && result_[0].frame != frame) {
-    playback_.jump(result_[0].frame, out_, animated_rotations_);
+  QueryJob query = query_job_for(*db_);
+  query.pose_features = Span<const float>(db_->features(frame), query_.size());
+  query.root = RootSample{on_ground(out_.positions[0]), out_.rotations[0]};
+  query.trajectory = steering_.trajectory();
+  query.query = query_;
+  query.run();
+  steering_.searched(stats_);
+  const SearchMatchJob match{search_, query_, must_leave ? -1 : frame, settings_.search, &search_scratch_, &result_};
+  if (match.run() && result_.frame != frame) {
+    playback_.jump(result_.frame, out_, animated_rotations_);
     ++stats_.transitions;
   }
 }

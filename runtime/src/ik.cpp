@@ -101,4 +101,11 @@ void FootLocker::apply(const uint8_t* contacts, float unlock_distance, float ble
   }
 }
 
+void FootLocker::release_all() {
+  for (Foot& foot : feet_) {
+    foot.locked = false;
+    foot.offset = foot.offset_velocity = Vec3{};
+  }
+}
+
 }  // namespace lmm

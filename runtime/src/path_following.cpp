@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "lmm/features.hpp"
+#include "lmm/stages.hpp"
 
 namespace lmm {
 namespace {
@@ -367,9 +368,12 @@ void PathFollower::compute_query(const RootSample& root, int frame, Context& con
     const Vec3 facing = rotate(turn, path.tangent(level.indices[m]));
     level.trajectory[m] = RootSample{level.positions[m], quat_from_heading(facing)};
   }
-  std::copy(db_->features(frame), db_->features(frame) + db_->schema().dims, query);
-  compute_trajectory_features(db_->schema(), root, level.trajectory.data(), db_->feature_offset(),
-                              db_->feature_scale(), query);
+  QueryJob job = query_job_for(*db_);
+  job.pose_features = Span<const float>(db_->features(frame), size_t(db_->schema().dims));
+  job.root = root;
+  job.trajectory = level.trajectory;
+  job.query = Span<float>(query, size_t(db_->schema().dims));
+  job.run();
 }
 
 PathFollower::Context PathFollower::update_context(const Context& context) const {
@@ -401,6 +405,7 @@ void PathFollower::update(float dt) {
     dt = dt > kMaxDt ? kMaxDt : 1e-4f;
   }
   ++stats_.updates;
+  begin_root_motion();
   elapsed_frames_ += double(dt) * db_->fps();
   since_match_ += dt;
   const int previous = desired_;  // i_d of the previous frame (Lee, Kwon & Lee 2023 Eq. 1's i_d_prev)
@@ -423,6 +428,7 @@ void PathFollower::update(float dt) {
     feet_.apply(db_->contacts(playback_.frame()), settings_.foot_unlock_distance, settings_.foot_blend_halflife, dt,
                 db_->skeleton().parents, out_, global_positions_, global_rotations_);
   }
+  end_root_motion();
 }
 
 }  // namespace lmm

@@ -99,6 +99,18 @@ void Steering::end_update(Vec3 root_position, Quat root_rotation) {
   history_next_ = (history_next_ + 1) % kHistoryCapacity;
 }
 
+void Steering::move(const GroundMove& m) {
+  sim_.position = m.point(sim_.position);
+  sim_.velocity = m.direction(sim_.velocity);
+  sim_.acceleration = m.direction(sim_.acceleration);
+  sim_.angular_velocity = m.direction(sim_.angular_velocity);
+  sim_.rotation = m.rotation(sim_.rotation);
+  for (Vec3* v : {&desired_velocity_, &previous_desired_velocity_}) *v = m.direction(*v);
+  for (Quat* q : {&desired_rotation_, &previous_desired_rotation_}) *q = m.rotation(*q);
+  for (RootSample& r : history_) r = RootSample{m.point(r.position), m.rotation(r.rotation)};
+  for (RootSample& r : trajectory_) r = RootSample{m.point(r.position), m.rotation(r.rotation)};
+}
+
 void Steering::predict_trajectory() {
   for (size_t s = 0; s < offsets_.size(); ++s) {
     const float seconds = float(offsets_[s]) / fps_;
@@ -148,10 +160,40 @@ void PoseOutput::update_globals(const std::vector<int>& parents) {
                      global_positions_.data(), global_rotations_.data());
 }
 
+void PoseOutput::begin_root_motion() {
+  motion_start_position_ = out_.positions[0];
+  motion_start_rotation_ = out_.rotations[0];
+}
+
+void PoseOutput::end_root_motion() {
+  root_motion_.translation = out_.positions[0] - motion_start_position_;
+  root_motion_.local_translation = inverse_rotate(motion_start_rotation_, root_motion_.translation);
+  root_motion_.rotation = normalize(out_.rotations[0] * inverse(motion_start_rotation_));
+}
+
+void PoseOutput::place_root(Vec3 position, Quat rotation, const std::vector<int>& parents) {
+  out_.positions[0] = position;
+  out_.rotations[0] = normalize(rotation);
+  update_globals(parents);
+}
+
+void CharacterBase::teleport(Vec3 position, float heading) {
+  const Quat facing = quat_from_heading(Vec3{std::sin(heading), 0.0f, std::cos(heading)});
+  const GroundMove move{on_ground(out_.positions[0]), on_ground(position),
+                        normalize(facing * inverse(heading_of(out_.rotations[0])))};
+  steering_.move(move);
+  out_.velocities[0] = move.direction(out_.velocities[0]);
+  out_.angular[0] = move.direction(out_.angular[0]);
+  release_world_state();
+  place_root(Vec3{position.x, out_.positions[0].y, position.z}, move.rotation(out_.rotations[0]), parents());
+}
+
+void CharacterBase::set_root(Vec3 position, Quat rotation) { place_root(position, rotation, parents()); }
+
 void Steering::integrate_root(Vec3 local_velocity, Vec3 local_angular, float dt, Vec3& position, Quat& rotation,
                               Vec3& velocity, Vec3& angular) const {
   integrate_root_motion(local_velocity, local_angular, dt, position, rotation, velocity, angular);
-  if (!settings_.adjust_to_simulation) return;
+  if (!settings_.adjust_to_simulation || settings_.root_owner == RootOwner::Game) return;
   pull_towards(sim_.position, velocity, settings_.adjustment_halflife, settings_.adjustment_max_ratio, dt, position);
   const float blend = 1.0f - std::exp(-dt * 0.69314718f / settings_.adjustment_halflife);
   Vec3 turn = to_scaled_angle_axis(sim_.rotation * inverse(rotation)) * blend;

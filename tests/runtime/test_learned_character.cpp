@@ -12,6 +12,7 @@
 #include "lmm/learned_character.hpp"
 #include "lmm/pose_vector.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/character_contract.hpp"
 #include "support/synthetic_model.hpp"
 
 using namespace lmm;
@@ -120,6 +121,39 @@ TEST(LearnedCharacter, UpdateAllocatesNothing) {
     EXPECT_EQ(test::stop_counting_allocations(), 0);
     EXPECT_GT(c.stats().transitions, 0);
   }
+}
+
+TEST(LearnedCharacter, ResetEqualsAFreshInit) {
+  LoadedModel m;
+  load(m);
+  for (LearnedTransition mode : {LearnedTransition::LatentBlend, LearnedTransition::Inertialize}) {
+    LearnedCharacter used, fresh;
+    std::string error;
+    ASSERT_TRUE(used.init(m.model, with_transition(mode), Vec3{3, 0, -2}, 1.0f, error)) << error;
+    ASSERT_TRUE(fresh.init(m.model, with_transition(mode), Vec3{-4, 0, 5}, -2.0f, error)) << error;
+    test::expect_reset_matches_fresh(used, fresh, Vec3{-4, 0, 5}, -2.0f);
+  }
+}
+
+TEST(LearnedCharacter, TeleportMovesItRigidly) {
+  LoadedModel m;
+  load(m);
+  LearnedCharacter c;
+  start(c, m.model, LearnedSettings{});
+  test::expect_teleport_moves_rigidly(c, Vec3{-7, 0, 12}, -1.2f);
+}
+
+TEST(LearnedCharacter, RootOwnedByTheGameMovesOnlyAsTheGameSays) {
+  LoadedModel m;
+  load(m);
+  LearnedSettings library_settings;
+  library_settings.adjust_to_simulation = false;
+  LearnedSettings game_settings;  // the pull stays on: a game-owned root must skip it
+  game_settings.root_owner = RootOwner::Game;
+  LearnedCharacter game, library;
+  start(game, m.model, game_settings);
+  start(library, m.model, library_settings);
+  test::expect_game_owned_root(game, library);
 }
 
 TEST(LearnedCharacter, SubFrameStepsInterpolateTheStepperStates) {

@@ -1,5 +1,7 @@
-// Database motion matching for one character: controller, query, accelerated search, playback
-// at any dt with root motion, inertialized transitions and an optional IK foot lock.
+// Database motion matching for one character, composed of the stages of stages.hpp: gamepad
+// Steering (trajectory source), QueryJob over the playing frame's features, SearchMatchJob
+// (accelerated exact search), DatabasePlayback (any dt, inertialized transitions), root motion
+// and an optional FootLocker.
 #pragma once
 
 #include <memory>
@@ -11,6 +13,7 @@
 #include "lmm/features.hpp"
 #include "lmm/ik.hpp"
 #include "lmm/search.hpp"
+#include "lmm/stages.hpp"
 #include "lmm/steering.hpp"
 
 namespace lmm {
@@ -34,7 +37,9 @@ class DatabaseCharacter : public CharacterBase {
   bool init(std::shared_ptr<const Database> db, const FeatureSearch& search, const CharacterSettings& settings,
             Vec3 position, float heading, std::string& error);
   // Advances by dt seconds (no allocation).
-  void update(const GamepadInput& input, float dt);
+  void update(const GamepadInput& input, float dt) override;
+  // Back to the first frame of clip 0 at `position` facing `heading`, as after init; no allocation.
+  void reset(Vec3 position, float heading) override;
 
   // Database frame being played.
   int current_frame() const { return playback_.frame(); }
@@ -42,22 +47,20 @@ class DatabaseCharacter : public CharacterBase {
   bool in_contact(int k) const { return db_->contacts(playback_.frame())[k] != 0; }
 
  private:
-  void build_query();
+  const std::vector<int>& parents() const override { return db_->skeleton().parents; }
+  void release_world_state() override { feet_.release_all(); }
+  void start(Vec3 position, float heading);
   void search_and_transition(bool must_leave);
 
   std::shared_ptr<const Database> db_;
   const FeatureSearch* search_ = nullptr;
   CharacterSettings settings_;
   DatabasePlayback playback_;
-  int joints_ = 0;
   bool end_zone_searched_ = false;  // searched since playback entered the clip's end zone
   std::vector<Quat> animated_rotations_;  // output rotations before the foot-lock IK
 
-  // Query.
-  std::vector<RootSample> query_trajectory_;  // trajectory mapped into the database frame
   std::vector<float> query_;
-  PoseScratch scratch_;
-  std::vector<SearchResult> result_;
+  SearchResult result_;
   SearchScratch search_scratch_;
 
   FootLocker feet_;

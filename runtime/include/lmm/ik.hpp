@@ -35,6 +35,8 @@ class FootLocker {
   void apply(const uint8_t* contacts, float unlock_distance, float blend_halflife, float dt,
              const std::vector<int>& parents, PoseBuffers& out, std::vector<Vec3>& global_positions,
              std::vector<Quat>& global_rotations);
+  // Releases every lock and clears the IK offsets at once (after a teleport or reset).
+  void release_all();
 
  private:
   struct Foot {

@@ -83,6 +83,9 @@ inline Quat quat_from_heading(Vec3 direction) {
   return quat_from_angle_axis(std::atan2(direction.x, direction.z), Vec3{0.0f, 1.0f, 0.0f});
 }
 
+// The rotation about +Y that faces where `q` turns +Z (its heading on the ground).
+inline Quat heading_of(Quat q) { return quat_from_heading(rotate(q, Vec3{0.0f, 0.0f, 1.0f})); }
+
 // Rotation vector (axis * angle) of q, taking the shortest arc.
 inline Vec3 to_scaled_angle_axis(Quat q) {
   q = abs(q);

@@ -47,6 +47,8 @@ class ModelEvaluator {
   bool init(std::shared_ptr<const Model> model, int batch_capacity, KernelPath path, std::string& error);
   // The kernel path in use (never Auto after init).
   KernelPath path() const { return path_; }
+  // The model given to init (null before).
+  const std::shared_ptr<const Model>& model() const { return model_; }
 
   // Decoder: latent ++ normalised features (model.latent() + feature_dims() floats) -> pose
   // vector (pose_layout().size() floats): denormalised, contact slots as probabilities.

@@ -13,6 +13,33 @@ namespace lmm {
 
 constexpr float kMaxDt = 0.25f;  // s; larger (or non-positive) steps are clamped
 
+// Who moves a character's root between updates (the root contract).
+enum class RootOwner {
+  Library,  // update() integrates the animation's root motion, pulled towards the simulated root
+  Game,     // the game moves the root (e.g. a physics capsule): after each update it applies
+            // root_motion() its own way and hands the result back with set_root() before the next
+};
+
+// The root displacement of one update (root motion), for games that move the root themselves.
+struct RootMotion {
+  Vec3 translation;        // world space
+  Vec3 local_translation;  // in the root's facing at the start of the update
+  Quat rotation;           // facing after = rotation * facing before (a turn about +Y)
+};
+
+// A rigid move on the ground: p -> to + turn (p - from); what teleport() applies to a character.
+struct GroundMove {
+  Vec3 from, to;
+  Quat turn;
+
+  // The moved point.
+  Vec3 point(Vec3 p) const { return to + rotate(turn, p - from); }
+  // The moved direction (velocities).
+  Vec3 direction(Vec3 v) const { return rotate(turn, v); }
+  // The moved orientation.
+  Quat rotation(Quat q) const { return normalize(turn * q); }
+};
+
 // Tunables shared by database and learned characters.
 struct SteeringSettings {
   ControllerSettings controller;
@@ -25,6 +52,7 @@ struct SteeringSettings {
   float adjustment_max_ratio = 0.5f;     // adjustment speed limit, as a fraction of root speed
   float max_simulation_distance = 0.5f;  // m the simulated root may lead the character
   std::string expected_schema;           // "" = any; else the data's feature schema name must match
+  RootOwner root_owner = RootOwner::Library;  // see RootOwner; Game disables the pull above
 };
 
 // Counters of one character.
@@ -64,6 +92,10 @@ class Steering {
   void searched(CharacterStats& stats);
   // Remembers this update's desired motion and the character root (call once per update).
   void end_update(Vec3 root_position, Quat root_rotation);
+  // Moves the simulated root, its history and its trajectory rigidly (teleport); no allocation.
+  void move(const GroundMove& move);
+  // Who owns the root from now on (a root-owner change keeps every other setting).
+  void set_root_owner(RootOwner owner) { settings_.root_owner = owner; }
   // Integrates the root over dt from character-space velocities, pulled towards the simulated
   // root when the settings ask for it; returns world velocities too.
   void integrate_root(Vec3 local_velocity, Vec3 local_angular, float dt, Vec3& position, Quat& rotation,
@@ -135,8 +167,17 @@ class PoseOutput {
   Vec3 root_position() const { return out_.positions[0]; }
   // Facing of the character root.
   Quat root_rotation() const { return out_.rotations[0]; }
+  // The root displacement of the last update (zero before the first).
+  const RootMotion& root_motion() const { return root_motion_; }
 
  protected:
+  // Remembers the root at the start of an update (for root_motion()).
+  void begin_root_motion();
+  // Sets root_motion() from the root remembered by begin_root_motion() to the current one.
+  void end_root_motion();
+  // Places the root at `position` facing `rotation` (no velocity change) and updates globals.
+  void place_root(Vec3 position, Quat rotation, const std::vector<int>& parents);
+
   // Sizes the output for `joints` joints (allocates).
   void resize_output(int joints);
   // Global pose of the output by forward kinematics over `parents`.
@@ -145,12 +186,36 @@ class PoseOutput {
   PoseBuffers out_;  // output pose (joint 0: world root)
   std::vector<Vec3> global_positions_;
   std::vector<Quat> global_rotations_;
+  RootMotion root_motion_;
+  Vec3 motion_start_position_;
+  Quat motion_start_rotation_;
 };
 
 // A gamepad-steered character: the output pose plus the controller state and counters. The
-// database and learned characters derive from it.
+// database and learned characters derive from it; the virtual calls let an engine (and the C
+// API) drive either through one pointer.
 class CharacterBase : public PoseOutput {
  public:
+  CharacterBase() = default;
+  CharacterBase(const CharacterBase&) = default;
+  CharacterBase(CharacterBase&&) = default;
+  CharacterBase& operator=(const CharacterBase&) = default;
+  CharacterBase& operator=(CharacterBase&&) = default;
+  virtual ~CharacterBase() = default;
+
+  // Advances by dt seconds (clamped to (0, kMaxDt]); no allocation.
+  virtual void update(const GamepadInput& input, float dt) = 0;
+  // Back to the state init() left, at `position` facing `heading` radians about +Y, counters
+  // cleared; no allocation.
+  virtual void reset(Vec3 position, float heading) = 0;
+  // Moves the character rigidly to `position` facing `heading` (pose, transition and simulated
+  // trajectory move with it; foot locks are released); no allocation.
+  void teleport(Vec3 position, float heading);
+  // The game's root for the next update (RootOwner::Game): where its capsule put the root after
+  // applying root_motion(). No allocation.
+  void set_root(Vec3 position, Quat rotation);
+  // Switches the root contract (see RootOwner).
+  void set_root_owner(RootOwner owner) { steering_.set_root_owner(owner); }
   // The spring-simulated root the character follows.
   const SimulatedRoot& simulation() const { return steering_.simulation(); }
   // Predicted root samples at the schema's trajectory offsets (world space).
@@ -161,6 +226,11 @@ class CharacterBase : public PoseOutput {
   const CharacterStats& stats() const { return stats_; }
 
  protected:
+  // The skeleton's parents (for forward kinematics after a root change).
+  virtual const std::vector<int>& parents() const = 0;
+  // Drops state tied to world positions (foot locks) before a teleport.
+  virtual void release_world_state() {}
+
   Steering steering_;
   CharacterStats stats_;
 };

@@ -1,0 +1,84 @@
+// The learned pose source (Holden et al. 2020, the stepper and decompressor; Kleanthous & Martini
+// 2023 Sec. 4.2, 7.1): a state (latent ++ normalised features) advanced by the stepper every model
+// frame, interpolated between frames, decoded into a pose, and moved to newly projected states by
+// latent blending or inertialization. Used by LearnedCharacter; usable on its own (stages.hpp).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lmm/model.hpp"
+#include "lmm/nn.hpp"
+#include "lmm/steering.hpp"
+
+namespace lmm {
+
+// How a learned pose source moves from the playing state to a newly projected one.
+enum class LearnedTransition {
+  LatentBlend,   // blend the two states before decoding (Kleanthous & Martini 2023 Sec. 7.1, Eq. 48-50)
+  Inertialize,   // decode the new state and decay the pose offsets (as the database character)
+};
+
+// Plays a learned model's states; see the file comment. Not thread-safe itself; one per character.
+class LearnedPlayback {
+ public:
+  // Holds `model` (not null, shared), makes its evaluator and sizes every buffer (allocates).
+  // False with a message when the evaluator cannot use `kernels`.
+  bool init(std::shared_ptr<const Model> model, LearnedTransition transition, float blend_time, KernelPath kernels,
+            std::string& error);
+  // Plays `state` from now on with no transition (offsets cleared) and writes the positions and
+  // rotations of joints 1.. of `out`. Non-finite network outputs and clamps count in `stats`.
+  void start(const float* state, PoseBuffers& out, CharacterStats& stats);
+  // Moves to the projected `state` by the configured transition, starting from the output `out`.
+  void transition(const float* state, const PoseBuffers& out, CharacterStats& stats);
+  // Advances dt seconds (sub-frame steps interpolate the stepper's states, Kleanthous & Martini
+  // 2023 Eq. 12), decodes the shown state and writes joints 1.. of `out` (through the
+  // inertializer when transitions inertialize, with `halflife`). No allocation.
+  void advance(float dt, float halflife, PoseBuffers& out, CharacterStats& stats);
+  // Clamps `state` (state_size floats) to 32 std of the training states (counted in `stats`).
+  void keep_in_range(float* state, CharacterStats& stats) const;
+
+  // Root velocity and angular velocity of the decoded pose, character space, with the
+  // transition's decaying offsets.
+  Vec3 local_root_velocity() const;
+  Vec3 local_root_angular() const;
+  // The state (latent ++ normalised features) decoded last.
+  const std::vector<float>& state() const { return shown_; }
+  // Whether the decoder's contact probability `k` (of the model's contact joints) is over 0.5.
+  bool in_contact(int k) const { return contacts_[size_t(k)] > 0.5f; }
+  // The evaluator of this playback (its scratch may serve the projector too).
+  ModelEvaluator& evaluator() { return evaluator_; }
+
+ private:
+  // A stepper prediction sampled between two consecutive frames.
+  struct Track {
+    std::vector<float> now, next;
+  };
+  void step_track(Track& track, CharacterStats& stats);
+  void reset_track(Track& track, const float* state, CharacterStats& stats);
+  void advance_track(Track& track, CharacterStats& stats);
+  void sample_track(const Track& track, float* out) const;
+  void advance_tracks(float dt, CharacterStats& stats);
+  void compose_shown();
+  void begin_blend(const float* projected, CharacterStats& stats);
+  void begin_inertialization(const float* projected, const PoseBuffers& out, CharacterStats& stats);
+  void decode_source(const float* state, PoseBuffers& pose, CharacterStats& stats);
+
+  std::shared_ptr<const Model> model_;
+  ModelEvaluator evaluator_;
+  Inertializer inertializer_;
+  LearnedTransition transition_ = LearnedTransition::LatentBlend;
+  float blend_time_ = 0.2f;
+  int state_size_ = 0;
+
+  Track current_, outgoing_;  // the playing prediction and, while blending, the one left
+  double phase_ = 0.0;        // fraction of a model frame between now and next
+  float blend_ = 1.0f;        // 0..1 progress of the latent blend (1 = not blending)
+  std::vector<float> shown_, sample_state_;
+  std::vector<float> pose_, decoded_;     // last good decoded pose vector; decoder scratch
+  PoseBuffers source_, previous_source_;  // decoded pose now and one update earlier
+  std::vector<float> contacts_;           // decoder contact probabilities
+};
+
+}  // namespace lmm

@@ -1,0 +1,206 @@
+#include "lmm/learned_playback.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lmm/pose_vector.hpp"
+
+namespace lmm {
+namespace {
+
+// States farther than this many standard deviations (of the training data's states) from
+// their mean are clamped back: the networks were never trained there. Latent dimensions are
+// heavy-tailed (L1-regularised), so the bound is loose: on bandai-loco/normal with the
+// `standard` preset 16 std still clamped 1,687 of 36,000 frames of a random run, 32 none.
+constexpr float kStateReach = 32.0f;
+
+bool all_finite(const std::vector<float>& v) {
+  return std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); });
+}
+
+// Smoothstep of t in [0, 1]: blend weights that start and end with zero slope.
+float smooth(float t) { return t * t * (3.0f - 2.0f * t); }
+
+void lerp_into(const std::vector<float>& a, const std::vector<float>& b, float t, std::vector<float>& out) {
+  for (size_t i = 0; i < out.size(); ++i) out[i] = a[i] + (b[i] - a[i]) * t;
+}
+
+// Local velocities of joints 1.. of going from pose `from` to pose `to` in dt, written into `into`.
+void velocities_between(const PoseBuffers& from, const PoseBuffers& to, float dt, PoseBuffers& into) {
+  for (size_t j = 1; j < into.positions.size(); ++j) {
+    into.velocities[j] = (to.positions[j] - from.positions[j]) / dt;
+    into.angular[j] = to_scaled_angle_axis(to.rotations[j] * inverse(from.rotations[j])) / dt;
+  }
+}
+
+}  // namespace
+
+bool LearnedPlayback::init(std::shared_ptr<const Model> model, LearnedTransition transition, float blend_time,
+                           KernelPath kernels, std::string& error) {
+  if (!evaluator_.init(model, 1, kernels, error)) return false;
+  model_ = std::move(model);
+  transition_ = transition;
+  blend_time_ = blend_time;
+  state_size_ = model_->state_size();
+  for (Track* t : {&current_, &outgoing_}) {
+    t->now.assign(size_t(state_size_), 0.0f);
+    t->next.assign(size_t(state_size_), 0.0f);
+  }
+  shown_.assign(size_t(state_size_), 0.0f);
+  sample_state_ = shown_;
+  pose_.assign(size_t(model_->pose_layout().size()), 0.0f);
+  decoded_ = pose_;
+  contacts_.assign(size_t(model_->pose_layout().contacts), 0.0f);
+  const int joints = model_->skeleton().joint_count();
+  for (PoseBuffers* p : {&source_, &previous_source_}) p->resize(joints);
+  inertializer_.resize(joints);
+  return true;
+}
+
+void LearnedPlayback::start(const float* state, PoseBuffers& out, CharacterStats& stats) {
+  inertializer_.resize(model_->skeleton().joint_count());
+  phase_ = 0.0;
+  blend_ = 1.0f;
+  reset_track(current_, state, stats);
+  shown_ = current_.now;
+  decode_source(shown_.data(), source_, stats);
+  previous_source_ = source_;
+  for (size_t j = 1; j < out.positions.size(); ++j) {
+    out.positions[j] = source_.positions[j];
+    out.rotations[j] = source_.rotations[j];
+  }
+}
+
+void LearnedPlayback::transition(const float* state, const PoseBuffers& out, CharacterStats& stats) {
+  if (transition_ == LearnedTransition::LatentBlend) {
+    begin_blend(state, stats);
+  } else {
+    begin_inertialization(state, out, stats);
+  }
+}
+
+void LearnedPlayback::advance(float dt, float halflife, PoseBuffers& out, CharacterStats& stats) {
+  advance_tracks(dt, stats);
+  compose_shown();
+  // The last pose becomes the previous one; the decode overwrites every position and rotation.
+  std::swap(previous_source_, source_);
+  decode_source(shown_.data(), source_, stats);
+  velocities_between(previous_source_, source_, dt, source_);
+  if (transition_ == LearnedTransition::Inertialize) {
+    inertializer_.apply(source_, halflife, dt, out);
+    return;
+  }
+  for (size_t j = 1; j < out.positions.size(); ++j) {
+    out.positions[j] = source_.positions[j];
+    out.rotations[j] = source_.rotations[j];
+    out.velocities[j] = source_.velocities[j];
+    out.angular[j] = source_.angular[j];
+  }
+}
+
+Vec3 LearnedPlayback::local_root_velocity() const {
+  return pose_root_velocity(model_->pose_layout(), pose_.data()) + inertializer_.root_velocity_offset();
+}
+
+Vec3 LearnedPlayback::local_root_angular() const {
+  return pose_root_angular_velocity(model_->pose_layout(), pose_.data()) + inertializer_.root_angular_offset();
+}
+
+void LearnedPlayback::keep_in_range(float* state, CharacterStats& stats) const {
+  bool clamped = false;
+  for (int i = 0; i < state_size_; ++i) {
+    const float mean = model_->state_mean()[i], reach = kStateReach * model_->state_std()[i];
+    const float v = std::clamp(state[i], mean - reach, mean + reach);
+    clamped = clamped || v != state[i];
+    state[i] = v;
+  }
+  stats.clamped_states += clamped ? 1 : 0;
+}
+
+void LearnedPlayback::step_track(Track& track, CharacterStats& stats) {
+  if (!evaluator_.step(track.now.data(), track.next.data()) || !all_finite(track.next)) {
+    ++stats.nonfinite_states;
+    track.next = track.now;  // hold the last good state until the next projection
+    return;
+  }
+  keep_in_range(track.next.data(), stats);
+}
+
+void LearnedPlayback::reset_track(Track& track, const float* state, CharacterStats& stats) {
+  std::copy(state, state + state_size_, track.now.begin());
+  step_track(track, stats);
+}
+
+void LearnedPlayback::advance_track(Track& track, CharacterStats& stats) {
+  std::swap(track.now, track.next);
+  step_track(track, stats);
+}
+
+void LearnedPlayback::sample_track(const Track& track, float* out) const {
+  const float a = static_cast<float>(phase_);
+  for (int i = 0; i < state_size_; ++i) out[i] = track.now[size_t(i)] + (track.next[size_t(i)] - track.now[size_t(i)]) * a;
+}
+
+void LearnedPlayback::advance_tracks(float dt, CharacterStats& stats) {
+  // The stepper predicts whole model frames; between them the states are interpolated
+  // (Kleanthous & Martini 2023 Eq. 12: the latent is smooth enough to sample at dt < 1 / fps).
+  phase_ += double(dt) * model_->fps();
+  while (phase_ >= 1.0) {
+    phase_ -= 1.0;
+    advance_track(current_, stats);
+    if (blend_ < 1.0f) advance_track(outgoing_, stats);
+  }
+  if (blend_ < 1.0f) blend_ = blend_time_ > 0.0f ? std::min(1.0f, blend_ + dt / blend_time_) : 1.0f;
+}
+
+void LearnedPlayback::compose_shown() {
+  sample_track(current_, shown_.data());
+  if (blend_ >= 1.0f) return;
+  // Kleanthous & Martini 2023 Eq. 48-50: a weighted mean of the two states, decoded once.
+  sample_track(outgoing_, sample_state_.data());
+  lerp_into(sample_state_, shown_, smooth(blend_), shown_);
+}
+
+void LearnedPlayback::begin_blend(const float* projected, CharacterStats& stats) {
+  if (blend_ < 1.0f) {
+    // Blending already: the outgoing prediction becomes the mix being shown.
+    const float w = smooth(blend_);
+    lerp_into(outgoing_.now, current_.now, w, outgoing_.now);
+    lerp_into(outgoing_.next, current_.next, w, outgoing_.next);
+  } else {
+    std::swap(outgoing_, current_);
+  }
+  reset_track(current_, projected, stats);
+  blend_ = blend_time_ > 0.0f ? 0.0f : 1.0f;
+}
+
+void LearnedPlayback::begin_inertialization(const float* projected, const PoseBuffers& out, CharacterStats& stats) {
+  const Vec3 old_velocity = inverse_rotate(out.rotations[0], out.velocities[0]);
+  const Vec3 old_angular = inverse_rotate(out.rotations[0], out.angular[0]);
+  reset_track(current_, projected, stats);
+  // Source velocities from the new prediction's first step; the source pose itself at the
+  // current sub-frame phase, as the next update will show it.
+  decode_source(current_.now.data(), previous_source_, stats);
+  decode_source(current_.next.data(), source_, stats);
+  velocities_between(previous_source_, source_, 1.0f / model_->fps(), source_);
+  sample_track(current_, sample_state_.data());
+  decode_source(sample_state_.data(), source_, stats);  // positions and rotations only
+  const PoseVectorLayout& layout = model_->pose_layout();
+  inertializer_.start(out, out.rotations, source_, old_velocity - pose_root_velocity(layout, pose_.data()),
+                      old_angular - pose_root_angular_velocity(layout, pose_.data()));
+  previous_source_ = source_;
+}
+
+void LearnedPlayback::decode_source(const float* state, PoseBuffers& pose, CharacterStats& stats) {
+  if (!evaluator_.decode(state, decoded_.data()) || !all_finite(decoded_)) {
+    ++stats.nonfinite_states;
+    pose = previous_source_;  // keep the last good pose
+    return;
+  }
+  std::swap(pose_, decoded_);  // the decoder's buffer becomes the last good pose
+  pose_from_vector(model_->pose_layout(), pose_.data(), pose.positions.data(), pose.rotations.data());
+  const int contact = model_->pose_layout().contact();
+  for (size_t k = 0; k < contacts_.size(); ++k) contacts_[k] = pose_[size_t(contact) + k];
+}
+
+}  // namespace lmm
