@@ -6,8 +6,13 @@ step characters, read their joints into numpy arrays.
     character = lib.learned_character(model, x=0.0, z=0.0, heading=0.0)
     character.update(lmmkit.Gamepad(left_y=1.0), 1 / 60)
     positions, rotations_xyzw = character.world_transforms()   # (joints, 3), (joints, 4)
+    character.teleport(x=5.0, z=-3.0, heading=1.0)
+    character.set_root_owner(lmmkit.ROOT_GAME)                # the game moves the root:
+    character.update(lmmkit.Gamepad(left_y=1.0), 1 / 60)
+    translation, turn_xyzw = character.root_motion()           # ... by this much,
+    character.set_root(my_capsule_position, my_capsule_rotation_xyzw)  # ... and says where it went
 
-Run as a script it repeats tests/c_api/walk.c (same input, same printed root positions), which
+Run as a script it repeats tests/c_api/walk.c (same script, same printed root positions), which
 the ctest case c_api.walk compares with the C and C++ programs.
 """
 import argparse
@@ -28,6 +33,8 @@ class LmmError(RuntimeError):
     """A failed lmmkit call; the message is lmm_last_error()."""
 
 
+ROOT_LIBRARY, ROOT_GAME = 0, 1  # lmm_root_owner: who moves the root between updates
+
 _FLOAT_P = ctypes.POINTER(ctypes.c_float)
 _SIGNATURES = {
     "lmm_version": (ctypes.c_char_p, []),
@@ -40,10 +47,16 @@ _SIGNATURES = {
     "lmm_character_create_learned": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_float, ctypes.c_float, ctypes.c_float]),
     "lmm_character_release": (None, [ctypes.c_void_p]),
     "lmm_character_update": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(Gamepad), ctypes.c_float]),
+    "lmm_character_reset": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_float, ctypes.c_float, ctypes.c_float]),
+    "lmm_character_teleport": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_float, ctypes.c_float, ctypes.c_float]),
+    "lmm_character_set_root_owner": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
+    "lmm_character_root_motion": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, _FLOAT_P]),
+    "lmm_character_set_root": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, _FLOAT_P]),
     "lmm_character_joint_count": (ctypes.c_int, [ctypes.c_void_p]),
     "lmm_character_joint_index": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]),
     "lmm_character_joint_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
     "lmm_character_root_position": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P]),
+    "lmm_character_root_rotation": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P]),
     "lmm_character_world_transforms": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, _FLOAT_P, ctypes.c_size_t]),
     "lmm_character_world_matrices": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, ctypes.c_size_t]),
 }
@@ -79,6 +92,30 @@ class Character(_Handle):
         """Advances by dt seconds."""
         self._lib.check(self._lib.c.lmm_character_update(self._handle, ctypes.byref(gamepad), dt))
 
+    def reset(self, x=0.0, z=0.0, heading=0.0):
+        """Back to the state creation left, at (x, 0, z) facing `heading`."""
+        self._lib.check(self._lib.c.lmm_character_reset(self._handle, x, z, heading))
+
+    def teleport(self, x, z, heading):
+        """Moves the character rigidly to (x, 0, z) facing `heading` radians about +Y."""
+        self._lib.check(self._lib.c.lmm_character_teleport(self._handle, x, z, heading))
+
+    def set_root_owner(self, owner):
+        """ROOT_LIBRARY (update integrates the root) or ROOT_GAME (the game moves it)."""
+        self._lib.check(self._lib.c.lmm_character_set_root_owner(self._handle, owner))
+
+    def root_motion(self):
+        """The last update's root translation (3,) and turn as x, y, z, w (4,)."""
+        translation, turn = np.zeros(3, dtype=np.float32), np.zeros(4, dtype=np.float32)
+        self._lib.check(self._lib.c.lmm_character_root_motion(self._handle, _floats(translation), _floats(turn)))
+        return translation, turn
+
+    def set_root(self, position, rotation_xyzw):
+        """The game's root for the next update (ROOT_GAME): position (3,) and rotation x, y, z, w (4,)."""
+        position = np.ascontiguousarray(position, dtype=np.float32)
+        rotation = np.ascontiguousarray(rotation_xyzw, dtype=np.float32)
+        self._lib.check(self._lib.c.lmm_character_set_root(self._handle, _floats(position), _floats(rotation)))
+
     def joint_index(self, name):
         """Index of the joint called `name`, or -1."""
         return self._lib.c.lmm_character_joint_index(self._handle, name.encode())
@@ -91,6 +128,12 @@ class Character(_Handle):
         """World position of the root, shape (3,)."""
         out = np.zeros(3, dtype=np.float32)
         self._lib.check(self._lib.c.lmm_character_root_position(self._handle, _floats(out)))
+        return out
+
+    def root_rotation(self):
+        """Facing of the root as x, y, z, w, shape (4,)."""
+        out = np.zeros(4, dtype=np.float32)
+        self._lib.check(self._lib.c.lmm_character_root_rotation(self._handle, _floats(out)))
         return out
 
     def world_transforms(self):
@@ -141,30 +184,54 @@ class Library:
         return Character(self, self.check(self.c.lmm_character_create_learned(model._handle, x, z, heading)))
 
 
+# The script of tests/c_api/walk_script.h.
+WALK_FRAMES, TELEPORT_FRAME, RESET_FRAME = 780, 600, 720
+TELEPORT_DX, TELEPORT_Z, TELEPORT_HEADING, WALL_DX = 5.0, -3.0, 1.0, 0.5
+
+
 def walk_input(frame):
     """The input of tests/c_api/walk_script.h at `frame` (1-based)."""
-    if frame <= 180:
+    if frame <= 180 or frame > RESET_FRAME:
         return Gamepad(left_y=1.0)
     if frame <= 360:
         return Gamepad(left_x=1.0, gait=0.5)
-    return Gamepad(left_x=-0.7, left_y=-0.7, gait=1.0)
+    if frame <= TELEPORT_FRAME:
+        return Gamepad(left_x=-0.7, left_y=-0.7, gait=1.0)
+    return Gamepad(left_x=-1.0, left_y=0.3)
+
+
+def follow_script(character, frame, start_x):
+    """The script's steps after the update of `frame` (as walk.c and walk.cpp)."""
+    if TELEPORT_FRAME < frame <= RESET_FRAME:  # the game keeps its root behind a wall
+        root = character.root_position()
+        root[0] = min(root[0], np.float32(start_x + TELEPORT_DX + WALL_DX))
+        character.set_root(root, character.root_rotation())
+    if frame == TELEPORT_FRAME:
+        character.teleport(start_x + TELEPORT_DX, TELEPORT_Z, TELEPORT_HEADING)
+        character.set_root_owner(ROOT_GAME)
+    if frame == RESET_FRAME:
+        character.set_root_owner(ROOT_LIBRARY)
+        character.reset(start_x, 0.0, 0.0)
 
 
 def main():
-    parser = argparse.ArgumentParser(description="Walk a database and a learned character for 10 s (as tests/c_api/walk.c).")
+    parser = argparse.ArgumentParser(description="Run a database and a learned character through the script of "
+                                                 "tests/c_api/walk_script.h (as tests/c_api/walk.c).")
     parser.add_argument("library", help="liblmmkit.so")
     parser.add_argument("database", help="*.mmdb")
     parser.add_argument("model", help="*.lmmw")
     args = parser.parse_args()
     lib = Library(args.library)
     database, model = lib.load_database(args.database), lib.load_model(args.model)
-    characters = {"database": lib.database_character(database, 0.0, 0.0, 0.0),
-                  "learned": lib.learned_character(model, 2.0, 0.0, 0.0)}
+    start_x = {"database": 0.0, "learned": 2.0}
+    characters = {"database": lib.database_character(database, start_x["database"], 0.0, 0.0),
+                  "learned": lib.learned_character(model, start_x["learned"], 0.0, 0.0)}
     database.close()  # the characters keep the assets alive
     model.close()
-    for frame in range(1, 601):
-        for character in characters.values():
+    for frame in range(1, WALK_FRAMES + 1):
+        for name, character in characters.items():
             character.update(walk_input(frame), ctypes.c_float(1.0 / 60.0).value)
+            follow_script(character, frame, start_x[name])
         if frame % 60 == 0:
             for name, character in characters.items():
                 root = character.root_position()

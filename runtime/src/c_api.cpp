@@ -2,6 +2,7 @@
 // assets shared between handles and characters, no exception across the boundary.
 #include "lmm/lmm.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -144,6 +145,9 @@ bool require(const void* pointer, const char* what) {
   return false;
 }
 
+void write_xyz(lmm::Vec3 v, float* out) { out[0] = v.x, out[1] = v.y, out[2] = v.z; }
+void write_xyzw(lmm::Quat q, float* out) { out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w; }
+
 lmm::GamepadInput to_input(const lmm_gamepad& g) {
   lmm::GamepadInput input;
   input.left_x = g.left_x;
@@ -174,16 +178,8 @@ struct lmm_character {
   std::shared_ptr<ModelAsset> model;
   lmm::DatabaseCharacter database_character;
   lmm::LearnedCharacter learned_character;
-  const lmm::CharacterBase* base = nullptr;
+  lmm::CharacterBase* base = nullptr;  // whichever of the two plays
   const lmm::Skeleton* skeleton = nullptr;
-
-  void update(const lmm_gamepad& input, float dt) {
-    if (database) {
-      database_character.update(to_input(input), dt);
-    } else {
-      learned_character.update(to_input(input), dt);
-    }
-  }
 };
 
 namespace {
@@ -284,7 +280,7 @@ void lmm_character_release(lmm_character* character) { destroy(character); }
 
 int lmm_character_update(lmm_character* character, const lmm_gamepad* input, float dt) {
   if (!require(character, "character") || !require(input, "input")) return 0;
-  character->update(*input, dt);
+  character->base->update(to_input(*input), dt);
   return 1;
 }
 
@@ -293,8 +289,54 @@ int lmm_characters_update(lmm_character* const* characters, const lmm_gamepad* i
   if (!require(characters, "characters") || !require(inputs, "inputs")) return 0;
   for (size_t i = begin; i < end; ++i) {
     if (!require(characters[i], "a character in the range")) return 0;
-    characters[i]->update(inputs[i], dt);
+    characters[i]->base->update(to_input(inputs[i]), dt);
   }
+  return 1;
+}
+
+int lmm_character_reset(lmm_character* character, float x, float z, float heading) {
+  if (!require(character, "character")) return 0;
+  character->base->reset(lmm::Vec3{x, 0.0f, z}, heading);
+  return 1;
+}
+
+int lmm_character_teleport(lmm_character* character, float x, float z, float heading) {
+  if (!require(character, "character")) return 0;
+  character->base->teleport(lmm::Vec3{x, 0.0f, z}, heading);
+  return 1;
+}
+
+int lmm_character_set_root_owner(lmm_character* character, lmm_root_owner owner) {
+  if (!require(character, "character")) return 0;
+  if (owner != LMM_ROOT_LIBRARY && owner != LMM_ROOT_GAME) {
+    last_error = "unknown root owner " + std::to_string(int(owner)) + " (LMM_ROOT_LIBRARY or LMM_ROOT_GAME)";
+    return 0;
+  }
+  character->base->set_root_owner(owner == LMM_ROOT_GAME ? lmm::RootOwner::Game : lmm::RootOwner::Library);
+  return 1;
+}
+
+int lmm_character_root_motion(const lmm_character* character, float translation_xyz[3], float turn_xyzw[4]) {
+  if (!require(character, "character")) return 0;
+  const lmm::RootMotion& motion = character->base->root_motion();
+  if (translation_xyz != nullptr) write_xyz(motion.translation, translation_xyz);
+  if (turn_xyzw != nullptr) write_xyzw(motion.rotation, turn_xyzw);
+  return 1;
+}
+
+int lmm_character_set_root(lmm_character* character, const float position_xyz[3], const float rotation_xyzw[4]) {
+  if (!require(character, "character") || !require(position_xyz, "position_xyz") ||
+      !require(rotation_xyzw, "rotation_xyzw")) {
+    return 0;
+  }
+  const lmm::Vec3 position{position_xyz[0], position_xyz[1], position_xyz[2]};
+  const lmm::Quat rotation{rotation_xyzw[3], rotation_xyzw[0], rotation_xyzw[1], rotation_xyzw[2]};
+  if (!lmm::is_finite(position) || !std::isfinite(rotation.w + rotation.x + rotation.y + rotation.z) ||
+      lmm::dot(rotation, rotation) < 1e-12f) {
+    last_error = "the root must be a finite position and a non-zero quaternion";
+    return 0;
+  }
+  character->base->set_root(position, rotation);
   return 1;
 }
 
@@ -318,8 +360,13 @@ int lmm_character_joint_parent(const lmm_character* character, int joint) {
 
 int lmm_character_root_position(const lmm_character* character, float out_xyz[3]) {
   if (!require(character, "character") || !require(out_xyz, "out_xyz")) return 0;
-  const lmm::Vec3 p = character->base->root_position();
-  out_xyz[0] = p.x, out_xyz[1] = p.y, out_xyz[2] = p.z;
+  write_xyz(character->base->root_position(), out_xyz);
+  return 1;
+}
+
+int lmm_character_root_rotation(const lmm_character* character, float out_xyzw[4]) {
+  if (!require(character, "character") || !require(out_xyzw, "out_xyzw")) return 0;
+  write_xyzw(character->base->root_rotation(), out_xyzw);
   return 1;
 }
 
@@ -338,14 +385,8 @@ int lmm_character_world_transforms(const lmm_character* character, float* positi
   const auto& positions = character->base->global_positions();
   const auto& rotations = character->base->global_rotations();
   for (size_t j = 0; j < positions.size(); ++j) {
-    if (positions_xyz != nullptr) {
-      positions_xyz[3 * j] = positions[j].x, positions_xyz[3 * j + 1] = positions[j].y;
-      positions_xyz[3 * j + 2] = positions[j].z;
-    }
-    if (rotations_xyzw != nullptr) {
-      rotations_xyzw[4 * j] = rotations[j].x, rotations_xyzw[4 * j + 1] = rotations[j].y;
-      rotations_xyzw[4 * j + 2] = rotations[j].z, rotations_xyzw[4 * j + 3] = rotations[j].w;
-    }
+    if (positions_xyz != nullptr) write_xyz(positions[j], positions_xyz + 3 * j);
+    if (rotations_xyzw != nullptr) write_xyzw(rotations[j], rotations_xyzw + 4 * j);
   }
   return 1;
 }

@@ -1,7 +1,9 @@
-/* Drives a database character and a learned character for 10 s through the C API (lmm/lmm.h)
- * and prints their root positions once a second; walk.cpp prints the same through the C++ API
- * and python/lmmkit.py through ctypes, and run.sh checks that all three agree. Also checks the
- * joint lookup and that the matrices and the quaternion transforms describe the same pose.
+/* Drives a database character and a learned character through the script of walk_script.h
+ * (walking, a teleport, a root the game owns against a wall, a reset) through the C API
+ * (lmm/lmm.h) and prints their root positions once a second; walk.cpp prints the same through
+ * the C++ API and python/lmmkit.py through ctypes, and run.sh checks that all three agree. Also
+ * checks the joint lookup, that the matrices and the quaternion transforms describe the same
+ * pose, that root motion is the root's displacement and that teleport lands where it was sent.
  * Usage: walk DATABASE.mmdb MODEL.lmmw */
 #include <math.h>
 #include <stdio.h>
@@ -39,6 +41,30 @@ static int check_pose(const lmm_character* c) {
   return bad;
 }
 
+/* The game's side of a game-owned root: the root after the update, kept behind the wall at
+ * x <= wall, handed back. 0 when the root motion read back is the root's displacement. */
+static int game_moves_root(lmm_character* c, const float before[3], float wall) {
+  float root[3], rotation[4], motion[3];
+  if (!lmm_character_root_position(c, root) || !lmm_character_root_rotation(c, rotation) ||
+      !lmm_character_root_motion(c, motion, NULL)) {
+    return 1;
+  }
+  const int consistent = fabsf(before[0] + motion[0] - root[0]) < 1e-5f && fabsf(before[2] + motion[2] - root[2]) < 1e-5f;
+  if (root[0] > wall) root[0] = wall;
+  return !consistent || !lmm_character_set_root(c, root, rotation);
+}
+
+/* Teleports `c` (started at x = start_x) and gives its root to the game; 0 when it landed there. */
+static int teleport(lmm_character* c, float start_x) {
+  float root[3];
+  const float x = start_x + WALK_TELEPORT_DX;
+  if (!lmm_character_teleport(c, x, WALK_TELEPORT_Z, WALK_TELEPORT_HEADING) ||
+      !lmm_character_set_root_owner(c, LMM_ROOT_GAME) || !lmm_character_root_position(c, root)) {
+    return 1;
+  }
+  return fabsf(root[0] - x) > 1e-5f || fabsf(root[2] - WALK_TELEPORT_Z) > 1e-5f;
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s DATABASE.mmdb MODEL.lmmw\n", argv[0]);
@@ -55,13 +81,31 @@ int main(int argc, char** argv) {
   lmm_database_release(database);
   lmm_model_release(model);
   const char* names[2] = {"database", "learned"};
+  const float start_x[2] = {0.0f, 2.0f};
   for (int frame = 1; frame <= WALK_FRAMES; ++frame) {
     const lmm_gamepad input = walk_input(frame);
     const lmm_gamepad inputs[2] = {input, input};
+    const int game_owns_root = frame > WALK_TELEPORT_FRAME && frame <= WALK_RESET_FRAME;
+    float before[2][3];
+    for (int c = 0; c < 2; ++c) lmm_character_root_position(characters[c], before[c]);
     /* Two ranges, as a job system would split a crowd. */
     if (!lmm_characters_update(characters, inputs, 0, 1, WALK_DT) ||
         !lmm_characters_update(characters, inputs, 1, 2, WALK_DT)) {
       return fail("updating");
+    }
+    for (int c = 0; c < 2 && game_owns_root; ++c) {
+      if (game_moves_root(characters[c], before[c], start_x[c] + WALK_TELEPORT_DX + WALK_WALL_DX)) {
+        return fail("moving a game-owned root");
+      }
+    }
+    for (int c = 0; c < 2 && frame == WALK_TELEPORT_FRAME; ++c) {
+      if (teleport(characters[c], start_x[c])) return fail("teleporting");
+    }
+    for (int c = 0; c < 2 && frame == WALK_RESET_FRAME; ++c) {
+      if (!lmm_character_set_root_owner(characters[c], LMM_ROOT_LIBRARY) ||
+          !lmm_character_reset(characters[c], start_x[c], 0.0f, 0.0f)) {
+        return fail("resetting");
+      }
     }
     if (frame % WALK_PRINT_EVERY != 0) continue;
     for (int c = 0; c < 2; ++c) {

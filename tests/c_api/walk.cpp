@@ -1,5 +1,6 @@
-// The C++ API twin of walk.c: the same characters, inputs and printed root positions, so that
-// run.sh can check that the C API gives what the C++ API gives.
+// The C++ API twin of walk.c: the same characters, script (walk_script.h) and printed root
+// positions, so that run.sh can check that the C API gives what the C++ API gives.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -15,6 +16,23 @@ lmm::GamepadInput to_input(const lmm_gamepad& g) {
   input.left_x = g.left_x, input.left_y = g.left_y, input.right_x = g.right_x, input.right_y = g.right_y;
   input.camera_azimuth = g.camera_azimuth, input.strafe = g.strafe != 0, input.gait = g.gait;
   return input;
+}
+
+// The script's steps after an update of `frame` for a character started at x = start_x.
+void follow_script(lmm::CharacterBase& c, int frame, float start_x) {
+  if (frame > WALK_TELEPORT_FRAME && frame <= WALK_RESET_FRAME) {  // the game's wall
+    lmm::Vec3 root = c.root_position();
+    root.x = std::min(root.x, start_x + WALK_TELEPORT_DX + WALK_WALL_DX);
+    c.set_root(root, c.root_rotation());
+  }
+  if (frame == WALK_TELEPORT_FRAME) {
+    c.teleport(lmm::Vec3{start_x + WALK_TELEPORT_DX, 0.0f, WALK_TELEPORT_Z}, WALK_TELEPORT_HEADING);
+    c.set_root_owner(lmm::RootOwner::Game);
+  }
+  if (frame == WALK_RESET_FRAME) {
+    c.set_root_owner(lmm::RootOwner::Library);
+    c.reset(lmm::Vec3{start_x, 0.0f, 0.0f}, 0.0f);
+  }
 }
 
 int fail(const std::string& error) {
@@ -46,6 +64,8 @@ int main(int argc, char** argv) {
     const lmm::GamepadInput input = to_input(walk_input(frame));
     database_character.update(input, WALK_DT);
     learned_character.update(input, WALK_DT);
+    follow_script(database_character, frame, 0.0f);
+    follow_script(learned_character, frame, 2.0f);
     if (frame % WALK_PRINT_EVERY != 0) continue;
     const lmm::Vec3 a = database_character.root_position(), b = learned_character.root_position();
     std::printf(WALK_LINE_FORMAT, "database", frame, double(a.x), double(a.z));

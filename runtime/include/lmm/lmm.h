@@ -81,6 +81,26 @@ int lmm_character_update(lmm_character* character, const lmm_gamepad* input, flo
 int lmm_characters_update(lmm_character* const* characters, const lmm_gamepad* inputs, size_t begin, size_t end,
                           float dt);
 
+/* Back to the state creation left, at (x, 0, z) facing `heading`, counters cleared (no
+ * allocation). */
+int lmm_character_reset(lmm_character* character, float x, float z, float heading);
+/* Moves the character rigidly to (x, 0, z) facing `heading`: pose, transition and predicted
+ * trajectory move with it, foot locks are released (no allocation). */
+int lmm_character_teleport(lmm_character* character, float x, float z, float heading);
+
+/* Who moves the root between updates (the root contract). */
+typedef enum lmm_root_owner {
+  LMM_ROOT_LIBRARY = 0, /* update integrates root motion, pulled towards the simulated root */
+  LMM_ROOT_GAME = 1     /* the game applies lmm_character_root_motion and calls lmm_character_set_root */
+} lmm_root_owner;
+/* Sets the root contract of a character (LMM_ROOT_LIBRARY at creation). */
+int lmm_character_set_root_owner(lmm_character* character, lmm_root_owner owner);
+/* The root displacement of the last update: world translation (3 floats) and the turn
+ * (x, y, z, w; facing after = turn * facing before); either pointer may be NULL. */
+int lmm_character_root_motion(const lmm_character* character, float translation_xyz[3], float turn_xyzw[4]);
+/* The game's root for the next update (LMM_ROOT_GAME): position and facing (x, y, z, w). */
+int lmm_character_set_root(lmm_character* character, const float position_xyz[3], const float rotation_xyzw[4]);
+
 /* Number of joints of the character's skeleton (joint 0 = root). */
 int lmm_character_joint_count(const lmm_character* character);
 /* Index of the joint named `name`, or -1. */
@@ -92,6 +112,8 @@ int lmm_character_joint_parent(const lmm_character* character, int joint);
 
 /* World position of the character root. */
 int lmm_character_root_position(const lmm_character* character, float out_xyz[3]);
+/* Facing of the character root as an x, y, z, w quaternion. */
+int lmm_character_root_rotation(const lmm_character* character, float out_xyzw[4]);
 /* World transforms of every joint: positions (3 floats each) and rotations as x, y, z, w
  * quaternions (4 floats each); either pointer may be NULL. `joint_capacity` is the number of
  * joints the buffers hold; fails when it is below the joint count. */
