@@ -39,17 +39,23 @@ std::vector<RootSample> some_trajectory(size_t n) {
   return t;
 }
 
+// A query job over frame `frame` of `db` writing into `query`.
+QueryJob query_over(const Database& db, int frame, const std::vector<RootSample>& trajectory, std::vector<float>& query) {
+  QueryJob job = query_job_for(db);
+  job.pose_features = Span<const float>(db.features(frame), size_t(db.schema().dims));
+  job.trajectory = trajectory;
+  job.query = query;
+  return job;
+}
+
 TEST(QueryJob, CopiesThePoseFeaturesAndWritesTheTrajectoryGroups) {
   Loaded l;
   load(l);
   const Database& db = *l.db;
   const std::vector<RootSample> trajectory = some_trajectory(db.schema().trajectory_offsets.size());
   std::vector<float> query(size_t(db.schema().dims), 0.0f);
-  QueryJob job = query_job_for(db);
-  job.pose_features = Span<const float>(db.features(17), query.size());
+  QueryJob job = query_over(db, 17, trajectory, query);
   job.root = RootSample{Vec3{0.5f, 0, 0.2f}, quat_from_heading(Vec3{1, 0, 1})};
-  job.trajectory = trajectory;
-  job.query = query;
   ASSERT_TRUE(job.validate());
   ASSERT_TRUE(job.run());
   std::vector<float> expected(db.features(17), db.features(17) + db.schema().dims);
@@ -74,10 +80,7 @@ TEST(QueryJob, RefusesMissingOrMisSizedSpansAndLeavesTheOutput) {
   const Database& db = *l.db;
   const std::vector<RootSample> trajectory = some_trajectory(db.schema().trajectory_offsets.size());
   std::vector<float> query(size_t(db.schema().dims), 42.0f);
-  QueryJob good = query_job_for(db);
-  good.pose_features = Span<const float>(db.features(3), query.size());
-  good.trajectory = trajectory;
-  good.query = query;
+  const QueryJob good = query_over(db, 3, trajectory, query);
   ASSERT_TRUE(good.validate());
   std::vector<QueryJob> bad(5, good);
   bad[0].schema = nullptr;

@@ -28,7 +28,7 @@ struct CharacterSettings : SteeringSettings {
 
 // One character driven by database motion matching. Not thread-safe itself; distinct
 // characters may update concurrently over one shared Database and FeatureSearch.
-class DatabaseCharacter : public CharacterBase {
+class DatabaseCharacter final : public CharacterBase {
  public:
   // Allocates every buffer and starts at the first frame of clip 0, at `position` facing
   // `heading` radians about +Y, holding `db` (shared) for its whole life; `search` (built over

@@ -30,7 +30,7 @@ struct LearnedSettings : SteeringSettings {
 
 // One character driven by a learned model bundle. Not thread-safe itself; distinct characters
 // may update concurrently over one shared Model (each owns its evaluator scratch).
-class LearnedCharacter : public CharacterBase {
+class LearnedCharacter final : public CharacterBase {
  public:
   // Allocates every buffer and starts from the projection of a standing query at `position`
   // facing `heading` radians about +Y, holding `model` (shared) for its whole life. False with a
