@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Quick start: installs the dependencies, builds the tools, imports the "normal" locomotion clips
+# Quick start: installs the dependencies, builds every tool, imports the "normal" locomotion clips
 # of the Bandai-Namco-Research-Motiondataset into a motion database, trains the `quick` preset
 # (about 10 minutes on 2 cores; 20 minutes in all with the build), exports the runtime bundle, evaluates it against the database
-# (lmm-eval) and runs the learned controller on random input (lmm-sim); ends by printing the
-# metrics table and the paths of the BVH / SVG outputs.
+# (lmm-eval), runs the learned controller on random input (lmm-sim) and follows the S-curve test
+# path with the database (lmm-path); ends by printing the metrics table and the paths of the
+# BVH / SVG outputs.
 #
 # Usage: scripts/quickstart.sh [DATA_DIR]
 #   DATA_DIR   a bandai-loco folder (with a normal/ subfolder, optionally normal-extra/) or any
@@ -14,7 +15,8 @@
 # (git URL of a mirror of the dataset repository).
 # Environment: LMM_PRESET (training preset, default quick).
 # Writes build/release-tools/ (the build) and build/quickstart/: normal.mmdb, import.json, the
-# training folder train/, model.lmmw, eval.json, eval.svg and sim/ (motion.bvh, root.csv, plot.svg).
+# training folder train/, model.lmmw, eval.json, eval.svg, sim/ (motion.bvh, root.csv, plot.svg)
+# and path/ (the same files for the path run; path.json).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -36,7 +38,7 @@ say() { echo "quickstart: $*"; }
 die() { echo "quickstart: ERROR: $*" >&2; exit 1; }
 
 case "${1:-}" in
-  -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac
 [[ $# -le 1 ]] || die "too many arguments (usage: scripts/quickstart.sh [DATA_DIR])"
 
@@ -121,11 +123,12 @@ if [[ "${LMM_SKIP_INSTALL:-0}" != 1 ]]; then
 fi
 
 build="build/release-tools"
-say "configuring $build (Release, tools and training on, tests off)"
+say "configuring $build (Release, tools, training and benchmarks on, tests off)"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DLMM_BUILD_TOOLS=ON -DLMM_BUILD_TRAINING=ON \
-  -DLMM_BUILD_TESTS=OFF -DLMM_BUILD_BENCH=OFF -DLMM_SANITIZE=OFF \
+  -DLMM_BUILD_TESTS=OFF -DLMM_BUILD_BENCH=ON -DLMM_SANITIZE=OFF \
   || die "cmake configure failed (see above)"
-tools=(lmm-import lmm-inspect lmm-train lmm-export lmm-eval lmm-sim)
+# Every tool of tools/CMakeLists.txt (the CLI test cli.quickstart_tools checks that none is missing).
+tools=(lmm-import lmm-inspect lmm-train lmm-export lmm-eval lmm-sim lmm-path lmm-bench)
 say "building ${tools[*]}"
 cmake --build "$build" -j "$jobs" --target "${tools[@]}" || die "build failed (see above)"
 bin="$root/$build/tools"
@@ -179,13 +182,16 @@ say "evaluating the bundle against the database"
 say "running the learned controller on 60 s of random input"
 "$bin/lmm-sim" --model "$out/model.lmmw" --random --seconds 60 --out "$out/sim" --json "$out/sim.json" \
   || die "lmm-sim failed (see above)"
+say "following the s-curve test path with the database (lmm-path, LHMM(3, 3))"
+"$bin/lmm-path" --db "$out/normal.mmdb" --test-path s-curve --out "$out/path" --json "$out/path.json" \
+  || die "lmm-path failed (see above)"
 echo
 cat "$out/eval.txt"
 echo
 say "done"
 say "database:          $root/$out/normal.mmdb"
 say "model bundle:      $root/$out/model.lmmw"
-say "metrics:           $root/$out/eval.json, $root/$out/sim.json"
+say "metrics:           $root/$out/eval.json, $root/$out/sim.json, $root/$out/path.json"
 say "rollout error SVG: $root/$out/eval.svg"
-say "motion (BVH):      $root/$out/sim/motion.bvh"
-say "paths (SVG):       $root/$out/sim/plot.svg"
+say "motion (BVH):      $root/$out/sim/motion.bvh, $root/$out/path/motion.bvh"
+say "paths (SVG):       $root/$out/sim/plot.svg, $root/$out/path/plot.svg"

@@ -70,10 +70,17 @@ bool Database::parse(const uint8_t* data, size_t size, std::string& error) {
   if (!view_.open(data, size, kDatabaseKind, kDatabaseVersion, kDatabaseVersion, error)) {
     return false;
   }
-  return read_skeleton_section(view_, skeleton_, roles_, fps_, error) && read_ranges(error) &&
+  return read_skeleton_section(view_, skeleton_, roles_, fps_, error) &&
+         read_source_unit_scale(view_, source_unit_scale_, error) && read_ranges(error) &&
          read_frames(error) && read_contact_joints(view_, joint_count(), contact_joints_, error) &&
          read_contacts(error) && read_schema_section(view_, joint_count(), schema_, error) &&
-         read_features(error);
+         read_features(error) && (measure_root_speeds(), true);
+}
+
+void Database::measure_root_speeds() {
+  std::vector<Vec3> local(static_cast<size_t>(frames_));
+  for (int f = 0; f < frames_; ++f) local[size_t(f)] = inverse_rotate(rotations(f)[0], velocities(f)[0]);
+  speeds_ = measure_speeds(local.data(), frames_);
 }
 
 int Database::role(const std::string& name) const {
@@ -118,6 +125,19 @@ bool read_skeleton_section(const BlobView& view, Skeleton& skeleton,
     }
     roles_out.emplace_back(line.substr(0, eq), joint);
   }
+  return true;
+}
+
+bool read_source_unit_scale(const BlobView& view, float& unit_scale, std::string& error) {
+  unit_scale = 0.0f;
+  if (view.find(db_tensor::kUnitScale) == nullptr) return true;
+  const TensorView* t = view.require_shape(db_tensor::kUnitScale, DType::F32, {1}, error);
+  if (t == nullptr) return false;
+  if (!(std::isfinite(t->f32()[0]) && t->f32()[0] > 0.0f)) {
+    error = std::string(db_tensor::kUnitScale) + " " + std::to_string(t->f32()[0]) + " is not a positive number";
+    return false;
+  }
+  unit_scale = t->f32()[0];
   return true;
 }
 

@@ -32,6 +32,7 @@ bool DatabaseCharacter::init(std::shared_ptr<const Database> database, const Fea
   db_ = database;
   search_ = &search;
   settings_ = settings;
+  if (settings.speeds_from_data) db.speeds().apply(settings_.controller);
   resize_output(db.joint_count());
   query_.assign(size_t(db.schema().dims), 0.0f);
   search_scratch_ = search.make_scratch();

@@ -24,6 +24,7 @@ bool LearnedCharacter::init(std::shared_ptr<const Model> bundle, const LearnedSe
   if (!playback_.init(bundle, settings.transition, settings.blend_time, settings.kernels, error)) return false;
   model_ = bundle;
   settings_ = settings;
+  if (settings.speeds_from_data) model.speeds().apply(settings_.controller);
   projected_.assign(size_t(model.state_size()), 0.0f);
   query_.assign(size_t(model.feature_dims()), 0.0f);
   resize_output(model.skeleton().joint_count());

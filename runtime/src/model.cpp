@@ -71,10 +71,11 @@ bool Model::parse(const uint8_t* data, size_t size, std::string& error) {
   }
   preset_ = preset->text();
   if (!read_skeleton_section(view_, skeleton_, roles_, fps_, error) ||
+      !read_source_unit_scale(view_, source_unit_scale_, error) ||
       !read_contact_joints(view_, skeleton_.joint_count(), contact_joints_, error) ||
       !read_schema_section(view_, skeleton_.joint_count(), schema_, error) ||
       !read_feature_scaling(view_, schema_.dims, feature_offset_, feature_scale_, error) ||
-      !read_layout(error) || !read_statistics(error)) {
+      !read_layout(error) || !read_statistics(error) || !read_speeds(error)) {
     return false;
   }
   // f16 weights become one f32 arena, reserved up front so that pointers into it stay valid.
@@ -98,6 +99,23 @@ bool Model::parse(const uint8_t* data, size_t size, std::string& error) {
     encoder_std_ = encoder_mean_ ? statistic(model_tensor::kEncoderStd, encoder_in, true, error) : nullptr;
     if (encoder_std_ == nullptr) return false;
   }
+  return true;
+}
+
+bool Model::read_speeds(std::string& error) {
+  if (view_.find(model_tensor::kSpeeds) == nullptr) return true;  // optional: older bundles
+  const TensorView* t = view_.require_shape(model_tensor::kSpeeds, DType::F32, {6}, error);
+  if (t == nullptr) return false;
+  const float* v = t->f32();
+  for (int i = 0; i < 6; ++i) {
+    if (!(v[i] > 0.0f && v[i] <= kMaxSpeed)) {
+      error = std::string(model_tensor::kSpeeds) + "[" + std::to_string(i) + "] = " + std::to_string(v[i]) +
+              " m/s is not in (0, " + std::to_string(int(kMaxSpeed)) + "]";
+      return false;
+    }
+  }
+  speeds_.walk_forward = v[0], speeds_.walk_side = v[1], speeds_.walk_back = v[2];
+  speeds_.run_forward = v[3], speeds_.run_side = v[4], speeds_.run_back = v[5];
   return true;
 }
 

@@ -228,6 +228,7 @@ bool PathFollower::init(std::shared_ptr<const Database> database, const FeatureS
   search_ = &search;
   path_ = &path;
   settings_ = settings;
+  if (settings.query.max_speed_from_data && db.speeds().valid()) settings_.query.max_speed = db.speeds().run_forward;
   stats_ = PathFollowerStats{};
   const float fps = db.fps();
   const int match_frames = std::max(1, int(std::lround(settings.match_interval * fps)));

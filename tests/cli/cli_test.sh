@@ -93,10 +93,60 @@ case "$case_name" in
     expect_rc 1; expect_out "smooth.toml \[simulation\]: 'position_smoothing' = 1e+08 is outside \[0, 10\] s"
     [[ ! -e "$work/s.mmdb" ]] || fail "a database was written with a bad config"
     ;;
+  import_checks)
+    # Issue 14: a wrong config or mixed units no longer import silently.
+    need_data
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/x.mmdb" --json "$work/x.json"; expect_rc 0
+    expect_out "skeleton height: rest"; expect_out "contacts of Toes_L"
+    ! grep -q "warning" "$work/log" || { cat "$work/log" >&2; fail "the Bandai data should import without a warning"; }
+    run "$tools/lmm-inspect" "$work/x.mmdb" --json "$work/i.json"; expect_rc 0; expect_out "height       rest"
+    for key in rest_height_m standing_height_m; do
+      [[ -n "$(json_number "$work/x.json" "$key")" ]] || fail "import JSON lacks $key"
+      [[ "$(json_number "$work/i.json" "$key")" == "$(json_number "$work/x.json" "$key")" ]] ||
+        fail "lmm-inspect and lmm-import disagree on $key"
+    done
+    # Read as millimetres: a height warning naming the value, the range and the keys to change,
+    # unless the config expects a character of that size.
+    sed 's/^unit_scale = 0.01 /unit_scale = 0.001 /' "$configs/skeletons/bandai.toml" >"$work/mm.toml"
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/mm.mmdb" --skeleton "$work/mm.toml"; expect_rc 0
+    expect_out "warning.*skeleton height: rest 0.1.* expected within \[1, 2.5\] m: check unit_scale = 0.001 in .*mm.toml, or set \[checks\] height_range"
+    printf '\n[checks]\nheight_range = [0.1, 0.2]\n' >>"$work/mm.toml"
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/mm.mmdb" --skeleton "$work/mm.toml"; expect_rc 0
+    ! grep -q "skeleton height: .*expected within" "$work/log" || fail "height_range should silence the height warning"
+    # A mirror pattern that matches no joint name.
+    sed 's/^patterns = .*/patterns = [["Left", "Right"]]/' "$configs/skeletons/bandai.toml" >"$work/lr.toml"
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/lr.mmdb" --skeleton "$work/lr.toml"; expect_rc 1
+    expect_out 'lr.toml \[mirror\]: pattern \["Left", "Right"\] pairs no joints'
+    # A file in metres among files in centimetres is a bad file naming both files.
+    mkdir -p "$work/mixed"
+    cp "$LMM_DATA"/normal-extra/dataset-1_walk_normal_00*.bvh "$work/mixed/"
+    awk '$1 == "OFFSET" { print "OFFSET", $2 / 100, $3 / 100, $4 / 100; next } { print }' \
+      "$LMM_DATA/normal-extra/dataset-1_run_normal_001.bvh" >"$work/mixed/z_metres.bvh"
+    run "$tools/lmm-import" "$work/mixed" --out "$work/mixed.mmdb"; expect_rc 1
+    expect_out "z_metres.bvh: skeleton differs from .*dataset-1_walk_normal_00.*joint '"
+    run "$tools/lmm-import" "$work/mixed" --out "$work/mixed.mmdb" --skip-bad; expect_rc 0; expect_out "skipping .*z_metres.bvh"
+    ;;
+  controller)
+    need_data
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/x.mmdb"; expect_rc 0
+    run "$tools/lmm-inspect" "$work/x.mmdb" --json "$work/inspect.json"; expect_rc 0
+    expect_out "speeds .*measured from the database"
+    grep -q '"run_forward"' "$work/inspect.json" || fail "inspect JSON lacks the speeds"
+    run "$tools/lmm-sim" --db "$work/x.mmdb" --random --seconds 2; expect_rc 0
+    expect_out "controller speeds: .*measured from the database"
+    run "$tools/lmm-sim" --db "$work/x.mmdb" --random --seconds 2 --controller "$configs/controllers/fixed-0.2.toml"
+    expect_rc 0; expect_out "controller speeds: walk 1.20 / 1.00 / 0.90, run 2.80 / 2.20 / 1.80"
+    expect_out "fixed-0.2.toml"
+    printf '[speeds]\nrun_forward = 0\n' >"$work/bad.toml"
+    run "$tools/lmm-sim" --db "$work/x.mmdb" --random --seconds 2 --controller "$work/bad.toml"; expect_rc 1
+    expect_out "bad.toml: \[speeds\]: 'run_forward' = 0 is outside"
+    run "$tools/lmm-path" --db "$work/x.mmdb" --test-path s-curve --controller "$work/bad.toml"; expect_rc 1
+    expect_out "'run_forward' = 0 is outside"
+    ;;
   sim)
     need_data
     run "$tools/lmm-sim" --help; expect_rc 0; expect_out "--foot-lock"
-    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/db.mmdb"; expect_rc 0
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/db.mmdb" --json "$work/db.json"; expect_rc 0
     run "$tools/lmm-sim" --db "$work/db.mmdb"; expect_rc 2; expect_out "exactly one of"
     run "$tools/lmm-sim" --db "$work/db.mmdb" --model "$work/db.mmdb" --random; expect_rc 2; expect_out "exactly one of"
     run "$tools/lmm-sim" --db "$work/db.mmdb" --random --seconds 5 --dt 0 --out "$work/simout" --json "$work/sim.json"
@@ -112,6 +162,24 @@ case "$case_name" in
     run "$tools/lmm-import" "$work/simout/motion.bvh" --out "$work/again.mmdb" --no-mirror --fps 60 --json "$work/again.json"
     expect_rc 0
     [[ "$(json_number "$work/again.json" frames)" == 300 ]] || fail "re-imported BVH should have 300 frames"
+    # Issue 14: BVH output in the source files' unit by default (--units file: the Bandai
+    # config's centimetres), or in --units; either re-imports with a config of that unit, with
+    # contacts labelled about as in the database (walking forward, the root not pulled).
+    printf 'time,stick_x,stick_y,camera_deg,strafe,gait\n0,0,1,0,0,0\n' >"$work/forward.csv"
+    sed 's/^unit_scale = .*/unit_scale = 1/' "$configs/skeletons/bandai.toml" >"$work/m.toml"
+    for units in file m; do
+      run "$tools/lmm-sim" --db "$work/db.mmdb" --input "$work/forward.csv" --seconds 5 --no-adjust --units "$units" \
+        --out "$work/sim_$units"
+      expect_rc 0; expect_out "$([[ $units == m ]] && echo 1 || echo 0.01) m per unit"
+      skeleton="$configs/skeletons/bandai.toml"; [[ $units == m ]] && skeleton="$work/m.toml"
+      run "$tools/lmm-import" "$work/sim_$units/motion.bvh" --skeleton "$skeleton" --out "$work/$units.mmdb" \
+        --no-mirror --fps 60 --json "$work/$units.json"
+      expect_rc 0
+      awk -v a="$(json_number "$work/$units.json" contact_ratio)" -v d="$(json_number "$work/db.json" contact_ratio)" \
+        'BEGIN { exit !(a > 0.5 * d) }' || fail "--units $units: re-imported contact ratio $(json_number "$work/$units.json" contact_ratio), database $(json_number "$work/db.json" contact_ratio)"
+    done
+    run "$tools/lmm-sim" --db "$work/db.mmdb" --random --seconds 1 --units furlong --out "$work/simf"
+    expect_rc 1; expect_out "--units: 'furlong' is not file, m, cm, mm"
     printf 'time,stick_x,stick_y,camera_deg,strafe,gait\n0,0,1,0,0,0\n1,0,oops,0,0,0\n' >"$work/in.csv"
     run "$tools/lmm-sim" --db "$work/db.mmdb" --input "$work/in.csv" --seconds 2; expect_rc 1; expect_out "in.csv:3"
     printf 'time,stick_x,stick_y,camera_deg,strafe,gait\n0,nan,1,0,0,0\n' >"$work/nan.csv"
@@ -297,12 +365,28 @@ case "$case_name" in
     grep -q '"completed": ' "$work/path.json" || fail "path JSON lacks completed"
     [[ "$(json_number "$work/path.json" knn_calls_per_lhmm)" == 13 ]] || fail "LHMM(3,3) should make 13 kNN calls"
     for f in motion.bvh motion_1.bvh root.csv plot.svg plot_1.svg; do [[ -s "$work/pathout/$f" ]] || fail "missing $f"; done
+    expect_out "0.01 m per unit"  # --units file: the Bandai config's centimetres
+    run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/p.csv" --units mm --out "$work/pathmm"; expect_rc 0
+    expect_out "0.001 m per unit"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/p.csv" --units 0 --out "$work/path0"; expect_rc 1
+    expect_out "--units: '0'"
     run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --k 2 --l=2 --json "$work/k2.json"; expect_rc 0
     expect_out "LHMM(2, 2)"; [[ "$(json_number "$work/k2.json" knn_calls_per_lhmm)" == 3 ]] || fail "LHMM(2,2) should make 3 kNN calls"
     run "$tools/lmm-path" --db "$work/db.mmdb" --ablation --out "$work/ablation" --json "$work/ablation.json"
     expect_rc 0; expect_out "Table 2"; expect_out "raw future query"; expect_out "LHMM(10,3)"
     grep -q '"table2"' "$work/ablation.json" || fail "ablation JSON lacks table2"
     ls "$work/ablation"/*.svg >/dev/null || fail "ablation wrote no plots"
+    ;;
+  quickstart_tools)
+    # Issue 14: scripts/quickstart.sh built no lmm-path. It must build every tool that
+    # tools/CMakeLists.txt defines.
+    source_dir="$configs/.."
+    defined="$(grep -E 'foreach\(tool|add_executable\(lmm-' "$source_dir/tools/CMakeLists.txt" | grep -o 'lmm-[a-z]*' | sort -u)"
+    [[ -n "$defined" ]] || fail "found no tools in tools/CMakeLists.txt"
+    built="$(grep -E '^tools=\(' "$source_dir/scripts/quickstart.sh")"
+    for tool in $defined; do
+      [[ " ${built#tools=(} " == *" ${tool}"[\ \)]* ]] || fail "scripts/quickstart.sh does not build $tool ($built)"
+    done
     ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -199,6 +199,29 @@ TEST(Motion, ContactsNeedLowSpeedAndHeight) {
   EXPECT_LT(right, 10);
 }
 
+TEST(Motion, HeightFollowsTheBonesWhateverTheRestPose) {
+  // A Bandai-like rig whose rest pose lies along X (the rotations carry the joint orients):
+  // its rest height is the bone chain from the foot to the head, not a height in that pose.
+  Skeleton s;
+  s.names = {"Hips", "Spine", "Head", "Leg_L", "Foot_L", "Leg_R", "Foot_R"};
+  s.parents = {-1, 0, 1, 0, 3, 0, 5};
+  s.offsets = {{0, 0, 0}, {0.2f, 0, 0}, {0.4f, 0, 0}, {0, 0, 0.1f}, {0.8f, 0, 0}, {0, 0, -0.1f}, {-0.8f, 0, 0}};
+  const std::vector<std::pair<std::string, int>> roles{{"head", 2}, {"left_foot", 4}, {"right_foot", 6}};
+  // Three frames with the hips at these heights and every rotation identity: the head is at
+  // the hips' height.
+  std::vector<Vec3> positions;
+  for (float hips : {0.9f, 1.3f, 1.0f}) {
+    positions.insert(positions.end(), s.offsets.begin(), s.offsets.end());
+    positions[positions.size() - s.offsets.size()].y = hips;
+  }
+  const std::vector<Quat> rotations(positions.size());
+  const SkeletonHeight h = measure_height(s, roles, PoseFrames{positions.data(), rotations.data(), 3});
+  EXPECT_EQ(h.top, "Head");
+  EXPECT_EQ(h.foot, "Foot_L");
+  EXPECT_NEAR(h.rest, 0.8f + 0.1f + 0.2f + 0.4f, 1e-6f);
+  EXPECT_NEAR(h.standing, 1.0f, 1e-6f);  // the median frame
+}
+
 TEST(Motion, GaussianFilterKeepsLinesAwayFromEdges) {
   std::vector<float> line(100);
   for (size_t i = 0; i < line.size(); ++i) line[i] = 0.5f * float(i) - 3.0f;

@@ -2,6 +2,7 @@
 // on synthetic walks (straight, fast, bad input) and no allocation per update.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -172,6 +173,25 @@ TEST_F(PathTest, APathFasterThanAnyMotionStillCompletes) {
   EXPECT_TRUE(m.completed);
   EXPECT_LT(m.avg_distance_m, 0.3);
   EXPECT_GT(m.seconds_to_complete, 80.0 / 2.5);  // 80 m at walking speed (about 1.3-2.5 m/s)
+}
+
+// Issue 14 item 5: the run limit scales with the data's speed. On walks a quarter as fast (the
+// median moving root speed is the 1.5 m/s circle's, so 0.375 m/s), a 16 m path drawn at 4 m/s is
+// walked at the data's pace; the old limit (16 m at 1 m/s + 10 s = 26 s) stopped the character
+// while it was still following and reported the path as not completed.
+TEST(PathSpeed, SlowDataIsGivenTimeToCompleteAPath) {
+  std::shared_ptr<const Database> db;
+  FeatureSearch search;
+  test::load_synthetic_walks(test::temp_folder("slow"), db, search, 0.25f);
+  ASSERT_NE(db, nullptr);
+  EXPECT_NEAR(typical_root_speed(*db), 0.25 * 1.5, 0.03);
+  CharacterTrack track;
+  Path path;
+  const PathMetrics m = run_path(db, search, straight(4.0f, 4.0f), PathRunOptions{}, track, path);
+  EXPECT_TRUE(m.completed);
+  EXPECT_LT(m.avg_distance_m, 0.3);
+  const double old_limit = std::max(3.0 * 4.0, 16.0 / 1.0) + PathRunOptions{}.extra_seconds;
+  EXPECT_GT(m.seconds_to_complete, old_limit);
 }
 
 // Issue 12 item 6: work and duration limits are errors, not hangs or silent empty runs.

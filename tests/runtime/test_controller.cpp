@@ -63,6 +63,48 @@ TEST(Controller, StickAndCameraGiveDesiredVelocity) {
   EXPECT_NEAR(turned.z, 0.0f, 1e-4f);
 }
 
+// Root velocities (character space, +z forward) of `count` frames at `speed` in `direction`.
+void add_frames(std::vector<Vec3>& v, int count, float speed, Vec3 direction) {
+  for (int i = 0; i < count; ++i) v.push_back(normalize(direction) * speed);
+}
+
+TEST(Speeds, WalkIsTheMedianAndRunThe90thPercentileOfEachDirection) {
+  std::vector<Vec3> v;
+  add_frames(v, 700, 1.0f, Vec3{0.2f, 0, 1});   // forward walk (11 degrees off)
+  add_frames(v, 300, 3.0f, Vec3{0, 0, 1});      // forward run
+  add_frames(v, 100, 0.8f, Vec3{0.1f, 0, -1});  // backwards: enough to measure
+  add_frames(v, 10, 0.9f, Vec3{1, 0, 0});       // sideways: too few
+  add_frames(v, 200, 0.1f, Vec3{0, 0, 1});      // standing: left out
+  v.push_back(Vec3{std::nanf(""), 0, 1});      // corrupt: left out
+  const SpeedProfile p = measure_speeds(v.data(), int(v.size()));
+  EXPECT_EQ(p.frames, 1311);
+  EXPECT_EQ(p.moving_frames, 1110);
+  EXPECT_EQ(p.forward_frames, 1000);
+  EXPECT_FLOAT_EQ(p.walk_forward, 1.0f);
+  EXPECT_FLOAT_EQ(p.run_forward, 3.0f);
+  EXPECT_TRUE(p.back_measured);
+  EXPECT_FLOAT_EQ(p.walk_back, 0.8f);
+  EXPECT_FALSE(p.side_measured);
+  const ControllerSettings d;
+  EXPECT_FLOAT_EQ(p.walk_side, 1.0f * d.walk_side / d.walk_forward);
+  EXPECT_FLOAT_EQ(p.run_side, 3.0f * d.run_side / d.run_forward);
+  ControllerSettings applied;
+  p.apply(applied);
+  EXPECT_EQ(applied.run_forward, 3.0f);
+  EXPECT_EQ(applied.velocity_halflife, d.velocity_halflife);
+}
+
+TEST(Speeds, DataWithoutForwardMotionGivesNoProfile) {
+  std::vector<Vec3> v;
+  add_frames(v, 500, 0.1f, Vec3{0, 0, 1});
+  add_frames(v, 500, 1.5f, Vec3{1, 0, 0});
+  const SpeedProfile p = measure_speeds(v.data(), int(v.size()));
+  EXPECT_FALSE(p.valid());
+  ControllerSettings settings;
+  p.apply(settings);
+  EXPECT_EQ(settings.walk_forward, ControllerSettings{}.walk_forward);
+}
+
 TEST(Controller, DesiredRotationFollowsMotionOrCamera) {
   GamepadInput in;
   const Quat current = quat_from_heading({0, 0, 1});

@@ -43,6 +43,29 @@ TEST(Database, LoadsEveryPart) {
   EXPECT_FLOAT_EQ(db.features(10)[1], 1.0f - 0.05f);
 }
 
+// Issue 14: meta.unit_scale (the source BVH unit) is optional, so databases written before it
+// existed still load (source_unit_scale 0); when present it must be one positive number.
+TEST(Database, ReadsTheOptionalSourceUnitScale) {
+  std::string error;
+  test::SyntheticDatabase old_file;
+  const AlignedBuffer old_buffer = test::aligned_copy(old_file.build());
+  const std::shared_ptr<const Database> old_db = Database::load_buffer(old_buffer.data(), old_buffer.size(), error);
+  ASSERT_NE(old_db, nullptr) << error;
+  EXPECT_EQ(old_db->source_unit_scale(), 0.0f);
+  test::SyntheticDatabase millimetres;
+  millimetres.unit_scale = {0.001f};
+  const AlignedBuffer buffer = test::aligned_copy(millimetres.build());
+  const std::shared_ptr<const Database> db = Database::load_buffer(buffer.data(), buffer.size(), error);
+  ASSERT_NE(db, nullptr) << error;
+  EXPECT_EQ(db->source_unit_scale(), 0.001f);
+  for (const std::vector<float>& bad : {std::vector<float>{-0.01f}, {0.0f}, {std::nanf("")}, {0.01f, 0.01f}}) {
+    test::SyntheticDatabase wrong;
+    wrong.unit_scale = bad;
+    EXPECT_FALSE(loads(wrong.build(), error));
+    EXPECT_NE(error.find("meta.unit_scale"), std::string::npos) << error;
+  }
+}
+
 TEST(Database, RejectsInconsistentContent) {
   std::string error;
   test::SyntheticDatabase gap;

@@ -108,6 +108,43 @@ TEST(Model, LoadsMetadataSkeletonSchemaAndSizes) {
   EXPECT_EQ(m.weight_bytes(), uint64_t(params) * 4);
 }
 
+// Issue 14: a bundle keeps its database's optional meta.unit_scale (the source BVH unit, for
+// lmm-sim --model's BVH output); bundles of databases without it report 0.
+TEST(Model, CarriesTheDatabaseSourceUnitScaleWhenItHasOne) {
+  for (const std::vector<float>& unit : {std::vector<float>{}, std::vector<float>{0.001f}}) {
+    test::SyntheticDatabase synthetic;
+    synthetic.unit_scale = unit;
+    const AlignedBuffer db_buffer = test::aligned_copy(synthetic.build());
+    std::string error;
+    const std::shared_ptr<const Database> db = Database::load_buffer(db_buffer.data(), db_buffer.size(), error);
+    ASSERT_NE(db, nullptr) << error;
+    std::vector<uint8_t> bytes;
+    ASSERT_TRUE(build_model_bundle(test::random_model_values(kLatent, 1), db->blob(), false, bytes, error)) << error;
+    const AlignedBuffer buffer = test::aligned_copy(bytes);
+    const std::shared_ptr<const Model> model = Model::load_buffer(buffer.data(), buffer.size(), error);
+    ASSERT_NE(model, nullptr) << error;
+    EXPECT_EQ(model->source_unit_scale(), unit.empty() ? 0.0f : unit[0]);
+  }
+}
+
+TEST(Model, CarriesTheTrainingDataSpeedsWhenGivenAndRejectsBadOnes) {
+  ModelValues values = test::random_model_values(kLatent, 2);
+  LoadedModel without;
+  load(values, false, without);
+  EXPECT_FALSE(without.model->speeds().valid()) << "bundles exported without speeds keep the controller's";
+  values.speeds = {1.1f, 0.9f, 0.8f, 2.6f, 2.0f, 1.7f};
+  LoadedModel with;
+  load(values, false, with);
+  EXPECT_EQ(with.model->speeds().values(), values.speeds);
+  ControllerSettings settings;
+  with.model->speeds().apply(settings);
+  EXPECT_EQ(settings.run_side, 2.0f);
+  values.speeds[3] = -2.6f;
+  std::string error;
+  EXPECT_TRUE(test::synthetic_bundle(values, false, error).empty());
+  EXPECT_NE(error.find("controller.speeds[3]"), std::string::npos) << error;
+}
+
 TEST(Model, EveryKernelPathMatchesTheDoublePrecisionReference) {
   for (const bool plain : {false, true}) {
     const ModelValues v = test::random_model_values(kLatent, 2, plain);

@@ -20,6 +20,7 @@ struct SyntheticDatabase {
   std::vector<int32_t> parents = {-1, 0, 1};
   std::vector<float> offsets = {0, 0, 0, 0, 1, 0, 0, -1, 0};
   std::string roles = "hips=1\nleft_foot=2\n";
+  std::vector<float> unit_scale;  // meta.unit_scale when not empty (empty: a file from before it existed)
   std::string range_names = "walk\nwalk (mirrored)\n";
   std::vector<int32_t> range_start = {0, 5};
   std::vector<int32_t> range_stop = {5, 12};
@@ -93,6 +94,7 @@ struct SyntheticDatabase {
     const uint64_t n = positions.size() / 9, j = parents.size();
     BlobBuilder b;
     b.add(t::kFps, DType::F32, {1}, &fps);
+    if (!unit_scale.empty()) b.add(t::kUnitScale, DType::F32, {unit_scale.size()}, unit_scale.data());
     b.add_text(t::kJointNames, joint_names);
     b.add(t::kParents, DType::I32, {j}, parents.data());
     b.add(t::kOffsets, DType::F32, {j, 3}, offsets.data());

@@ -14,15 +14,16 @@
 
 namespace lmm::test {
 
-// Imports the walks into `dir`/db.mmdb, loads it into `db` and builds `search` (test failures
-// on any error).
-inline void load_synthetic_walks(const std::string& dir, std::shared_ptr<const Database>& db, FeatureSearch& search) {
+// Imports the walks (at 1.5, 2.5 and 1.3 m/s, times `speed_factor`) into `dir`/db.mmdb, loads it
+// into `db` and builds `search` (test failures on any error).
+inline void load_synthetic_walks(const std::string& dir, std::shared_ptr<const Database>& db, FeatureSearch& search,
+                                 float speed_factor = 1.0f) {
   pipeline::ImportOptions o;
   o.skeleton = pipeline::load_skeleton_config(write_text(dir + "/s.toml", biped_skeleton_toml()));
   o.features = pipeline::load_feature_config(write_text(dir + "/f.toml", biped_features_toml()));
-  o.inputs = {write_text(dir + "/a.bvh", circle_walk_bvh(150.0f, 300.0f, 240, 30.0f)),
-              write_text(dir + "/b.bvh", circle_walk_bvh(250.0f, 500.0f, 240, 30.0f)),
-              write_text(dir + "/c.bvh", straight_walk_bvh(130.0f, 240, 30.0f))};
+  o.inputs = {write_text(dir + "/a.bvh", circle_walk_bvh(150.0f * speed_factor, 300.0f, 240, 30.0f)),
+              write_text(dir + "/b.bvh", circle_walk_bvh(250.0f * speed_factor, 500.0f, 240, 30.0f)),
+              write_text(dir + "/c.bvh", straight_walk_bvh(130.0f * speed_factor, 240, 30.0f))};
   pipeline::import_database(o, dir + "/db.mmdb");
   std::string error;
   db = Database::load_file(dir + "/db.mmdb", error);

@@ -36,6 +36,8 @@ cxxopts::Options make_options() {
        cxxopts::value<std::vector<std::string>>())
       ("seconds", "seconds per controller script", cxxopts::value<float>()->default_value("30"))
       ("seed", "random seed", cxxopts::value<uint32_t>()->default_value("12345"))
+      ("controller", "controller config (TOML, docs/configs.md) for both controllers; speeds left out are "
+       "measured from --db", cxxopts::value<std::string>()->default_value(""))
       ("h,help", "show this help");
   return o;
 }
@@ -79,6 +81,7 @@ int run(int argc, char** argv) {
   o.controller_seconds = args["seconds"].as<float>();
   o.seed = args["seed"].as<uint32_t>();
   if (args.count("input")) o.input_scripts = args["input"].as<std::vector<std::string>>();
+  o.controller_config = args["controller"].as<std::string>();
   if (o.rollout_starts < 1 || o.projector_queries < 1 || o.controller_scripts < 1 || !(o.controller_seconds >= 1.0f)) {
     throw InputError("--starts, --queries and --scripts must be >= 1 and --seconds >= 1");
   }

@@ -69,6 +69,15 @@ int run(int argc, char** argv) {
                "{:.1f}% contact labels, {} files ({} skipped) in {:.1f} s",
                out, s.frames, s.clips, s.joints, s.feature_dims, s.fps, s.bytes / 1e6,
                100.0 * s.contact_ratio, s.files, s.skipped_files, seconds);
+  spdlog::info("skeleton height: rest {:.3f} m ('{}' to '{}' along the bones), median standing {:.3f} m "
+               "('{}' above the ground)", s.height.rest, s.height.foot, s.height.top, s.height.standing, s.height.top);
+  std::vector<JsonObject> contact_joints;
+  for (const ContactJointSummary& c : s.contact_joints) {
+    spdlog::info("contacts of {}: {:.1f}% of frames (below {:.3f} m and the velocity threshold)", c.joint,
+                 100.0 * c.ratio, c.height_threshold);
+    contact_joints.push_back(
+        JsonObject().text("joint", c.joint).number("ratio", c.ratio).number("height_threshold_m", c.height_threshold));
+  }
   if (args.count("json")) {
     write_json(args["json"].as<std::string>(),
                JsonObject()
@@ -81,7 +90,10 @@ int run(int argc, char** argv) {
                    .number("feature_dims", s.feature_dims)
                    .number("fps", s.fps)
                    .number("bytes", double(s.bytes))
-                   .number("contact_ratio", s.contact_ratio));
+                   .number("contact_ratio", s.contact_ratio)
+                   .objects("contact_joints", contact_joints)
+                   .number("rest_height_m", s.height.rest)
+                   .number("standing_height_m", s.height.standing));
   }
   return 0;
 }

@@ -8,7 +8,9 @@
 
 #include "lmm/database.hpp"
 #include "lmm/model.hpp"
+#include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/bvh.hpp"
+#include "lmm/pipeline/motion.hpp"
 #include "lmm/pipeline/report.hpp"
 
 using namespace lmm;
@@ -42,6 +44,16 @@ GroupStats group_stats(const Database& db, const FeatureGroup& g) {
   return s;
 }
 
+// Prints the skeleton height of a database (from its rest offsets and frames, as lmm-import
+// reports it) and returns it.
+SkeletonHeight print_height(const Database& db) {
+  const SkeletonHeight h = measure_height(db.skeleton(), db.roles(),
+                                          PoseFrames{db.positions(0), db.rotations(0), db.frame_count()});
+  std::printf("  height       rest %.3f m ('%s' to '%s' along the bones), median standing %.3f m ('%s' above the ground)\n",
+              h.rest, h.foot.c_str(), h.top.c_str(), h.standing, h.top.c_str());
+  return h;
+}
+
 // One network's line: kind, sizes, experts, MACs and parameters.
 JsonObject network_json(const char* name, const NetworkWeights& net) {
   std::string layers = std::to_string(net.in);
@@ -59,6 +71,21 @@ JsonObject network_json(const char* name, const NetworkWeights& net) {
       .number("parameters", double(net.parameter_count()));
 }
 
+// Prints the controller speeds `speeds` gives and returns them as JSON.
+JsonObject speeds_json(const SpeedProfile& speeds, const std::string& data_name) {
+  std::printf("  speeds       %s\n", describe_speeds(speeds, data_name).c_str());
+  ControllerSettings s;
+  speeds.apply(s);
+  return JsonObject()
+      .boolean("measured", speeds.valid())
+      .number("walk_forward", s.walk_forward)
+      .number("walk_side", s.walk_side)
+      .number("walk_back", s.walk_back)
+      .number("run_forward", s.run_forward)
+      .number("run_side", s.run_side)
+      .number("run_back", s.run_back);
+}
+
 // Prints (and optionally writes as JSON) what a model bundle holds.
 int inspect_model(const std::string& path, const cxxopts::ParseResult& args) {
   std::string error;
@@ -70,6 +97,7 @@ int inspect_model(const std::string& path, const cxxopts::ParseResult& args) {
               path.c_str(), m.preset().c_str(), m.half_precision() ? "f16 (gates f32)" : "f32", m.weight_bytes() / 1e6,
               m.fps(), m.skeleton().joint_count(), m.skeleton().joined_names().c_str(), m.feature_dims(),
               m.schema().name.c_str(), m.latent(), m.pose_layout().size(), m.pose_layout().joints, m.pose_layout().contacts);
+  const JsonObject speeds = speeds_json(m.speeds(), "the bundle");
   std::vector<JsonObject> networks{network_json("decoder", m.decoder()), network_json("stepper", m.stepper()),
                                    network_json("projector", m.projector())};
   if (m.has_encoder()) networks.push_back(network_json("encoder", m.encoder()));
@@ -85,6 +113,7 @@ int inspect_model(const std::string& path, const cxxopts::ParseResult& args) {
                                                    .number("feature_dims", m.feature_dims())
                                                    .number("latent", m.latent())
                                                    .number("pose_size", m.pose_layout().size())
+                                                   .objects("speeds", {speeds})
                                                    .objects("networks", networks));
   }
   return 0;
@@ -130,6 +159,8 @@ int run(int argc, char** argv) {
               path.c_str(), db.frame_count(), db.ranges().size(), mirrored, seconds, db.fps(),
               db.joint_count(), db.skeleton().joined_names().c_str(), db.schema().dims,
               db.schema().name.c_str());
+  const SkeletonHeight height = print_height(db);
+  const JsonObject speeds = speeds_json(db.speeds(), "the database");
   std::printf("  %-28s %-21s %4s %6s %9s %9s %9s %9s\n", "group", "kind", "dims", "weight",
               "raw std", "norm std", "norm min", "norm max");
   std::vector<JsonObject> groups;
@@ -159,9 +190,12 @@ int run(int argc, char** argv) {
                    .number("fps", db.fps())
                    .number("joints", db.joint_count())
                    .texts("joint_names", db.skeleton().names)
+                   .number("rest_height_m", height.rest)
+                   .number("standing_height_m", height.standing)
                    .number("feature_dims", db.schema().dims)
                    .text("schema", db.schema().name)
-                   .objects("groups", groups));
+                   .objects("groups", groups)
+                   .objects("speeds", {speeds}));
   }
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lmm/pipeline/bvh.hpp"
+#include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/path_run.hpp"
 #include "lmm/pipeline/report.hpp"
 
@@ -39,7 +40,10 @@ cxxopts::Options make_options() {
       ("mode", "local (path moved to the character) or global (walk to its start first)",
        cxxopts::value<std::string>()->default_value("local"))
       ("speed-scale", "playback speed / drawing speed (Lee, Kwon & Lee 2023 uses 0.2)", cxxopts::value<float>())
-      ("max-speed", "speed limit v_max of the revised query, m/s", cxxopts::value<float>()->default_value("3"))
+      ("max-speed", "speed limit v_max of the revised query, m/s (default: the controller config's run_forward, "
+       "else the data's measured run speed)", cxxopts::value<float>())
+      ("controller", "controller config (TOML, docs/configs.md): its [speeds] run_forward is v_max",
+       cxxopts::value<std::string>())
       ("desired", "desired position: constrained (Eq. 1), current (current frame) or nearest",
        cxxopts::value<std::string>()->default_value("constrained"))
       ("no-smooth", "do not smooth the path")
@@ -54,9 +58,26 @@ cxxopts::Options make_options() {
       ("match-interval", "seconds between LHMM calls", cxxopts::value<float>()->default_value("0.1666667"))
       ("dt", "time step in seconds", cxxopts::value<float>()->default_value("0.0166667"))
       ("out", "output folder (motion.bvh, root.csv, plot.svg; with --ablation the plots)", cxxopts::value<std::string>())
+      ("units", "BVH length unit: file (that of the imported BVH files), m, cm, mm or metres per unit",
+       cxxopts::value<std::string>()->default_value("file"))
       ("json", "write metrics (or the ablation tables) as JSON", cxxopts::value<std::string>())
       ("h,help", "show this help");
   return o;
+}
+
+// v_max: --max-speed, else the controller config's run_forward, else measured from the data.
+void set_speed_limit(const cxxopts::ParseResult& args, PathQuerySettings& q) {
+  if (args.count("controller")) {
+    const ControllerConfig config = load_controller_config(args["controller"].as<std::string>());
+    for (const auto& [key, value] : config.values) {
+      if (key == "run_forward") q.max_speed = value, q.max_speed_from_data = false;
+    }
+  }
+  if (args.count("max-speed")) {
+    q.max_speed = args["max-speed"].as<float>();
+    q.max_speed_from_data = false;
+    if (!(q.max_speed > 0.0f)) throw InputError("--max-speed must be positive");
+  }
 }
 
 PathRunOptions run_options(const cxxopts::ParseResult& args) {
@@ -77,8 +98,7 @@ PathRunOptions run_options(const cxxopts::ParseResult& args) {
   o.follower.levels = args["l"].as<int>();
   o.follower.match_interval = args["match-interval"].as<float>();
   PathQuerySettings& q = o.follower.query;
-  q.max_speed = args["max-speed"].as<float>();
-  if (!(q.max_speed > 0.0f)) throw InputError("--max-speed must be positive");
+  set_speed_limit(args, q);
   const std::string desired = args["desired"].as<std::string>();
   if (desired == "constrained") {
     q.desired = DesiredPosition::Constrained;
@@ -104,6 +124,7 @@ JsonObject metrics_json(const PathMetrics& m) {
       .number("avg_distance_m", m.avg_distance_m)
       .boolean("completed", m.completed)
       .number("seconds_to_complete", m.seconds_to_complete)
+      .number("run_limit_s", m.run_limit_s)
       .number("ms_per_lhmm", m.ms_per_lhmm)
       .number("knn_calls_per_lhmm", m.knn_calls_per_lhmm)
       .number("frames", m.frames)
@@ -252,19 +273,21 @@ void print_metrics(size_t character, const PathRunOptions& o, const PathMetrics&
               character, o.follower.k, o.follower.levels, m.frames, m.matches, m.knn_calls_per_lhmm, m.ms_per_lhmm,
               m.transitions, m.avg_distance_m,
               m.completed ? ("completed in " + std::to_string(m.seconds_to_complete) + " s").c_str()
-                          : "NOT completed (the desired position never reached the path's end)");
+                          : ("NOT completed (the desired position did not reach the path's end within the run limit of " +
+                             format_number(m.run_limit_s) + " s)").c_str());
 }
 
 void write_outputs(const std::string& dir, const Database& db, const std::vector<CharacterTrack>& tracks,
-                   const std::vector<Path>& paths, float dt) {
+                   const std::vector<Path>& paths, float dt, float unit_scale) {
   std::filesystem::create_directories(dir);
   for (size_t c = 0; c < tracks.size(); ++c) {
     const std::string suffix = c == 0 ? "" : "_" + std::to_string(c);
-    write_text_atomic(dir + "/motion" + suffix + ".bvh", write_bvh(bvh_from_clip(db.skeleton(), tracks[c].clip, "ZXY", 0.01f)));
+    write_motion_bvh(dir + "/motion" + suffix + ".bvh", db.skeleton(), tracks[c].clip, unit_scale);
     write_path_svg(dir + "/plot" + suffix + ".svg", paths[c], tracks[c], "lmm-path, character " + std::to_string(c));
   }
   write_root_csv(dir + "/root.csv", tracks, dt);
-  spdlog::info("wrote {}/motion.bvh, root.csv (desired = the desired path point) and plot.svg{}", dir,
+  spdlog::info("wrote {}/motion.bvh ({} m per unit), root.csv (desired = the desired path point) and plot.svg{}", dir,
+               format_number(unit_scale),
                tracks.size() > 1 ? " (motion_N.bvh, plot_N.svg for the others)" : "");
 }
 
@@ -303,6 +326,10 @@ int run(int argc, char** argv) {
   FeatureSearch search;
   if (!search.build(db, error)) throw InputError(error);
   if (args.count("ablation")) return run_ablation(db, search, o, args);
+  std::string unit_note;
+  const float unit_scale = output_unit_scale(args["units"].as<std::string>(), db->source_unit_scale(),
+                                             args["db"].as<std::string>(), unit_note);
+  if (args.count("out") && !unit_note.empty()) spdlog::info("{}", unit_note);
   const std::vector<NamedPath> samples = chosen_paths(args, o);
   std::vector<CharacterTrack> tracks(samples.size());
   std::vector<Path> paths(samples.size());
@@ -318,7 +345,7 @@ int run(int argc, char** argv) {
     print_metrics(c, o, m);
     characters.push_back(metrics_json(m));
   }
-  if (args.count("out")) write_outputs(args["out"].as<std::string>(), *db, tracks, paths, o.dt);
+  if (args.count("out")) write_outputs(args["out"].as<std::string>(), *db, tracks, paths, o.dt, unit_scale);
   if (args.count("json")) {
     JsonObject json = characters[0];
     if (characters.size() > 1) json.objects("characters", characters);

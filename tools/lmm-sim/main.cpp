@@ -6,6 +6,7 @@
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
+#include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/report.hpp"
 #include "lmm/pipeline/simulation.hpp"
 
@@ -33,6 +34,8 @@ cxxopts::Options make_options() {
       ("characters", "number of characters", cxxopts::value<int>()->default_value("1"))
       ("foot-lock", "lock feet in contact with two-joint IK (--db only)")
       ("no-adjust", "do not pull the root towards the simulated root")
+      ("controller", "controller config (TOML, docs/configs.md): speeds and spring halflives; speeds left out are "
+       "measured from the data", cxxopts::value<std::string>()->default_value(""))
       ("search-interval", "seconds between searches (projections with --model)", cxxopts::value<float>()->default_value("0.1"))
       ("transition", "--model: 'blend' (latent blending) or 'inertialize'", cxxopts::value<std::string>()->default_value("blend"))
       ("blend-time", "--model: seconds of latent blending per transition", cxxopts::value<float>()->default_value("0.2"))
@@ -40,6 +43,8 @@ cxxopts::Options make_options() {
       ("transition-cost", "cost added to every transition candidate", cxxopts::value<float>()->default_value("0"))
       ("schema", "expected feature schema name (error when the database differs)", cxxopts::value<std::string>()->default_value(""))
       ("out", "output folder (motion.bvh, root.csv, plot.svg)", cxxopts::value<std::string>())
+      ("units", "BVH length unit: file (that of the imported BVH files), m, cm, mm or metres per unit",
+       cxxopts::value<std::string>()->default_value("file"))
       ("json", "write metrics as JSON", cxxopts::value<std::string>())
       ("h,help", "show this help");
   return o;
@@ -54,15 +59,16 @@ float checked_dt(float dt) {
   return clamped;
 }
 
-void write_outputs(const std::string& dir, const Skeleton& skeleton, const std::vector<CharacterTrack>& tracks, float dt) {
+void write_outputs(const std::string& dir, const Skeleton& skeleton, const std::vector<CharacterTrack>& tracks, float dt,
+                   float unit_scale) {
   std::filesystem::create_directories(dir);
   for (size_t c = 0; c < tracks.size(); ++c) {
     const std::string name = c == 0 ? "/motion.bvh" : "/motion_" + std::to_string(c) + ".bvh";
-    write_text_atomic(dir + name, write_bvh(bvh_from_clip(skeleton, tracks[c].clip, "ZXY", 0.01f)));
+    write_motion_bvh(dir + name, skeleton, tracks[c].clip, unit_scale);
   }
   write_root_csv(dir + "/root.csv", tracks, dt);
   write_svg(dir + "/plot.svg", skeleton, tracks, dt);
-  spdlog::info("wrote {}/motion.bvh (centimetres), {}/root.csv, {}/plot.svg", dir, dir, dir);
+  spdlog::info("wrote {}/motion.bvh ({} m per unit), {}/root.csv, {}/plot.svg", dir, format_number(unit_scale), dir, dir);
 }
 
 CharacterSettings database_settings(const cxxopts::ParseResult& args) {
@@ -131,16 +137,26 @@ int run(int argc, char** argv) {
   if (learned) {
     model = Model::load_file(args["model"].as<std::string>(), error);
     if (model == nullptr) throw InputError(error);
-    const LearnedSettings settings = learned_settings(args);
+    LearnedSettings settings = learned_settings(args);
+    settings.controller = resolve_controller(args["controller"].as<std::string>(), model->speeds(), "the bundle");
+    settings.speeds_from_data = false;
     m = run_simulation(model, settings, scripts, seconds, dt, tracks);
   } else {
     db = Database::load_file(args["db"].as<std::string>(), error);
     if (db == nullptr) throw InputError(error);
     FeatureSearch search;
     if (!search.build(db, error)) throw InputError(error);
-    m = run_simulation(db, search, database_settings(args), scripts, seconds, dt, tracks);
+    CharacterSettings settings = database_settings(args);
+    settings.controller = resolve_controller(args["controller"].as<std::string>(), db->speeds(), "the database");
+    settings.speeds_from_data = false;
+    m = run_simulation(db, search, settings, scripts, seconds, dt, tracks);
   }
   const Skeleton& skeleton = learned ? model->skeleton() : db->skeleton();
+  std::string unit_note;
+  const float unit_scale =
+      output_unit_scale(args["units"].as<std::string>(), learned ? model->source_unit_scale() : db->source_unit_scale(),
+                        args[learned ? "model" : "db"].as<std::string>(), unit_note);
+  if (args.count("out") && !unit_note.empty()) spdlog::info("{}", unit_note);
   std::printf("lmm-sim: %d character(s) x %d frames (dt %.4f s)\n"
               "  searches %d, transitions %d, median update %.1f us\n"
               "  foot slide %.2f cm/s, jitter %.2f m/s^2, trajectory error %.3f m (1 s ahead)\n"
@@ -150,7 +166,7 @@ int run(int argc, char** argv) {
               m.jitter, m.trajectory_error_m, m.nan_frames, m.still_frames, m.sanitized_inputs, m.clamped_dt,
               m.forced_projections, m.nonfinite_states, m.clamped_states, m.max_joint_distance_m);
   if (m.sanitized_inputs > 0) spdlog::warn("{} non-finite input values were treated as zero", m.sanitized_inputs);
-  if (args.count("out")) write_outputs(args["out"].as<std::string>(), skeleton, tracks, dt);
+  if (args.count("out")) write_outputs(args["out"].as<std::string>(), skeleton, tracks, dt, unit_scale);
   if (args.count("json")) {
     write_json(args["json"].as<std::string>(),
                JsonObject()

@@ -2,6 +2,8 @@
 // a spring-simulated character whose future trajectory feeds the matching query.
 #pragma once
 
+#include <vector>
+
 #include "lmm/math.hpp"
 
 namespace lmm {
@@ -23,6 +25,34 @@ struct ControllerSettings {
   float velocity_halflife = 0.2f;  // s
   float rotation_halflife = 0.2f;  // s
 };
+
+// Locomotion speeds of motion data, per direction of travel in character space, measured from
+// the root (simulation bone) velocities of its frames. Frames slower than kMovingSpeed are left
+// out; forward is within 45 degrees of the facing, back within 45 degrees of its opposite, side
+// in between. Walk speed = the median speed of a direction, run speed = its 95th percentile. A
+// direction with fewer than kMinDirectionFrames moving frames (or 1% of them) keeps the default
+// ControllerSettings ratio to forward (side / forward, back / forward) and is marked unmeasured.
+struct SpeedProfile {
+  float walk_forward = 0.0f, walk_side = 0.0f, walk_back = 0.0f;  // m/s
+  float run_forward = 0.0f, run_side = 0.0f, run_back = 0.0f;     // m/s
+  int frames = 0, moving_frames = 0, forward_frames = 0, side_frames = 0, back_frames = 0;
+  bool side_measured = false, back_measured = false;
+
+  // Whether speeds are known (enough forward motion was measured, or a bundle stored them).
+  bool valid() const { return walk_forward > 0.0f; }
+  // The six speeds in the order walk forward, side, back, run forward, side, back.
+  std::vector<float> values() const;
+  // Writes the six speeds into `settings` (when valid(); otherwise leaves it unchanged).
+  void apply(ControllerSettings& settings) const;
+};
+
+constexpr float kMovingSpeed = 0.3f;       // m/s: slower root motion is standing or shuffling
+constexpr float kMaxSpeed = 100.0f;        // m/s: a stored speed beyond this is corrupt
+constexpr int kMinDirectionFrames = 30;    // moving frames a direction needs to be measured
+
+// Measures the speed profile of `count` root velocities, each seen in the root's own frame
+// (character space: x left, z forward). Allocates (a copy of the speeds); no limit on count.
+SpeedProfile measure_speeds(const Vec3* local_root_velocities, int count);
 
 // Stick direction (world, length <= 1) after the camera azimuth: x right, y forward.
 Vec3 stick_direction(float stick_x, float stick_y, float camera_azimuth);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "lmm/blob.hpp"
+#include "lmm/controller.hpp"
 #include "lmm/features.hpp"
 #include "lmm/math.hpp"
 #include "lmm/skeleton.hpp"
@@ -36,6 +37,7 @@ struct DatabaseRange {
 // Tensor names of the database format (shared by the writer and the reader).
 namespace db_tensor {
 constexpr const char* kFps = "meta.fps";
+constexpr const char* kUnitScale = "meta.unit_scale";  // optional: metres per unit of the source BVH files
 constexpr const char* kJointNames = "skeleton.names";
 constexpr const char* kParents = "skeleton.parents";
 constexpr const char* kOffsets = "skeleton.offsets";
@@ -87,6 +89,9 @@ class Database {
   int joint_count() const { return skeleton_.joint_count(); }
   // Frames per second.
   float fps() const { return fps_; }
+  // Metres per unit of the BVH files the database was imported from (the skeleton config's
+  // unit_scale); 0 for databases written before meta.unit_scale existed.
+  float source_unit_scale() const { return source_unit_scale_; }
   // Joint hierarchy and rest offsets.
   const Skeleton& skeleton() const { return skeleton_; }
   // Named joint roles (e.g. "hips", "left_foot") and their joint indices.
@@ -95,6 +100,8 @@ class Database {
   int role(const std::string& name) const;
   // Clips in frame order.
   const std::vector<DatabaseRange>& ranges() const { return ranges_; }
+  // Walk and run speeds of the data, measured at load from the root velocities of every frame.
+  const SpeedProfile& speeds() const { return speeds_; }
   // Matching feature schema.
   const FeatureSchema& schema() const { return schema_; }
   // Local joint positions of `frame` (joint_count entries).
@@ -133,6 +140,7 @@ class Database {
   bool read_frames(std::string& error);
   bool read_contacts(std::string& error);
   bool read_features(std::string& error);
+  void measure_root_speeds();
 
   AlignedBuffer owned_;
   BlobView view_;
@@ -141,8 +149,10 @@ class Database {
   std::vector<DatabaseRange> ranges_;
   FeatureSchema schema_;
   std::vector<int> contact_joints_;
+  SpeedProfile speeds_;
   int frames_ = 0;
   float fps_ = 0.0f;
+  float source_unit_scale_ = 0.0f;
   const Vec3* positions_ = nullptr;
   const Quat* rotations_ = nullptr;
   const Vec3* velocities_ = nullptr;
@@ -160,6 +170,9 @@ class Database {
 bool read_skeleton_section(const BlobView& view, Skeleton& skeleton,
                            std::vector<std::pair<std::string, int>>& roles, float& fps,
                            std::string& error);
+// Reads the optional meta.unit_scale into `unit_scale` (0 when absent); false with a message
+// when it is present but not one finite, positive f32.
+bool read_source_unit_scale(const BlobView& view, float& unit_scale, std::string& error);
 // Reads contacts.joints (indices below `joints`); false with a message otherwise.
 bool read_contact_joints(const BlobView& view, int joints, std::vector<int>& contact_joints,
                          std::string& error);

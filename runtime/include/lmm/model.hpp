@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lmm/blob.hpp"
+#include "lmm/controller.hpp"
 #include "lmm/features.hpp"
 #include "lmm/skeleton.hpp"
 
@@ -38,6 +39,9 @@ constexpr const char* kStateMean = "projector.state_mean";    // f32 [state]
 constexpr const char* kStateStd = "projector.state_std";      // f32 [state]
 constexpr const char* kEncoderMean = "encoder.input_mean";    // f32 [pose + 3 x pose joints]
 constexpr const char* kEncoderStd = "encoder.input_std";      // f32 [pose + 3 x pose joints]
+// f32 [6], optional: the training data's walk forward / side / back, run forward / side / back
+// speeds (SpeedProfile, m/s)
+constexpr const char* kSpeeds = "controller.speeds";
 }  // namespace model_tensor
 
 // The only activation the format knows: GELU with the exact erf (torch::gelu's default).
@@ -146,6 +150,11 @@ class Model {
   const float* feature_scale() const { return feature_scale_; }
   // Frames per second of the training data.
   float fps() const { return fps_; }
+  // Metres per unit of the BVH files the training database was imported from; 0 when the
+  // database or bundle predates meta.unit_scale.
+  float source_unit_scale() const { return source_unit_scale_; }
+  // Walk and run speeds of the training data (not valid() for bundles exported without them).
+  const SpeedProfile& speeds() const { return speeds_; }
   // Training preset name.
   const std::string& preset() const { return preset_; }
   // Identity of this asset: unique in the process (from 1), assigned at load.
@@ -169,6 +178,7 @@ class Model {
   bool read_layer(const std::string& name, int expected_in, int stack, DenseLayer& layer,
                   std::string& error);
   const float* statistic(const char* name, int size, bool positive, std::string& error);
+  bool read_speeds(std::string& error);
 
   AlignedBuffer owned_;      // the file (load_file)
   std::vector<float> converted_;  // f16 weights as f32
@@ -190,6 +200,8 @@ class Model {
   const float* feature_offset_ = nullptr;
   const float* feature_scale_ = nullptr;
   float fps_ = 0.0f;
+  float source_unit_scale_ = 0.0f;
+  SpeedProfile speeds_;
   std::string preset_;
   uint64_t weight_bytes_ = 0;
   uint64_t id_ = 0;

@@ -88,7 +88,8 @@ struct PathQuerySettings {
   DesiredPosition desired = DesiredPosition::Constrained;
   float look_ahead = 10.0f / 30.0f;  // s: beta of Eq. 1 (10 frames at 30 Hz)
   bool speed_limit = true;           // Sec. VI-B
-  float max_speed = 3.0f;            // m/s: v_max (Sec. VIII-B)
+  float max_speed = 3.0f;            // m/s: v_max (Sec. VIII-B uses 3 m/s) ...
+  bool max_speed_from_data = true;   // ... unless the database's measured run speed replaces it
   bool corner_fix = true;            // Sec. VI-C, App. D
   float corner_angle = 80.0f;        // degrees between future tangents that make a sharp corner
   float corner_advance = 2.0f / 30.0f;  // s: c, the anti-stall advance (2 frames at 30 Hz)

@@ -43,6 +43,9 @@ struct GroundMove {
 // Tunables shared by database and learned characters.
 struct SteeringSettings {
   ControllerSettings controller;
+  // Replace controller's six speeds by those measured from the data (Database::speeds(), or the
+  // bundle's Model::speeds() when it has them); false keeps controller's speeds as given.
+  bool speeds_from_data = true;
   float search_interval = 0.1f;          // s between searches (or projections)
   float force_search_velocity = 0.5f;    // m/s jump of the desired velocity that searches at once
   float force_search_rotation = 0.5f;    // rad jump of the desired facing that searches at once

@@ -88,15 +88,19 @@ bool add_network(BundleWriter& w, const std::string& name, const NetworkValues& 
 bool build_model_bundle(const ModelValues& values, const BlobView& database, bool half, std::vector<uint8_t>& out,
                         std::string& error) {
   BundleWriter w;
+  auto copy = [&](const char* name, const TensorView& t) {
+    w.blob.add(name, t.dtype, std::vector<uint64_t>(t.dims, t.dims + t.rank), t.data);
+  };
   for (const char* name : kSharedSections) {
     const TensorView* t = database.find(name);
     if (t == nullptr) {
       error = std::string("the database has no '") + name + "' section";
       return false;
     }
-    std::vector<uint64_t> shape(t->dims, t->dims + t->rank);
-    w.blob.add(name, t->dtype, shape, t->data);
+    copy(name, *t);
   }
+  // Optional: databases written before meta.unit_scale lack it.
+  if (const TensorView* unit_scale = database.find(db_tensor::kUnitScale)) copy(db_tensor::kUnitScale, *unit_scale);
   const TensorView* parents = database.find(db_tensor::kParents);
   const TensorView* contacts = database.find(db_tensor::kContactJoints);
   const TensorView* features = database.find(db_tensor::kFeatureOffset);
@@ -109,6 +113,7 @@ bool build_model_bundle(const ModelValues& values, const BlobView& database, boo
   w.add_f32(model_tensor::kDeltaScale, values.delta_scale);
   w.add_f32(model_tensor::kStateMean, values.state_mean);
   w.add_f32(model_tensor::kStateStd, values.state_std);
+  if (!values.speeds.empty()) w.add_f32(model_tensor::kSpeeds, values.speeds);
   if (!add_network(w, "decoder", values.decoder, half, error) || !add_network(w, "stepper", values.stepper, half, error) ||
       !add_network(w, "projector", values.projector, half, error)) {
     return false;

@@ -3,13 +3,16 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
+#include <spdlog/spdlog.h>
 #include <toml++/toml.h>
 
 #include "lmm/pipeline/bvh.hpp"
 #include "lmm/pipeline/evaluation.hpp"
+#include "lmm/pipeline/motion.hpp"
 
 namespace lmm::pipeline {
 namespace {
@@ -135,9 +138,34 @@ FeatureGroupConfig parse_group(const toml::table& table, const std::string& wher
   return g;
 }
 
+// The joint names of `skeleton` separated by ", ", without the simulation bone the importer adds.
+std::string file_joint_names(const Skeleton& skeleton) {
+  std::string names;
+  for (int j = 0; j < skeleton.joint_count(); ++j) {
+    if (j == 0 && skeleton.names[0] == kSimulationBoneName) continue;
+    names += (names.empty() ? "" : ", ") + skeleton.names[size_t(j)];
+  }
+  return names;
+}
+
+// The [checks] height_range of `table` ([min, max] metres) into `config`.
+void parse_height_range(const toml::table& table, const std::string& where, SkeletonConfig& config) {
+  const toml::node* node = table.get("height_range");
+  if (node == nullptr) return;
+  const toml::array* range = node->as_array();
+  const auto min = range != nullptr && range->size() == 2 ? (*range)[0].value<double>() : std::nullopt;
+  const auto max = range != nullptr && range->size() == 2 ? (*range)[1].value<double>() : std::nullopt;
+  if (!min || !max || !(*min >= 0.0 && *min < *max && *max <= kMaxSkeletonHeight)) {
+    throw InputError(where + ": 'height_range' must be [min, max] metres with 0 <= min < max <= " +
+                     format_number(kMaxSkeletonHeight));
+  }
+  config.min_height = float(*min);
+  config.max_height = float(*max);
+}
+
 }  // namespace
 
-int SkeletonConfig::resolve(const Skeleton& skeleton, const std::string& name) const {
+int SkeletonConfig::resolve(const Skeleton& skeleton, const std::string& name, const std::string& needed_by) const {
   std::string joint = name;
   bool is_role = false;
   for (const auto& role : roles) {
@@ -149,16 +177,16 @@ int SkeletonConfig::resolve(const Skeleton& skeleton, const std::string& name) c
   const int index = skeleton.find(joint);
   if (index < 0) {
     const std::string what =
-        is_role ? "joint '" + joint + "' of role '" + name + "' is not in the skeleton"
-                : "'" + name + "' is neither a role in [roles] nor a joint of the skeleton";
-    throw InputError(source + ": " + what + "; available joints: " + skeleton.joined_names());
+        is_role ? "role '" + name + "', but its joint '" + joint + "' in " + source + " [roles] is not in the skeleton"
+                : "'" + name + "', which is neither a role in " + source + " [roles] nor a joint of the skeleton";
+    throw InputError(needed_by + " needs " + what + "; available joints: " + file_joint_names(skeleton));
   }
   return index;
 }
 
 SkeletonConfig load_skeleton_config(const std::string& path) {
   const toml::table root = parse_toml(path);
-  check_keys(root, {"name", "unit_scale", "collapse", "roles", "mirror", "simulation", "contacts"}, path);
+  check_keys(root, {"name", "unit_scale", "collapse", "roles", "mirror", "simulation", "contacts", "checks"}, path);
   SkeletonConfig c;
   c.source = path;
   c.name = root["name"].value_or(std::string("skeleton"));
@@ -196,14 +224,25 @@ SkeletonConfig load_skeleton_config(const std::string& path) {
   }
   const std::string contact_where = path + " [contacts]";
   const toml::table& contacts = subtable(root, "contacts", path);
-  check_keys(contacts, {"joints", "velocity_threshold", "height_threshold", "filter"}, contact_where);
+  check_keys(contacts, {"joints", "velocity_threshold", "height_threshold", "height_above_rest", "filter"},
+             contact_where);
   c.contact_joints = strings(contacts, "joints", contact_where);
   c.contact_velocity = number(contacts, "velocity_threshold", c.contact_velocity,
                               Range{0.0, kMaxContactVelocity, " m/s"}, contact_where);
-  c.contact_height = number(contacts, "height_threshold", c.contact_height,
-                            Range{-kMaxContactHeight, kMaxContactHeight, " m"}, contact_where);
+  const Range contact_height{-kMaxContactHeight, kMaxContactHeight, " m"};
+  c.contact_height = number(contacts, "height_threshold", c.contact_height, contact_height, contact_where);
+  if (contacts.contains("height_above_rest")) {
+    if (contacts.contains("height_threshold")) {
+      throw InputError(contact_where + ": give either 'height_threshold' (metres above the ground) or "
+                       "'height_above_rest' (metres above each contact joint's resting height), not both");
+    }
+    c.contact_height_above_rest = number(contacts, "height_above_rest", 0.0f, contact_height, contact_where);
+  }
   c.contact_filter = number(contacts, "filter", c.contact_filter, Range{0.0, kMaxContactFilterSeconds, " s"},
                             contact_where);
+  const toml::table& checks = subtable(root, "checks", path);
+  check_keys(checks, {"height_range"}, path + " [checks]");
+  parse_height_range(checks, path + " [checks]", c);
   return c;
 }
 
@@ -240,7 +279,9 @@ FeatureSchema resolve_schema(const FeatureSchemaConfig& config, const SkeletonCo
     g.name = gc.name;
     g.kind = gc.kind;
     g.weight = gc.weight;
-    for (const std::string& bone : gc.bones) g.items.push_back(skeleton_config.resolve(skeleton, bone));
+    for (const std::string& bone : gc.bones) {
+      g.items.push_back(skeleton_config.resolve(skeleton, bone, config.source + " group '" + gc.name + "'"));
+    }
     for (double s : gc.seconds) {
       const double frames = std::round(s * fps);
       if (!(std::fabs(frames) <= kMaxTrajectoryOffsetFrames)) {
@@ -278,6 +319,107 @@ std::vector<Threshold> load_thresholds(const std::string& path) {
   }
   if (thresholds.empty()) throw InputError(path + ": no thresholds (expected [max] and / or [min] tables)");
   return thresholds;
+}
+
+namespace {
+
+// The controller tunables a config may set, by [table] and key.
+struct ControllerKey {
+  const char* table;
+  const char* key;
+  float ControllerSettings::*field;
+  Range range;
+};
+const ControllerKey kControllerKeys[] = {
+    {"speeds", "walk_forward", &ControllerSettings::walk_forward, Range{0.01, kMaxSpeed, " m/s"}},
+    {"speeds", "walk_side", &ControllerSettings::walk_side, Range{0.01, kMaxSpeed, " m/s"}},
+    {"speeds", "walk_back", &ControllerSettings::walk_back, Range{0.01, kMaxSpeed, " m/s"}},
+    {"speeds", "run_forward", &ControllerSettings::run_forward, Range{0.01, kMaxSpeed, " m/s"}},
+    {"speeds", "run_side", &ControllerSettings::run_side, Range{0.01, kMaxSpeed, " m/s"}},
+    {"speeds", "run_back", &ControllerSettings::run_back, Range{0.01, kMaxSpeed, " m/s"}},
+    {"springs", "velocity_halflife", &ControllerSettings::velocity_halflife, Range{0.001, 10.0, " s"}},
+    {"springs", "rotation_halflife", &ControllerSettings::rotation_halflife, Range{0.001, 10.0, " s"}},
+};
+
+const ControllerKey* controller_key(const std::string& key) {
+  for (const ControllerKey& k : kControllerKeys) {
+    if (key == k.key) return &k;
+  }
+  return nullptr;
+}
+
+std::string speeds_text(const ControllerSettings& s) {
+  char text[160];
+  std::snprintf(text, sizeof text, "walk %.2f / %.2f / %.2f, run %.2f / %.2f / %.2f m/s (forward / side / back)",
+                s.walk_forward, s.walk_side, s.walk_back, s.run_forward, s.run_side, s.run_back);
+  return text;
+}
+
+// Where measured speeds came from, naming directions that kept the default ratio to forward.
+std::string measured_origin(const SpeedProfile& data, const std::string& data_name) {
+  if (!data.valid()) return "lmmkit's defaults (" + data_name + " has no measured speeds)";
+  std::string origin = "measured from " + data_name;
+  if (data.frames > 0 && !(data.side_measured && data.back_measured)) {
+    origin += std::string(" (") + (data.side_measured ? "" : "side") + (data.side_measured || data.back_measured ? "" : " and ") +
+              (data.back_measured ? "" : "back") + ": too few frames, default ratio to forward)";
+  }
+  return origin;
+}
+
+}  // namespace
+
+ControllerConfig load_controller_config(const std::string& path) {
+  const toml::table root = parse_toml(path);
+  check_keys(root, {"speeds", "springs"}, path);
+  ControllerConfig config;
+  config.source = path;
+  for (const char* table_name : {"speeds", "springs"}) {
+    const std::string where = path + ": [" + table_name + "]";
+    const toml::table& table = subtable(root, table_name, path);
+    std::set<std::string> allowed;
+    for (const ControllerKey& k : kControllerKeys) {
+      if (std::string(k.table) == table_name) allowed.insert(k.key);
+    }
+    check_keys(table, allowed, where);
+    for (const std::string& key : allowed) {
+      if (table.get(key) == nullptr) continue;
+      const ControllerKey& k = *controller_key(key);
+      config.values.emplace_back(key, number(table, k.key, 0.0f, k.range, where));
+    }
+  }
+  return config;
+}
+
+ControllerSettings controller_settings(const SpeedProfile& data, const std::string& data_name,
+                                       const ControllerConfig& config, std::string& origin) {
+  ControllerSettings settings;
+  data.apply(settings);
+  origin = measured_origin(data, data_name);
+  for (const auto& [key, value] : config.values) settings.*(controller_key(key)->field) = value;
+  if (!config.values.empty()) origin += ", with the values of " + config.source;
+  const std::pair<float, float> walk_run[] = {{settings.walk_forward, settings.run_forward},
+                                              {settings.walk_side, settings.run_side},
+                                              {settings.walk_back, settings.run_back}};
+  for (const auto& [walk, run] : walk_run) {
+    if (walk > run) throw InputError("controller speeds: a walk speed exceeds its run speed (" + speeds_text(settings) + ")");
+  }
+  origin = speeds_text(settings) + ", " + origin;
+  return settings;
+}
+
+std::string describe_speeds(const SpeedProfile& data, const std::string& data_name) {
+  std::string origin;
+  controller_settings(data, data_name, ControllerConfig{}, origin);
+  return origin;
+}
+
+ControllerSettings resolve_controller(const std::string& config_path, const SpeedProfile& data,
+                                      const std::string& data_name) {
+  const ControllerConfig config = config_path.empty() ? ControllerConfig{} : load_controller_config(config_path);
+  std::string origin;
+  const ControllerSettings settings = controller_settings(data, data_name, config, origin);
+  spdlog::info("controller speeds: {}", origin);
+  return settings;
 }
 
 }  // namespace lmm::pipeline

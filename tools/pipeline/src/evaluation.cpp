@@ -7,6 +7,7 @@
 
 #include "lmm/nn.hpp"
 #include "lmm/pipeline/bvh.hpp"
+#include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/report.hpp"
 #include "lmm/pipeline/simulation.hpp"
 #include "lmm/pose_vector.hpp"
@@ -262,10 +263,16 @@ void controller_metrics(EvalContext& c, Evaluation& e) {
     scripts.push_back(random_input_script(c.options.seed + uint32_t(i), c.options.controller_seconds));
   }
   const float dt = 1.0f / 60.0f;
+  // Both controllers steer with the same tunables: the database's speeds unless a config says otherwise.
+  CharacterSettings database_settings;
+  database_settings.controller = resolve_controller(c.options.controller_config, c.database->speeds(), "the database");
+  database_settings.speeds_from_data = false;
+  LearnedSettings learned_settings;
+  static_cast<SteeringSettings&>(learned_settings) = database_settings;
   std::vector<CharacterTrack> database_tracks, learned_tracks;
-  const SimMetrics db = run_simulation(c.database, c.search, CharacterSettings{}, scripts, c.options.controller_seconds, dt,
-                                       database_tracks);
-  const SimMetrics learned = run_simulation(c.bundle, LearnedSettings{}, scripts, c.options.controller_seconds, dt,
+  const SimMetrics db = run_simulation(c.database, c.search, database_settings, scripts, c.options.controller_seconds,
+                                       dt, database_tracks);
+  const SimMetrics learned = run_simulation(c.bundle, learned_settings, scripts, c.options.controller_seconds, dt,
                                             learned_tracks);
   e.metrics.emplace_back("foot_slide_cm_per_s", learned.foot_slide_cm_per_s);
   e.metrics.emplace_back("database_foot_slide_cm_per_s", db.foot_slide_cm_per_s);

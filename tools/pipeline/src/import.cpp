@@ -100,26 +100,98 @@ void reject_file(const std::string& error, const ImportOptions& options, ImportS
   if (options.warn) options.warn("skipping " + error);
 }
 
-// "" when both skeletons have the same joints and parents, else the first difference.
-std::string skeleton_mismatch(const Skeleton& reference, const Skeleton& other) {
-  if (reference.joint_count() != other.joint_count()) {
-    return "has " + std::to_string(other.joint_count()) + " joints, expected " +
-           std::to_string(reference.joint_count());
+// The roles of `config` whose joints `skeleton` has, with their indices.
+std::vector<std::pair<std::string, int>> present_roles(const SkeletonConfig& config, const Skeleton& skeleton) {
+  std::vector<std::pair<std::string, int>> roles;
+  for (const auto& role : config.roles) {
+    const int joint = skeleton.find(role.second);
+    if (joint >= 0) roles.emplace_back(role.first, joint);
   }
-  for (int j = 0; j < reference.joint_count(); ++j) {
-    if (reference.names[j] != other.names[j] || reference.parents[j] != other.parents[j]) {
-      return "joint " + std::to_string(j) + " is '" + other.names[j] + "', expected '" +
-             reference.names[j] + "' with the same parent";
+  return roles;
+}
+
+std::string vector_text(Vec3 v) {
+  return "(" + format_number(v.x) + ", " + format_number(v.y) + ", " + format_number(v.z) + ")";
+}
+
+// "" when both files have the same joints and parents, and rest offsets (of non-root joints:
+// a root's comes from its position channels) within `tolerance` metres; else the first
+// difference in names or parents, or the joint whose offset differs most.
+std::string skeleton_mismatch(const ParsedFile& reference, const ParsedFile& other, float tolerance) {
+  const Skeleton &a = reference.skeleton, &b = other.skeleton;
+  if (a.joint_count() != b.joint_count()) {
+    return "has " + std::to_string(b.joint_count()) + " joints, expected " + std::to_string(a.joint_count());
+  }
+  int worst = -1;
+  float worst_distance = tolerance;
+  for (int j = 0; j < a.joint_count(); ++j) {
+    if (a.names[j] != b.names[j] || a.parents[j] != b.parents[j]) {
+      return "joint " + std::to_string(j) + " is '" + b.names[j] + "', expected '" + a.names[j] +
+             "' with the same parent";
+    }
+    const float distance = length(a.offsets[size_t(j)] - b.offsets[size_t(j)]);
+    if (a.parents[j] >= 0 && distance > worst_distance) {
+      worst = j;
+      worst_distance = distance;
     }
   }
-  return "";
+  if (worst < 0) return "";
+  return "joint '" + b.names[size_t(worst)] + "' has the rest offset " + vector_text(b.offsets[size_t(worst)]) +
+         " m, " + vector_text(a.offsets[size_t(worst)]) + " m in " + reference.path + ": " +
+         format_number(worst_distance) + " m apart, more than " + format_number(tolerance) + " m (" +
+         format_number(100.0 * kOffsetTolerance) + "% of the skeleton height): files in other length units " +
+         "(unit_scale) or of another skeleton";
+}
+
+// Offset tolerance of skeleton_mismatch for files like `reference`.
+float offset_tolerance(const ParsedFile& reference, const SkeletonConfig& config) {
+  const SkeletonHeight height =
+      measure_height(reference.skeleton, present_roles(config, reference.skeleton), pose_frames(reference.clip));
+  return kOffsetTolerance * height.rest;
 }
 
 std::vector<int> resolve_all(const SkeletonConfig& config, const Skeleton& skeleton,
-                             const std::vector<std::string>& names) {
+                             const std::vector<std::string>& names, const std::string& needed_by) {
   std::vector<int> out;
-  for (const std::string& n : names) out.push_back(config.resolve(skeleton, n));
+  for (const std::string& n : names) out.push_back(config.resolve(skeleton, n, needed_by));
   return out;
+}
+
+std::string pattern_text(const std::pair<std::string, std::string>& pattern) {
+  return "[\"" + printable(pattern.first) + "\", \"" + printable(pattern.second) + "\"]";
+}
+
+// Throws InputError naming the config when a [mirror] pattern pairs no two joints of
+// `skeleton`, or when `mirroring` without any pattern (every joint would be its own partner).
+void check_mirror_patterns(const SkeletonConfig& config, const Skeleton& skeleton, bool mirroring) {
+  for (const auto& pattern : config.mirror_patterns) {
+    const std::vector<int> pairs = mirror_pairs(skeleton, {pattern});
+    bool paired = false;
+    for (size_t j = 0; j < pairs.size(); ++j) paired = paired || pairs[j] != int(j);
+    if (!paired) {
+      throw InputError(config.source + " [mirror]: pattern " + pattern_text(pattern) +
+                       " pairs no joints (no two joint names differ by it); joints: " + skeleton.joined_names());
+    }
+  }
+  if (mirroring && config.mirror_patterns.empty()) {
+    throw InputError(config.source + " [mirror]: no 'patterns', so mirroring would pair no left and right "
+                     "joints; add patterns such as [[\"_L\", \"_R\"]] or import with --no-mirror");
+  }
+}
+
+// Per contact joint (an index in the final skeleton, whose joint 0 is the simulation bone on
+// the ground), its resting height over the files: its kRestingHeightPercentile height.
+std::vector<float> resting_heights(const std::vector<const ParsedFile*>& files, const std::vector<int>& joints) {
+  std::vector<float> rest;
+  for (int joint : joints) {
+    std::vector<float> heights;  // none for the simulation bone: it stays on the ground
+    for (size_t f = 0; joint > 0 && f < files.size(); ++f) {
+      const std::vector<float> h = joint_heights(files[f]->skeleton, pose_frames(files[f]->clip), joint - 1);
+      heights.insert(heights.end(), h.begin(), h.end());
+    }
+    rest.push_back(percentile(std::move(heights), kRestingHeightPercentile));
+  }
+  return rest;
 }
 
 Plan make_plan(const std::vector<const ParsedFile*>& good, const ImportOptions& options) {
@@ -129,10 +201,12 @@ Plan make_plan(const std::vector<const ParsedFile*>& good, const ImportOptions& 
   Plan plan;
   std::vector<const Clip*> clips;
   for (const ParsedFile* file : good) clips.push_back(&file->clip);
+  const std::string simulation = config.source + " [simulation]";
+  plan.simulation.hips = config.resolve(bvh_skeleton, "hips", simulation + " (the hips projected on the ground)");
+  plan.simulation.left = resolve_all(config, bvh_skeleton, config.facing_left, simulation + " facing_left");
+  plan.simulation.right = resolve_all(config, bvh_skeleton, config.facing_right, simulation + " facing_right");
+  check_mirror_patterns(config, bvh_skeleton, options.mirror);
   plan.mirror = mirror_map(bvh_skeleton, config.mirror_patterns, mean_local_rotations(clips));
-  plan.simulation.hips = config.resolve(bvh_skeleton, "hips");
-  plan.simulation.left = resolve_all(config, bvh_skeleton, config.facing_left);
-  plan.simulation.right = resolve_all(config, bvh_skeleton, config.facing_right);
   plan.simulation.position_sigma = config.position_smoothing;
   plan.simulation.direction_sigma = config.direction_smoothing;
   plan.skeleton = bvh_skeleton;
@@ -141,12 +215,13 @@ Plan make_plan(const std::vector<const ParsedFile*>& good, const ImportOptions& 
   probe.positions.resize(size_t(probe.joints));
   probe.rotations.resize(size_t(probe.joints));
   add_simulation_bone(plan.simulation, plan.skeleton, probe);
-  plan.contacts.joints = resolve_all(config, plan.skeleton, config.contact_joints);
+  plan.contacts.joints = resolve_all(config, plan.skeleton, config.contact_joints, config.source + " [contacts] joints");
   plan.contacts.velocity_threshold = config.contact_velocity;
-  plan.contacts.height_threshold = config.contact_height;
+  plan.contacts.height_threshold = config.contact_height_above_rest.value_or(config.contact_height);
+  if (config.contact_height_above_rest) plan.contacts.rest_heights = resting_heights(good, plan.contacts.joints);
   plan.contacts.filter_seconds = config.contact_filter;
   for (const auto& role : config.roles) {
-    plan.roles.emplace_back(role.first, config.resolve(plan.skeleton, role.first));
+    plan.roles.emplace_back(role.first, config.resolve(plan.skeleton, role.first, config.source + " [roles]"));
   }
   plan.schema = resolve_schema(options.features, config, plan.skeleton, options.fps);
   return plan;
@@ -242,10 +317,28 @@ std::vector<T> gather(const std::vector<ProcessedClip>& clips, Get get) {
   return out;
 }
 
+// Fills the contact ratios of `summary` from `contacts` (frames x contact joints of `plan`).
+void summarize_contacts(const std::vector<uint8_t>& contacts, const Plan& plan, ImportSummary& summary) {
+  const size_t count = plan.contacts.joints.size();
+  std::vector<size_t> on(count, 0);
+  for (size_t i = 0; i < contacts.size(); ++i) on[i % count] += contacts[i];
+  size_t total = 0;
+  for (size_t c = 0; c < count; ++c) {
+    const float rest = plan.contacts.rest_heights.empty() ? 0.0f : plan.contacts.rest_heights[c];
+    const double frames = double(contacts.size() / count);
+    summary.contact_joints.push_back(ContactJointSummary{plan.skeleton.names[size_t(plan.contacts.joints[c])],
+                                                         frames > 0 ? double(on[c]) / frames : 0.0,
+                                                         rest + plan.contacts.height_threshold});
+    total += on[c];
+  }
+  summary.contact_ratio = contacts.empty() ? 0.0 : double(total) / double(contacts.size());
+}
+
 // Packs the clips into a database blob, checks it with the runtime loader, writes it atomically
-// and reads it back. Throws InputError naming `out_path`; nothing is written when the database
-// does not load, and a file that does not read back is removed.
-void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, float fps,
+// and reads it back; `unit_scale` (metres per source file unit) is stored as meta.unit_scale.
+// Throws InputError naming `out_path`; nothing is written when the database does not load, and
+// a file that does not read back is removed.
+void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, float fps, float unit_scale,
                     const std::string& out_path, ImportSummary& summary) {
   uint64_t total_frames = 0;
   for (const ProcessedClip& c : clips) total_frames += uint64_t(c.clip.frames);
@@ -287,6 +380,7 @@ void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, f
   namespace t = db_tensor;
   BlobBuilder b;
   b.add(t::kFps, DType::F32, {1}, &fps);
+  b.add(t::kUnitScale, DType::F32, {1}, &unit_scale);
   b.add_text(t::kJointNames, joint_names);
   b.add(t::kParents, DType::I32, {j}, parents.data());
   b.add(t::kOffsets, DType::F32, {j, 3}, plan.skeleton.offsets.data());
@@ -329,9 +423,40 @@ void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, f
   summary.feature_dims = int(d);
   summary.fps = fps;
   summary.bytes = blob.size();
-  size_t on = 0;
-  for (uint8_t c : contacts) on += c;
-  summary.contact_ratio = contacts.empty() ? 0.0 : double(on) / double(contacts.size());
+  summarize_contacts(contacts, plan, summary);
+  summary.height = measure_height(plan.skeleton, plan.roles, PoseFrames{positions.data(), rotations.data(), int(n)});
+}
+
+// Sanity warnings about an import: a skeleton height outside the config's [checks]
+// height_range, a contact ratio outside [kMinContactRatio, kMaxContactRatio].
+std::vector<std::string> sanity_warnings(const ImportSummary& summary, const SkeletonConfig& config) {
+  std::vector<std::string> warnings;
+  const SkeletonHeight& h = summary.height;
+  const auto outside = [&](float height) { return !(height >= config.min_height && height <= config.max_height); };
+  if (outside(h.rest) || outside(h.standing)) {
+    warnings.push_back("skeleton height: rest " + format_number(h.rest) + " m ('" + h.foot + "' to '" + h.top +
+                       "' along the bones), median standing " + format_number(h.standing) + " m ('" + h.top +
+                       "' above the ground), expected within " + range_text(config.min_height, config.max_height) +
+                       " m: check unit_scale = " + format_number(config.unit_scale) + " in " + config.source +
+                       ", or set [checks] height_range there for a character of another size");
+  }
+  const bool contacts = !summary.contact_joints.empty();
+  if (contacts && (summary.contact_ratio < kMinContactRatio || summary.contact_ratio > kMaxContactRatio)) {
+    std::string joints;
+    for (const ContactJointSummary& c : summary.contact_joints) {
+      joints += (joints.empty() ? "" : ", ") + c.joint + " " + format_number(100.0 * c.ratio) + "%";
+    }
+    const std::string height =
+        config.contact_height_above_rest
+            ? "height_above_rest = " + format_number(*config.contact_height_above_rest) + " m"
+            : "height_threshold = " + format_number(config.contact_height) + " m";
+    warnings.push_back("contact labels: " + format_number(100.0 * summary.contact_ratio) +
+                       "% of frames over all contact joints (" + joints + "), expected " +
+                       format_number(100.0 * kMinContactRatio) + "-" + format_number(100.0 * kMaxContactRatio) +
+                       "%: check [contacts] velocity_threshold = " + format_number(config.contact_velocity) +
+                       " m/s and " + height + " in " + config.source + ", and unit_scale");
+  }
+  return warnings;
 }
 
 }  // namespace
@@ -423,9 +548,11 @@ ImportSummary import_database(const ImportOptions& options, const std::string& o
 
   ImportSummary summary;
   std::vector<const ParsedFile*> good;
+  float tolerance = 0.0f;
   for (ParsedFile& p : parsed) {
+    if (p.error.empty() && good.empty()) tolerance = offset_tolerance(p, options.skeleton);
     if (p.error.empty() && !good.empty()) {
-      const std::string mismatch = skeleton_mismatch(good.front()->skeleton, p.skeleton);
+      const std::string mismatch = skeleton_mismatch(*good.front(), p, tolerance);
       if (!mismatch.empty()) p.error = p.path + ": skeleton differs from " + good.front()->path + ": " + mismatch;
     }
     if (p.error.empty()) {
@@ -439,8 +566,11 @@ ImportSummary import_database(const ImportOptions& options, const std::string& o
   const Plan plan = make_plan(good, options);
   const std::vector<ProcessedClip> clips = process_files(good, plan, options, summary);
   if (clips.empty()) throw InputError("every input file was bad; nothing written");
-  write_database(clips, plan, options.fps, out_path, summary);
+  write_database(clips, plan, options.fps, options.skeleton.unit_scale, out_path, summary);
   summary.files = int(clips.size()) / (options.mirror ? 2 : 1);
+  for (const std::string& warning : sanity_warnings(summary, options.skeleton)) {
+    if (options.warn) options.warn(warning);
+  }
   return summary;
 }
 

@@ -84,6 +84,58 @@ std::vector<Vec3> global_positions(const Skeleton& skeleton, const Clip& clip) {
   return out;
 }
 
+// Calls fn(frame, global positions) for every frame of `poses`.
+template <typename Fn>
+void for_each_global_pose(const Skeleton& skeleton, const PoseFrames& poses, Fn fn) {
+  const int joints = skeleton.joint_count();
+  std::vector<Vec3> positions(static_cast<size_t>(joints));
+  std::vector<Quat> rotations(static_cast<size_t>(joints));
+  for (int f = 0; f < poses.frames; ++f) {
+    const size_t i = size_t(f) * size_t(joints);
+    forward_kinematics(skeleton.parents.data(), joints, poses.positions + i, poses.rotations + i, positions.data(),
+                       rotations.data());
+    fn(f, positions.data());
+  }
+}
+
+// The joints of the given roles that `roles` maps, in the order of `names`.
+std::vector<int> role_joints(const std::vector<std::pair<std::string, int>>& roles,
+                             const std::vector<std::string>& names) {
+  std::vector<int> joints;
+  for (const std::string& name : names) {
+    for (const auto& role : roles) {
+      if (role.first == name) joints.push_back(role.second);
+    }
+  }
+  return joints;
+}
+
+// The joint without children whose `heights` (one per joint, e.g. summed over frames) is lowest.
+int lowest_leaf(const Skeleton& skeleton, const std::vector<double>& heights) {
+  int lowest = -1;
+  for (int j = 0; j < skeleton.joint_count(); ++j) {
+    const bool leaf = std::find(skeleton.parents.begin(), skeleton.parents.end(), j) == skeleton.parents.end();
+    if (leaf && (lowest < 0 || heights[size_t(j)] < heights[size_t(lowest)])) lowest = j;
+  }
+  return lowest;
+}
+
+// Summed lengths of the rest offsets along the bones between joints `a` and `b`.
+float chain_length(const Skeleton& skeleton, int a, int b) {
+  std::vector<float> from_a(size_t(skeleton.joint_count()), -1.0f);
+  float distance = 0.0f;
+  for (int j = a; j >= 0; j = skeleton.parents[size_t(j)]) {
+    from_a[size_t(j)] = distance;
+    distance += length(skeleton.offsets[size_t(j)]);
+  }
+  distance = 0.0f;
+  for (int j = b; j >= 0; j = skeleton.parents[size_t(j)]) {
+    if (from_a[size_t(j)] >= 0.0f) return distance + from_a[size_t(j)];
+    distance += length(skeleton.offsets[size_t(j)]);
+  }
+  return distance;
+}
+
 // Gaussian-smoothed copy of one component of a Vec3 series.
 void smooth_component(std::vector<Vec3>& series, float Vec3::*component, float sigma) {
   std::vector<float> values(series.size());
@@ -351,7 +403,7 @@ void add_simulation_bone(const SimulationBoneSettings& settings, Skeleton& skele
     }
   }
   Skeleton s;
-  s.names.push_back("Simulation");
+  s.names.push_back(kSimulationBoneName);
   s.parents.push_back(-1);
   s.offsets.push_back(Vec3{});
   for (int j = 0; j < clip.joints; ++j) {
@@ -394,8 +446,9 @@ std::vector<uint8_t> compute_contacts(const ContactSettings& settings, const Ske
                                 gp.data(), gr.data(), gv.data(), ga.data());
     for (size_t c = 0; c < count; ++c) {
       const int j = settings.joints[c];
+      const float rest = settings.rest_heights.empty() ? 0.0f : settings.rest_heights[c];
       raw[size_t(f) * count + c] =
-          length(gv[size_t(j)]) < settings.velocity_threshold && gp[size_t(j)].y < settings.height_threshold;
+          length(gv[size_t(j)]) < settings.velocity_threshold && gp[size_t(j)].y < rest + settings.height_threshold;
     }
   }
   const int half = static_cast<int>(std::lround(settings.filter_seconds * clip.fps));
@@ -410,6 +463,43 @@ std::vector<uint8_t> compute_contacts(const ContactSettings& settings, const Ske
     }
   }
   return out;
+}
+
+std::vector<float> joint_heights(const Skeleton& skeleton, const PoseFrames& poses, int joint) {
+  std::vector<float> heights(size_t(poses.frames));
+  for_each_global_pose(skeleton, poses, [&](int f, const Vec3* globals) { heights[size_t(f)] = globals[joint].y; });
+  return heights;
+}
+
+float percentile(std::vector<float> values, float fraction) {
+  if (values.empty()) return 0.0f;
+  const auto rank = values.begin() + long(std::lround(fraction * float(values.size() - 1)));
+  std::nth_element(values.begin(), rank, values.end());
+  return *rank;
+}
+
+SkeletonHeight measure_height(const Skeleton& skeleton, const std::vector<std::pair<std::string, int>>& roles,
+                              const PoseFrames& poses) {
+  const int count = skeleton.joint_count();
+  std::vector<double> summed(size_t(count), 0.0);  // heights summed over the frames
+  for_each_global_pose(skeleton, poses, [&](int, const Vec3* globals) {
+    for (int j = 0; j < count; ++j) summed[size_t(j)] += globals[j].y;
+  });
+  std::vector<int> top = role_joints(roles, {"head"});
+  if (top.empty()) top = {int(std::max_element(summed.begin(), summed.end()) - summed.begin())};
+  std::vector<int> feet = role_joints(roles, {"left_foot", "right_foot"});
+  if (feet.empty()) feet = role_joints(roles, {"left_toe", "right_toe"});
+  if (feet.empty()) feet = {lowest_leaf(skeleton, summed)};
+  SkeletonHeight height;
+  height.top = skeleton.names[size_t(top[0])];
+  for (int foot : feet) {
+    const float rest = chain_length(skeleton, foot, top[0]);
+    if (!height.foot.empty() && rest <= height.rest) continue;
+    height.rest = rest;
+    height.foot = skeleton.names[size_t(foot)];
+  }
+  height.standing = percentile(joint_heights(skeleton, poses, top[0]), 0.5f);
+  return height;
 }
 
 std::vector<float> gaussian_filter(const std::vector<float>& values, float sigma) {

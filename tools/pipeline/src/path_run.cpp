@@ -16,7 +16,6 @@ namespace lmm::pipeline {
 namespace {
 
 constexpr float kTwoPi = 6.2831853f;
-constexpr double kSlowestPathPace = 1.0;  // m/s: the run limit allows the path's length at this pace
 
 // A cell as a number (nan / inf pass here; place_path rejects them naming the sample).
 float parse_float(const std::string& text, const std::string& where) {
@@ -166,6 +165,16 @@ std::vector<PathSample> load_path(const std::string& file) {
   return load_csv_path(lines, file);
 }
 
+double typical_root_speed(const Database& db) {
+  std::vector<double> moving;
+  for (int f = 0; f < db.frame_count(); ++f) {
+    const Vec3 v = db.velocities(f)[0];  // joint 0: its local velocity is its world velocity
+    const double speed = length(Vec3{v.x, 0.0f, v.z});
+    if (speed > kMovingRootSpeed) moving.push_back(speed);
+  }
+  return moving.empty() ? kMovingRootSpeed : median(moving);
+}
+
 PathMetrics run_path(const std::shared_ptr<const Database>& database, const FeatureSearch& search,
                      const std::vector<PathSample>& raw, const PathRunOptions& options, CharacterTrack& track,
                      Path& path) {
@@ -177,9 +186,11 @@ PathMetrics run_path(const std::shared_ptr<const Database>& database, const Feat
   }
   PathFollower follower;
   if (!follower.init(database, search, options.follower, path, error)) throw InputError(error);
-  // A path faster than any motion still completes at the character's own pace (walking speed).
+  // A path faster than any motion still completes at the character's own pace: the limit allows
+  // the path's length at the data's typical speed, with slack, so slow data gets more time.
   const double duration = double(path.size()) / path.fps;
-  const double run_seconds = std::max(3.0 * duration, path.arc_length() / kSlowestPathPace) + options.extra_seconds;
+  const double run_seconds =
+      std::max(3.0 * duration, kPaceAllowance * path.arc_length() / typical_root_speed(db)) + options.extra_seconds;
   if (!(options.dt > 0.0f) || !(run_seconds / options.dt <= kMaxRecordedFrames)) {
     throw InputError("a run of up to " + std::to_string(run_seconds) + " s at dt " + std::to_string(options.dt) +
                      " s would record more than " + std::to_string(int(kMaxRecordedFrames)) +
@@ -217,6 +228,7 @@ PathMetrics run_path(const std::shared_ptr<const Database>& database, const Feat
   m.avg_distance_m = mean_distance_to_path(path, track.root, measured);
   m.completed = completed_at >= 0;
   m.seconds_to_complete = m.completed ? (completed_at + 1) * options.dt : 0.0;
+  m.run_limit_s = run_seconds;
   m.ms_per_lhmm = median(lhmm_ms);
   m.frames = track.clip.frames;
   m.matches = follower.stats().matches;

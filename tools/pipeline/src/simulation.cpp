@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/report.hpp"
 
 namespace lmm::pipeline {
@@ -262,6 +263,31 @@ void GroundBounds::add(const std::vector<Vec3>& points) {
     min_x = std::min(min_x, p.x), max_x = std::max(max_x, p.x);
     min_z = std::min(min_z, p.z), max_z = std::max(max_z, p.z);
   }
+}
+
+float output_unit_scale(const std::string& units, float source_unit_scale, const std::string& source,
+                        std::string& note) {
+  note.clear();
+  const std::pair<const char*, float> named[] = {{"m", 1.0f}, {"cm", 0.01f}, {"mm", 0.001f}};
+  for (const auto& [name, scale] : named) {
+    if (units == name) return scale;
+  }
+  if (units == "file") {
+    if (source_unit_scale > 0.0f) return source_unit_scale;
+    note = source + " does not record the unit of its source BVH files (written before meta.unit_scale): "
+           "writing centimetres; pass --units to choose";
+    return 0.01f;
+  }
+  float scale = 0.0f;
+  if (!parse_number(units, true, scale) || !(scale >= kMinUnitScale && scale <= kMaxUnitScale)) {
+    throw InputError("--units: '" + units + "' is not file, m, cm, mm or a number of metres per unit in " +
+                     range_text(kMinUnitScale, kMaxUnitScale));
+  }
+  return scale;
+}
+
+void write_motion_bvh(const std::string& path, const Skeleton& skeleton, const Clip& clip, float unit_scale) {
+  write_text_atomic(path, write_bvh(bvh_from_clip(skeleton, clip, "ZXY", unit_scale)));
 }
 
 void write_root_csv(const std::string& path, const std::vector<CharacterTrack>& tracks, float dt) {

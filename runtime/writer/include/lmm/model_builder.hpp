@@ -39,6 +39,7 @@ struct ModelValues {
   std::vector<float> delta_scale;                      // stepper output scale
   std::vector<float> state_mean, state_std;            // projector output statistics
   std::vector<float> encoder_mean, encoder_std;        // encoder input statistics (with encoder)
+  std::vector<float> speeds;  // optional: the training data's SpeedProfile::values() (6 floats)
 };
 
 // Serialises `values` as a bundle, with the skeleton, contact joints, feature schema and

@@ -1,10 +1,12 @@
 // TOML configuration of the import pipeline: skeleton maps and feature schemas.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "lmm/controller.hpp"
 #include "lmm/features.hpp"
 #include "lmm/skeleton.hpp"
 
@@ -20,6 +22,11 @@ constexpr double kMaxContactVelocity = 100.0;    // m/s, from 0
 constexpr double kMaxContactHeight = 10.0;       // m, either side of the ground
 constexpr double kMaxContactFilterSeconds = 1.0; // from 0
 constexpr double kMaxOffsetSeconds = 10.0;       // |trajectory offset| in seconds
+constexpr double kMaxSkeletonHeight = 1000.0;    // m, [checks] height_range bounds, from 0
+
+// A contact joint's resting height for [contacts] height_above_rest: this fraction of its
+// heights over the imported frames lie below it (its height when planted).
+constexpr float kRestingHeightPercentile = 0.05f;
 
 // How to read one family of BVH files (configs/skeletons/*.toml).
 struct SkeletonConfig {
@@ -34,12 +41,15 @@ struct SkeletonConfig {
   float direction_smoothing = 0.0f;  // seconds
   std::vector<std::string> contact_joints;
   float contact_velocity = 0.15f;  // m/s
-  float contact_height = 0.1f;     // m
+  float contact_height = 0.1f;     // m above the ground (absolute form)
+  std::optional<float> contact_height_above_rest;  // m above each joint's resting height (relative form)
   float contact_filter = 0.05f;    // seconds
+  float min_height = 1.0f, max_height = 2.5f;  // [checks] height_range: expected skeleton height, m
 
   // Joint index of `name` (a role or a joint name) in `skeleton`. Throws InputError naming
-  // `name`, this config and the available joints when it is unknown.
-  int resolve(const Skeleton& skeleton, const std::string& name) const;
+  // `needed_by` (the config entry that uses `name`), `name`, this config and the available
+  // joints (without the importer's simulation bone) when it is unknown.
+  int resolve(const Skeleton& skeleton, const std::string& name, const std::string& needed_by) const;
 };
 
 // One group of a feature schema file, before joint names are resolved.
@@ -68,5 +78,26 @@ FeatureSchema resolve_schema(const FeatureSchemaConfig& config, const SkeletonCo
 
 // Directory of the shipped configs: $LMM_CONFIG_DIR, else the source tree's configs/.
 std::string default_config_dir();
+
+// A controller config (--controller FILE of lmm-sim, lmm-eval and lmm-path; docs/configs.md):
+// values of the gamepad controller's tunables. Speeds left out are measured from the data.
+struct ControllerConfig {
+  std::string source;
+  std::vector<std::pair<std::string, float>> values;  // [speeds] and [springs] keys as given
+};
+
+// Parses a controller config; throws InputError naming the file, key and accepted range.
+ControllerConfig load_controller_config(const std::string& path);
+// The controller tunables for data whose measured speeds are `data` (`data_name`, e.g. "the
+// database"): defaults, then the measured speeds (when valid), then the config's values; a walk
+// speed above its run speed is an InputError. `origin` receives one line: the speeds and where
+// they came from.
+ControllerSettings controller_settings(const SpeedProfile& data, const std::string& data_name,
+                                       const ControllerConfig& config, std::string& origin);
+// One line: the speeds `data` gives the controller (defaults when not valid) and where they came from.
+std::string describe_speeds(const SpeedProfile& data, const std::string& data_name);
+// controller_settings with the config at `config_path` ("" = none), logging the speeds used.
+ControllerSettings resolve_controller(const std::string& config_path, const SpeedProfile& data,
+                                      const std::string& data_name);
 
 }  // namespace lmm::pipeline

@@ -19,8 +19,15 @@ struct ImportOptions {
   bool mirror = true;
   bool skip_bad = false;  // skip any bad file (parse, range or processing fault) with a warning
   int threads = 2;
-  std::function<void(const std::string&)> warn;                   // skipped files
+  std::function<void(const std::string&)> warn;  // skipped files and sanity warnings
   std::function<void(const char* stage, int done, int total)> progress;
+};
+
+// Contact labels of one contact joint over the imported frames.
+struct ContactJointSummary {
+  std::string joint;
+  double ratio = 0.0;           // fraction of frames labelled in contact
+  float height_threshold = 0.0f;  // m above the ground (the resting height plus height_above_rest)
 };
 
 // What an import produced.
@@ -33,6 +40,8 @@ struct ImportSummary {
   int feature_dims = 0;
   float fps = 0.0f;
   double contact_ratio = 0.0;  // fraction of (frame, contact joint) labelled in contact
+  std::vector<ContactJointSummary> contact_joints;
+  SkeletonHeight height;       // over the imported frames (mirrored copies included)
   size_t bytes = 0;            // size of the written file
 };
 
@@ -64,10 +73,20 @@ std::vector<float> clip_features(const FeatureSchema& schema, const Skeleton& sk
 void normalize_groups(const FeatureSchema& schema, std::vector<float>& features,
                       std::vector<float>& offset, std::vector<float>& scale);
 
+// Largest difference of a joint's rest offset from the first file's, as a fraction of the
+// first file's rest height (SkeletonHeight::rest), before a file counts as another skeleton.
+constexpr float kOffsetTolerance = 0.05f;
+// Sanity ranges: a fraction of (frame, contact joint) pairs labelled in contact outside
+// [kMinContactRatio, kMaxContactRatio] is warned about (thresholds or units are likely wrong).
+constexpr double kMinContactRatio = 0.2, kMaxContactRatio = 0.8;
+
 // Imports, builds and atomically writes the database to `out_path`, after loading it with the
-// runtime loader, and reads it back. A bad file (parse, range or processing fault) stops the
-// import unless skip_bad. Throws InputError naming the file, line, key or joint at fault; on
-// error nothing is written (and a file that does not read back is removed).
+// runtime loader, and reads it back. A bad file (parse, range or processing fault, or rest
+// offsets beyond kOffsetTolerance of the first file's) stops the import unless skip_bad.
+// Throws InputError naming the file, line, key or joint at fault (a [mirror] pattern that
+// pairs no joints is one); on error nothing is written (and a file that does not read back is
+// removed). Once written, a skeleton height outside the config's [checks] height_range or a
+// contact ratio outside [kMinContactRatio, kMaxContactRatio] is passed to options.warn.
 ImportSummary import_database(const ImportOptions& options, const std::string& out_path);
 
 }  // namespace lmm::pipeline

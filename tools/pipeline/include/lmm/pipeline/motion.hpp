@@ -84,6 +84,9 @@ struct SimulationBoneSettings {
   float direction_sigma = 0.0f; // Gaussian smoothing, seconds
 };
 
+// Name of the simulation bone the importer inserts as joint 0.
+constexpr const char* kSimulationBoneName = "Simulation";
+
 // Inserts joint 0 "Simulation": hips projected on the ground with a smoothed facing direction
 // (+Z forward, from the lateral axis), and re-expresses the old root relative to it.
 void add_simulation_bone(const SimulationBoneSettings& settings, Skeleton& skeleton, Clip& clip);
@@ -97,7 +100,8 @@ void compute_velocities(const Clip& clip, std::vector<Vec3>& velocities,
 struct ContactSettings {
   std::vector<int> joints;
   float velocity_threshold = 0.15f;  // m/s, horizontal + vertical speed
-  float height_threshold = 0.1f;     // m above the ground
+  float height_threshold = 0.1f;     // m above the ground, or above rest_heights when given
+  std::vector<float> rest_heights;   // per joint: its resting height, added to height_threshold
   float filter_seconds = 0.05f;      // median filter half-width
 };
 
@@ -105,6 +109,38 @@ struct ContactSettings {
 std::vector<uint8_t> compute_contacts(const ContactSettings& settings, const Skeleton& skeleton,
                                       const Clip& clip, const std::vector<Vec3>& velocities,
                                       const std::vector<Vec3>& angular_velocities);
+
+// Local poses of consecutive frames (frames x joints values each), e.g. a clip's or a database's.
+struct PoseFrames {
+  const Vec3* positions = nullptr;
+  const Quat* rotations = nullptr;
+  int frames = 0;
+};
+
+// The frames of `clip`.
+inline PoseFrames pose_frames(const Clip& clip) { return {clip.positions.data(), clip.rotations.data(), clip.frames}; }
+
+// Height of `joint` above the ground (y = 0) in every frame.
+std::vector<float> joint_heights(const Skeleton& skeleton, const PoseFrames& poses, int joint);
+
+// The value below which `fraction` (0..1) of `values` lie (nearest rank); 0 when empty.
+float percentile(std::vector<float> values, float fraction);
+
+// How tall a skeleton is, in metres. `rest` is the length of the bone chain from `foot` to
+// `top` along the rest offsets (the skeleton stood straight, whatever its rest pose: Bandai
+// rigs rest with the limbs along X); `standing` the median height of `top` above the ground
+// (y = 0) over the frames.
+struct SkeletonHeight {
+  std::string top, foot;  // joints measured
+  float rest = 0.0f;
+  float standing = 0.0f;
+};
+
+// Height of `skeleton` posed by `poses`. The top joint is the "head" role, else the joint
+// highest on average; the foot is the "left_foot" / "right_foot" role farthest from the top
+// along the bones, else the toe roles, else the lowest joint without children.
+SkeletonHeight measure_height(const Skeleton& skeleton, const std::vector<std::pair<std::string, int>>& roles,
+                              const PoseFrames& poses);
 
 // Widest Gaussian filter, in samples: the longest smoothing a config accepts (10 s) at the
 // highest BVH rate (10 kHz), a kernel of 600,001 taps.

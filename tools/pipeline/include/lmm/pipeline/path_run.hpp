@@ -19,6 +19,7 @@ struct PathMetrics {
   double avg_distance_m = 0;    // mean distance from the root to the nearest path point (Lee, Kwon & Lee 2023 Sec. VIII-F)
   bool completed = false;       // the desired position reached the path's last point
   double seconds_to_complete = 0;
+  double run_limit_s = 0;       // when an uncompleted run stops (PathRunOptions::extra_seconds)
   double ms_per_lhmm = 0;       // median wall time of the updates that ran LHMM
   double knn_calls_per_lhmm = 0;
   int frames = 0, matches = 0, transitions = 0, corner_queries = 0;
@@ -32,12 +33,22 @@ struct PathRunOptions {
   PathShaping shaping;
   PathFollowerSettings follower;
   float dt = 1.0f / 60.0f;
-  float extra_seconds = 10.0f;  // run at most max(duration x 3, length at 1 m/s) + this, then give up
+  float extra_seconds = 10.0f;  // run limit: max(3 x duration, kPaceAllowance x length / typical_root_speed) + this
 };
 
+// Slack of the run limit over the time the path's length takes at the database's typical speed.
+constexpr double kPaceAllowance = 2.0;
+// Root speed (m/s) above which a database frame counts as moving for typical_root_speed.
+constexpr double kMovingRootSpeed = 0.25;
+
+// The database's typical forward speed (m/s): the median horizontal root (joint 0) speed over
+// the frames moving faster than kMovingRootSpeed; kMovingRootSpeed when none does.
+double typical_root_speed(const Database& db);
+
 // Places and shapes `samples` and runs one path follower from options.start until
-// the path is completed (plus 0.5 s) or time runs out. Fills `track` and `path`. Throws
-// InputError for a bad path or settings.
+// the path is completed (plus 0.5 s) or time runs out (the run limit of PathRunOptions, which
+// grows as the database's typical speed falls, so slow data is not cut off while following).
+// Fills `track` and `path`. Throws InputError for a bad path or settings.
 PathMetrics run_path(const std::shared_ptr<const Database>& db, const FeatureSearch& search,
                      const std::vector<PathSample>& samples, const PathRunOptions& options, CharacterTrack& track,
                      Path& path);

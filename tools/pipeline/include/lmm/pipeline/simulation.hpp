@@ -111,6 +111,18 @@ struct GroundBounds {
   float scale(float pixels) const { return pixels / std::max({max_x - min_x, max_z - min_z, 1.0f}); }
 };
 
+// Metres per unit of the BVH files lmm-sim and lmm-path write, from their --units value: "file"
+// (the unit of the source BVH files, `source_unit_scale` as the database or bundle stores it),
+// "m", "cm", "mm" or a number of metres per unit in [1e-4, 1e4]. With "file" and a
+// source_unit_scale of 0 (`source`, a file written before meta.unit_scale) it is centimetres, the
+// unit written before, and `note` says so naming `source` (else it is cleared). Throws
+// InputError naming --units.
+float output_unit_scale(const std::string& units, float source_unit_scale, const std::string& source,
+                        std::string& note);
+// Writes `clip` on `skeleton` to `path` as BVH with ZXY rotations, `unit_scale` metres per unit
+// (re-imports with a skeleton config of that unit_scale).
+void write_motion_bvh(const std::string& path, const Skeleton& skeleton, const Clip& clip, float unit_scale);
+
 // Writes the root trajectories as CSV: t, character, x, z, heading_deg, desired_x, desired_z.
 void write_root_csv(const std::string& path, const std::vector<CharacterTrack>& tracks, float dt);
 // Writes an SVG: top-down desired vs actual root paths and a filmstrip of side-view stick figures.
