@@ -143,6 +143,57 @@ case "$case_name" in
     run "$tools/lmm-path" --db "$work/x.mmdb" --test-path s-curve --controller "$work/bad.toml"; expect_rc 1
     expect_out "'run_forward' = 0 is outside"
     ;;
+  second_skeleton)
+    # Bring your own mocap: a synthetic rig with other joint names, millimetres, 120 fps and toes
+    # 20 mm up (tests/support/synthetic_rig.hpp: walks at 0.8-1.3 m/s, runs at 2.8-3.0 m/s, feet
+    # planted 60% / 38% of a step cycle, a stand) through import, inspect, sim, re-import of the
+    # sim's BVH, path, and with training built: train tiny, export, eval.
+    mkdir -p "$work/rig" && "$LMM_MAKE_RIG" "$work/rig" || fail "cannot write the synthetic rig"
+    run "$tools/lmm-import" "$work/rig" --skeleton "$work/rig/rig.toml" --out "$work/rig.mmdb" --json "$work/import.json"
+    expect_rc 0
+    grep -q "warn" "$work/log" && { cat "$work/log" >&2; fail "the rig imports with a warning"; }
+    ratio=$(json_number "$work/import.json" contact_ratio)
+    awk -v r="$ratio" 'BEGIN { exit !(r >= 0.45 && r <= 0.65) }' || fail "contact ratio $ratio, expected 0.45-0.65 (stances)"
+    # Standing: pelvis 850 + spine 120 + neck 400 + head 120 mm; rest: foot to head along the bones.
+    awk -v h="$(json_number "$work/import.json" standing_height_m)" 'BEGIN { exit !(h > 1.48 && h < 1.50) }' ||
+      fail "standing height $(json_number "$work/import.json" standing_height_m) m, expected 1.49"
+    awk -v h="$(json_number "$work/import.json" rest_height_m)" 'BEGIN { exit !(h > 1.58 && h < 1.60) }' ||
+      fail "rest height $(json_number "$work/import.json" rest_height_m) m, expected 1.59"
+    run "$tools/lmm-inspect" "$work/rig.mmdb"; expect_rc 0
+    # Walk = median forward speed (1.3 m/s clip), run = its 90th percentile (3.0 m/s clip).
+    expect_out "speeds       walk 1.30 / 1.08 / 0.97, run 3.00 / 2.36 / 1.93 m/s"
+    run "$tools/lmm-sim" --db "$work/rig.mmdb" --random --seconds 20 --out "$work/sim" --json "$work/sim.json"
+    expect_rc 0; expect_out "controller speeds: walk 1.30"
+    [[ "$(json_number "$work/sim.json" nan_frames)" == 0 ]] || fail "NaN frames on the rig"
+    [[ "$(json_number "$work/sim.json" still_frames)" == 0 ]] || fail "still frames with the stick held on the rig"
+    run "$tools/lmm-import" "$work/sim" --skeleton "$work/rig/rig.toml" --no-mirror --out "$work/again.mmdb" \
+      --json "$work/again.json"
+    expect_rc 0
+    awk -v h="$(json_number "$work/again.json" rest_height_m)" 'BEGIN { exit !(h > 1.58 && h < 1.60) }' ||
+      fail "the sim's BVH re-imports at rest height $(json_number "$work/again.json" rest_height_m) m"
+    run "$tools/lmm-path" --db "$work/rig.mmdb" --test-path s-curve --json "$work/path.json"; expect_rc 0
+    grep -q '"completed": true' "$work/path.json" || fail "the rig did not complete the s-curve"
+    awk -v d="$(json_number "$work/path.json" avg_distance_m)" 'BEGIN { exit !(d < 0.15) }' ||
+      fail "the rig follows the s-curve at $(json_number "$work/path.json" avg_distance_m) m, target 0.15"
+    if [[ -x "$tools/lmm-train" ]]; then
+      for model in autoencoder stepper projector; do
+        run "$tools/lmm-train" "$model" --db "$work/rig.mmdb" --config tiny --out "$work/t"; expect_rc 0
+      done
+      run "$tools/lmm-export" --in "$work/t" --out "$work/rig.lmmw" --with-encoder; expect_rc 0
+      run "$tools/lmm-inspect" "$work/rig.lmmw"; expect_rc 0
+      expect_out "speeds       walk 1.30 / 1.08 / 0.97, run 3.00 / 2.36 / 1.93 m/s.*measured from the bundle"
+      run "$tools/lmm-eval" --db "$work/rig.mmdb" --model "$work/rig.lmmw" --starts 50 --queries 50 --scripts 1 \
+        --seconds 10 --json "$work/eval.json"
+      expect_rc 0
+      for key in decoder_mean_cm foot_slide_cm_per_s database_foot_slide_cm_per_s; do
+        awk -v v="$(json_number "$work/eval.json" "$key")" 'BEGIN { exit !(v == v + 0 && v >= 0) }' ||
+          fail "eval $key is not a number"
+      done
+      run "$tools/lmm-sim" --model "$work/rig.lmmw" --random --seconds 10 --json "$work/learned.json"
+      expect_rc 0; expect_out "controller speeds: walk 1.30"
+      [[ "$(json_number "$work/learned.json" nan_frames)" == 0 ]] || fail "NaN frames of the learned rig"
+    fi
+    ;;
   sim)
     need_data
     run "$tools/lmm-sim" --help; expect_rc 0; expect_out "--foot-lock"
