@@ -123,7 +123,9 @@ ModelValues model_values(const TrainedModels& m, const TrainingConfig& c, const 
 std::vector<uint8_t> bundle_bytes(const ModelValues& values, const Database& db, bool half) {
   std::vector<uint8_t> bytes;
   std::string error;
-  if (!build_model_bundle(values, db.blob(), half, bytes, error)) throw std::runtime_error(error);
+  ModelValues with_speeds = values;
+  if (db.speeds().valid()) with_speeds.speeds = db.speeds().values();  // for the controller at run time
+  if (!build_model_bundle(with_speeds, db.blob(), half, bytes, error)) throw std::runtime_error(error);
   return bytes;
 }
 

@@ -75,8 +75,9 @@ struct ExportSummary {
 // naming the file at fault; writes no output file on failure.
 ExportSummary export_bundle(const ExportOptions& options);
 
-// Serialises `values` for `db` (f16 weights when `half`); throws std::runtime_error on a
-// mismatch between the values and the database.
+// Serialises `values` for `db` (f16 weights when `half`) with the database's measured walk and run
+// speeds (Database::speeds()); throws std::runtime_error on a mismatch between the values and
+// the database.
 std::vector<uint8_t> bundle_bytes(const ModelValues& values, const Database& db, bool half);
 
 }  // namespace lmm::training
