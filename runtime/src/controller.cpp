@@ -1,6 +1,9 @@
 #include "lmm/controller.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
 #include <vector>
 
 #include "lmm/springs.hpp"
@@ -36,6 +39,120 @@ void SpeedProfile::apply(ControllerSettings& s) const {
   if (!valid()) return;
   s.walk_forward = walk_forward, s.walk_side = walk_side, s.walk_back = walk_back;
   s.run_forward = run_forward, s.run_side = run_side, s.run_back = run_back;
+}
+
+namespace {
+
+// The tunables a controller config may set, by [table] and key, with their accepted range.
+struct ControllerKey {
+  const char* table;
+  const char* key;
+  float ControllerSettings::*field;
+  float lo, hi;
+  const char* unit;
+};
+const ControllerKey kControllerKeys[] = {
+    {"speeds", "walk_forward", &ControllerSettings::walk_forward, 0.01f, kMaxSpeed, "m/s"},
+    {"speeds", "walk_side", &ControllerSettings::walk_side, 0.01f, kMaxSpeed, "m/s"},
+    {"speeds", "walk_back", &ControllerSettings::walk_back, 0.01f, kMaxSpeed, "m/s"},
+    {"speeds", "run_forward", &ControllerSettings::run_forward, 0.01f, kMaxSpeed, "m/s"},
+    {"speeds", "run_side", &ControllerSettings::run_side, 0.01f, kMaxSpeed, "m/s"},
+    {"speeds", "run_back", &ControllerSettings::run_back, 0.01f, kMaxSpeed, "m/s"},
+    {"springs", "velocity_halflife", &ControllerSettings::velocity_halflife, 0.001f, 10.0f, "s"},
+    {"springs", "rotation_halflife", &ControllerSettings::rotation_halflife, 0.001f, 10.0f, "s"},
+};
+
+const ControllerKey* find_key(const std::string& table, const std::string& key) {
+  for (const ControllerKey& k : kControllerKeys) {
+    if (table == k.table && key == k.key) return &k;
+  }
+  return nullptr;
+}
+
+std::string trim(const std::string& s) {
+  const size_t first = s.find_first_not_of(" \t\r");
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+std::string number_text(float v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+// One `key = number` line of `table`; false with a message (without the line number).
+bool parse_value(const std::string& table, const std::string& line, std::vector<ControllerValue>& values,
+                 std::string& error) {
+  const size_t equals = line.find('=');
+  const std::string key = trim(line.substr(0, equals));
+  if (equals == std::string::npos || key.empty()) {
+    error = "expected 'key = number', got '" + line + "'";
+    return false;
+  }
+  const std::string where = "[" + table + "]: ";
+  const ControllerKey* k = find_key(table, key);
+  if (k == nullptr) {
+    error = where + "unknown key '" + key + "'";
+    return false;
+  }
+  for (const ControllerValue& v : values) {
+    if (v.key == key) {
+      error = where + "'" + key + "' is given twice";
+      return false;
+    }
+  }
+  const std::string text = trim(line.substr(equals + 1));
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value)) {
+    error = where + "'" + key + "' must be a number";
+    return false;
+  }
+  if (!(value >= k->lo && value <= k->hi)) {
+    error = where + "'" + key + "' = " + text + " is outside [" + number_text(k->lo) + ", " + number_text(k->hi) + "] " +
+            k->unit;
+    return false;
+  }
+  values.push_back(ControllerValue{key, float(value)});
+  return true;
+}
+
+}  // namespace
+
+bool parse_controller_config(const std::string& text, std::vector<ControllerValue>& values, std::string& error) {
+  std::vector<ControllerValue> parsed;
+  std::istringstream in(text);
+  std::string raw, table;
+  for (int line_number = 1; std::getline(in, raw); ++line_number) {
+    const std::string line = trim(raw.substr(0, raw.find('#')));
+    std::string problem;
+    if (line.empty()) continue;
+    if (line.front() == '[') {
+      table = trim(line.substr(1, line.find(']') - 1));
+      if (line.back() != ']' || (table != "speeds" && table != "springs")) {
+        problem = "unknown table '" + line + "' (a controller config has [speeds] and [springs])";
+      }
+    } else if (table.empty()) {
+      problem = "'" + line + "' is outside the [speeds] and [springs] tables";
+    } else {
+      parse_value(table, line, parsed, problem);
+    }
+    if (!problem.empty()) {
+      error = std::to_string(line_number) + ": " + problem;
+      return false;
+    }
+  }
+  values = std::move(parsed);
+  return true;
+}
+
+void apply_controller_values(const std::vector<ControllerValue>& values, ControllerSettings& settings) {
+  for (const ControllerValue& v : values) {
+    for (const ControllerKey& k : kControllerKeys) {
+      if (v.key == k.key) settings.*(k.field) = v.value;
+    }
+  }
 }
 
 std::vector<float> SpeedProfile::values() const {

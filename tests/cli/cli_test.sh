@@ -139,7 +139,7 @@ case "$case_name" in
     expect_out "fixed-0.2.toml"
     printf '[speeds]\nrun_forward = 0\n' >"$work/bad.toml"
     run "$tools/lmm-sim" --db "$work/x.mmdb" --random --seconds 2 --controller "$work/bad.toml"; expect_rc 1
-    expect_out "bad.toml: \[speeds\]: 'run_forward' = 0 is outside"
+    expect_out "bad.toml:2: \[speeds\]: 'run_forward' = 0 is outside"
     run "$tools/lmm-path" --db "$work/x.mmdb" --test-path s-curve --controller "$work/bad.toml"; expect_rc 1
     expect_out "'run_forward' = 0 is outside"
     ;;

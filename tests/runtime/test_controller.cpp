@@ -105,6 +105,36 @@ TEST(Speeds, DataWithoutForwardMotionGivesNoProfile) {
   EXPECT_EQ(settings.walk_forward, ControllerSettings{}.walk_forward);
 }
 
+TEST(ControllerConfig, ParsesTheTablesAndAppliesOnlyTheKeysGiven) {
+  std::vector<ControllerValue> values;
+  std::string error;
+  ASSERT_TRUE(parse_controller_config("# a comment\n[speeds]\nrun_forward = 3  # m/s\n\n[springs]\n"
+                                      "rotation_halflife=0.25\n",
+                                      values, error))
+      << error;
+  ASSERT_EQ(values.size(), 2u);
+  ControllerSettings settings;
+  apply_controller_values(values, settings);
+  EXPECT_EQ(settings.run_forward, 3.0f);
+  EXPECT_EQ(settings.rotation_halflife, 0.25f);
+  EXPECT_EQ(settings.walk_forward, ControllerSettings{}.walk_forward);
+  const std::pair<const char*, const char*> bad[] = {
+      {"[speeds]\nrun_forward = 200\n", "2: [speeds]: 'run_forward' = 200 is outside [0.01, 100] m/s"},
+      {"[speeds]\nrun_forward = 2 m/s\n", "2: [speeds]: 'run_forward' must be a number"},
+      {"[speeds]\nrun_forward = nan\n", "2: [speeds]: 'run_forward' must be a number"},
+      {"[speeds\n", "1: unknown table '[speeds'"},
+      {"run_forward = 2\n", "1: 'run_forward = 2' is outside the [speeds] and [springs] tables"},
+      {"[springs]\nrun_forward = 2\n", "2: [springs]: unknown key 'run_forward'"},
+      {"[speeds]\nrun_forward\n", "2: expected 'key = number'"},
+  };
+  for (const auto& [text, message] : bad) {
+    values = {ControllerValue{"kept", 1.0f}};
+    EXPECT_FALSE(parse_controller_config(text, values, error)) << text;
+    EXPECT_NE(error.find(message), std::string::npos) << error;
+    EXPECT_EQ(values.size(), 1u) << "a failed parse leaves the values alone";
+  }
+}
+
 TEST(Controller, DesiredRotationFollowsMotionOrCamera) {
   GamepadInput in;
   const Quat current = quat_from_heading({0, 0, 1});

@@ -2,6 +2,7 @@
 // a spring-simulated character whose future trajectory feeds the matching query.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "lmm/math.hpp"
@@ -53,6 +54,21 @@ constexpr int kMinDirectionFrames = 30;    // moving frames a direction needs to
 // Measures the speed profile of `count` root velocities, each seen in the root's own frame
 // (character space: x left, z forward). Allocates (a copy of the speeds); no limit on count.
 SpeedProfile measure_speeds(const Vec3* local_root_velocities, int count);
+
+// One value of a controller config: its key (e.g. "run_forward") and value.
+struct ControllerValue {
+  std::string key;
+  float value = 0.0f;
+};
+
+// Parses a controller config (docs/configs.md#controller-configs): the TOML subset of a
+// [speeds] and a [springs] table of `key = number` lines and '#' comments. Keys: walk_forward,
+// walk_side, walk_back, run_forward, run_side, run_back (m/s, in [0.01, kMaxSpeed]) and
+// velocity_halflife, rotation_halflife (s, in [0.001, 10]). False with a message "LINE: ..."
+// naming the table, key and accepted range at fault; `values` holds the keys given, in order.
+bool parse_controller_config(const std::string& text, std::vector<ControllerValue>& values, std::string& error);
+// Writes parsed values into `settings` (keys parse_controller_config accepted; others ignored).
+void apply_controller_values(const std::vector<ControllerValue>& values, ControllerSettings& settings);
 
 // Stick direction (world, length <= 1) after the camera azimuth: x right, y forward.
 Vec3 stick_direction(float stick_x, float stick_y, float camera_azimuth);

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include <spdlog/spdlog.h>
 #include <toml++/toml.h>
@@ -323,31 +325,6 @@ std::vector<Threshold> load_thresholds(const std::string& path) {
 
 namespace {
 
-// The controller tunables a config may set, by [table] and key.
-struct ControllerKey {
-  const char* table;
-  const char* key;
-  float ControllerSettings::*field;
-  Range range;
-};
-const ControllerKey kControllerKeys[] = {
-    {"speeds", "walk_forward", &ControllerSettings::walk_forward, Range{0.01, kMaxSpeed, " m/s"}},
-    {"speeds", "walk_side", &ControllerSettings::walk_side, Range{0.01, kMaxSpeed, " m/s"}},
-    {"speeds", "walk_back", &ControllerSettings::walk_back, Range{0.01, kMaxSpeed, " m/s"}},
-    {"speeds", "run_forward", &ControllerSettings::run_forward, Range{0.01, kMaxSpeed, " m/s"}},
-    {"speeds", "run_side", &ControllerSettings::run_side, Range{0.01, kMaxSpeed, " m/s"}},
-    {"speeds", "run_back", &ControllerSettings::run_back, Range{0.01, kMaxSpeed, " m/s"}},
-    {"springs", "velocity_halflife", &ControllerSettings::velocity_halflife, Range{0.001, 10.0, " s"}},
-    {"springs", "rotation_halflife", &ControllerSettings::rotation_halflife, Range{0.001, 10.0, " s"}},
-};
-
-const ControllerKey* controller_key(const std::string& key) {
-  for (const ControllerKey& k : kControllerKeys) {
-    if (key == k.key) return &k;
-  }
-  return nullptr;
-}
-
 std::string speeds_text(const ControllerSettings& s) {
   char text[160];
   std::snprintf(text, sizeof text, "walk %.2f / %.2f / %.2f, run %.2f / %.2f / %.2f m/s (forward / side / back)",
@@ -369,24 +346,14 @@ std::string measured_origin(const SpeedProfile& data, const std::string& data_na
 }  // namespace
 
 ControllerConfig load_controller_config(const std::string& path) {
-  const toml::table root = parse_toml(path);
-  check_keys(root, {"speeds", "springs"}, path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot open the controller config");
+  std::ostringstream text;
+  text << in.rdbuf();
   ControllerConfig config;
   config.source = path;
-  for (const char* table_name : {"speeds", "springs"}) {
-    const std::string where = path + ": [" + table_name + "]";
-    const toml::table& table = subtable(root, table_name, path);
-    std::set<std::string> allowed;
-    for (const ControllerKey& k : kControllerKeys) {
-      if (std::string(k.table) == table_name) allowed.insert(k.key);
-    }
-    check_keys(table, allowed, where);
-    for (const std::string& key : allowed) {
-      if (table.get(key) == nullptr) continue;
-      const ControllerKey& k = *controller_key(key);
-      config.values.emplace_back(key, number(table, k.key, 0.0f, k.range, where));
-    }
-  }
+  std::string error;
+  if (!parse_controller_config(text.str(), config.values, error)) throw InputError(path + ":" + error);
   return config;
 }
 
@@ -395,7 +362,7 @@ ControllerSettings controller_settings(const SpeedProfile& data, const std::stri
   ControllerSettings settings;
   data.apply(settings);
   origin = measured_origin(data, data_name);
-  for (const auto& [key, value] : config.values) settings.*(controller_key(key)->field) = value;
+  apply_controller_values(config.values, settings);
   if (!config.values.empty()) origin += ", with the values of " + config.source;
   const std::pair<float, float> walk_run[] = {{settings.walk_forward, settings.run_forward},
                                               {settings.walk_side, settings.run_side},

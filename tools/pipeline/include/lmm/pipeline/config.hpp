@@ -83,10 +83,11 @@ std::string default_config_dir();
 // values of the gamepad controller's tunables. Speeds left out are measured from the data.
 struct ControllerConfig {
   std::string source;
-  std::vector<std::pair<std::string, float>> values;  // [speeds] and [springs] keys as given
+  std::vector<ControllerValue> values;  // [speeds] and [springs] keys as given
 };
 
-// Parses a controller config; throws InputError naming the file, key and accepted range.
+// Reads a controller config with the runtime's parse_controller_config; throws InputError
+// "PATH:LINE: ..." naming the table, key and accepted range.
 ControllerConfig load_controller_config(const std::string& path);
 // The controller tunables for data whose measured speeds are `data` (`data_name`, e.g. "the
 // database"): defaults, then the measured speeds (when valid), then the config's values; a walk
