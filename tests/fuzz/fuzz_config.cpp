@@ -1,10 +1,12 @@
-// libFuzzer target: the TOML configs lmm-import reads. Each input is loaded both as a skeleton
-// map and as a feature schema (load_skeleton_config / load_feature_config); whatever loads is
-// resolved like an import does, against the shipped counterpart (configs/skeletons/bandai.toml,
-// configs/features/locomotion27.toml) and a skeleton holding the role joints.
+// libFuzzer target: the TOML configs the tools read. Each input is loaded as a skeleton map and
+// as a feature schema (load_skeleton_config / load_feature_config), whatever loads resolved like
+// an import does, against the shipped counterpart (configs/skeletons/bandai.toml,
+// configs/features/locomotion27.toml) and a skeleton holding the role joints; and as a
+// controller config (the runtime's parse_controller_config), applied to the default settings.
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fuzz_support.hpp"
 #include "lmm/pipeline/bvh.hpp"
@@ -55,6 +57,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const FeatureSchemaConfig features = load_feature_config(path);
     resolve_schema(features, configs.skeleton, skeleton_of_roles(configs.skeleton), kFps);
   } catch (const InputError&) {
+  }
+  std::vector<lmm::ControllerValue> values;
+  std::string error;
+  if (lmm::parse_controller_config(std::string(reinterpret_cast<const char*>(data), size), values, error)) {
+    lmm::ControllerSettings settings;
+    lmm::apply_controller_values(values, settings);
   }
   return 0;
 }

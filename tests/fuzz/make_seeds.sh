@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the seed corpus of every fuzz target under OUT/<target>/ from the real inputs:
 #   bvh                 the first frames of three normal-extra BVH files, and one whole file
-#   config              the shipped skeleton maps and feature schemas (configs/)
+#   config              the shipped skeleton maps, feature schemas and controller configs (configs/)
 #   mmdb, mmdb_hashed   two small databases lmm-import makes from normal-extra
 #   lmmw, lmmw_hashed   the golden bundle (tests/data/golden-v1.lmmw)
 #   input_script, path  the hand-written inputs in tests/fuzz/seeds/
@@ -18,7 +18,7 @@ extra="$data/normal-extra"
 rm -rf "$out"
 for target in bvh config mmdb mmdb_hashed lmmw lmmw_hashed input_script path; do mkdir -p "$out/$target"; done
 
-cp "$src"/configs/skeletons/*.toml "$src"/configs/features/*.toml "$out/config/"
+cp "$src"/configs/skeletons/*.toml "$src"/configs/features/*.toml "$src"/configs/controllers/*.toml "$out/config/"
 cp "$src/tests/data/golden-v1.lmmw" "$out/lmmw/"
 cp "$src/tests/data/golden-v1.lmmw" "$out/lmmw_hashed/"
 cp "$src"/tests/fuzz/seeds/input_script/* "$out/input_script/"
