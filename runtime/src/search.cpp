@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "search_kernels.hpp"
+
 namespace lmm {
 namespace {
 
@@ -32,32 +34,73 @@ float kth_cost(const SearchResult* out, int k, int found) {
   return found < k ? INFINITY : out[k - 1].cost;
 }
 
-// Squared distance of two padded vectors, summed in kSearchLanes lanes then combined in a
-// fixed order, so the accelerated and brute-force paths agree to the last bit.
-float squared_distance(const float* a, const float* b, int padded_dims) {
-  float lanes[kSearchLanes] = {};
-  for (int i = 0; i < padded_dims; i += kSearchLanes) {
-    for (int l = 0; l < kSearchLanes; ++l) {
-      const float d = a[i + l] - b[i + l];
-      lanes[l] += d * d;
-    }
-  }
-  return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+// The kSearchLanes lanes of one distance, `stride` floats apart, combined in a fixed order (the
+// order of an AVX2 horizontal sum).
+float combine_lanes(const float* lanes, int stride) {
+  const auto lane = [&](int l) { return lanes[l * stride]; };
+  return ((lane(0) + lane(4)) + (lane(1) + lane(5))) + ((lane(2) + lane(6)) + (lane(3) + lane(7)));
 }
-static_assert(kSearchLanes == 8, "the final sums above combine exactly eight lanes");
+static_assert(kSearchLanes == 8, "combine_lanes combines exactly eight lanes");
 
-// Squared distance from a padded query to a box, summed like squared_distance: every lane term
-// is at most the matching term of any frame inside the box, so the result is a lower bound of
-// every frame cost in the box, exactly, in floating point.
-float box_distance(const float* q, const float* min, const float* max, int padded_dims) {
+// Squared distance of two vectors of `dims` values, dimension d summed into lane d mod
+// kSearchLanes then combined in a fixed order: the same bits as every kernel path's frame costs.
+float squared_distance(const float* a, const float* b, int dims) {
   float lanes[kSearchLanes] = {};
-  for (int i = 0; i < padded_dims; i += kSearchLanes) {
+  int d = 0;
+  for (; d + kSearchLanes <= dims; d += kSearchLanes) {
     for (int l = 0; l < kSearchLanes; ++l) {
-      const float d = q[i + l] - std::min(std::max(q[i + l], min[i + l]), max[i + l]);
-      lanes[l] += d * d;
+      const float t = a[d + l] - b[d + l];
+      lanes[l] += t * t;
     }
   }
-  return ((lanes[0] + lanes[4]) + (lanes[1] + lanes[5])) + ((lanes[2] + lanes[6]) + (lanes[3] + lanes[7]));
+  for (int l = 0; l < kSearchLanes; ++l) {  // the last, partial group: a missing dimension adds +0
+    const float t = d + l < dims ? a[d + l] - b[d + l] : 0.0f;
+    lanes[l] += t * t;
+  }
+  return combine_lanes(lanes, 1);
+}
+
+// The portable kernels: W columns of a structure-of-arrays table with rows `stride` floats apart,
+// out[j] = sum over d of (q[d] - clamp(q[d], lo[d][j], hi[d][j]))^2 (with Clamp; else
+// (q[d] - lo[d][j])^2), in lanes like squared_distance. With Clamp every term is at most the
+// matching term of any vector inside the box, so the sum is an exact lower bound of its costs.
+template <int W, bool Clamp>
+void lane_sums(const float* q, int dims, const float* lo, const float* hi, int stride, float* out) {
+  float lanes[kSearchLanes][W] = {};
+  for (int d = 0; d < dims; ++d) {
+    const size_t row = size_t(d) * size_t(stride);
+    float* lane = lanes[d % kSearchLanes];
+    for (int j = 0; j < W; ++j) {
+      const float x = Clamp ? std::min(std::max(q[d], lo[row + j]), hi[row + j]) : lo[row + j];
+      const float t = q[d] - x;
+      lane[j] += t * t;
+    }
+  }
+  for (int j = 0; j < W; ++j) out[j] = combine_lanes(&lanes[0][j], W);
+}
+
+template <int W>
+void box_bounds_scalar(const float* q, int dims, const float* min, const float* max, float* out) {
+  lane_sums<W, true>(q, dims, min, max, W, out);
+}
+
+void block_costs_scalar(const float* q, int dims, const float* block, float* out) {
+  lane_sums<detail::kBlockFrames, false>(q, dims, block, block, detail::kBlockFrames, out);
+}
+
+// The kernels of `path` (Auto already resolved); null kernels when this build has none.
+detail::SearchKernels kernels_for(KernelPath path) {
+  switch (path) {
+    case KernelPath::Avx512: return detail::search_kernels_avx512();
+    case KernelPath::Avx2: return detail::search_kernels_avx2();
+    default: return detail::search_kernels_scalar();
+  }
+}
+
+// Whether this build and CPU can run `path` (Auto already resolved).
+bool path_available(KernelPath path) {
+  const std::vector<KernelPath> paths = available_kernel_paths();
+  return std::find(paths.begin(), paths.end(), path) != paths.end() && kernels_for(path).block_costs != nullptr;
 }
 
 // The current frame is a candidate once (without transition cost), never again in the scan.
@@ -70,24 +113,32 @@ int searchable_end(int start, int stop, const SearchParams& params) {
   return std::max(start, stop - std::max(0, params.ignore_range_end));
 }
 
-// Sets [min, max] rows (padded_dims wide) to the bounds of rows [start, stop) of `features`.
-void box_bounds(const std::vector<float>& features, int padded_dims, int start, int stop, float* min, float* max) {
-  for (int d = 0; d < padded_dims; ++d) {
-    min[d] = FLT_MAX;
-    max[d] = -FLT_MAX;
+// Sets min[d * stride] and max[d * stride], d < dims, to the bounds of frames [start, stop) of `db`.
+void box_bounds(const Database& db, int dims, int start, int stop, float* min, float* max, int stride) {
+  for (int d = 0; d < dims; ++d) {
+    min[size_t(d) * stride] = FLT_MAX;
+    max[size_t(d) * stride] = -FLT_MAX;
   }
   for (int f = start; f < stop; ++f) {
-    const float* x = &features[size_t(f) * padded_dims];
-    for (int d = 0; d < padded_dims; ++d) {
-      min[d] = std::min(min[d], x[d]);
-      max[d] = std::max(max[d], x[d]);
+    const float* x = db.features(f);
+    for (int d = 0; d < dims; ++d) {
+      min[size_t(d) * stride] = std::min(min[size_t(d) * stride], x[d]);
+      max[size_t(d) * stride] = std::max(max[size_t(d) * stride], x[d]);
     }
   }
 }
 
 }  // namespace
 
-bool FeatureSearch::build(std::shared_ptr<const Database> database, std::string& error) {
+namespace detail {
+
+SearchKernels search_kernels_scalar() {
+  return {&box_bounds_scalar<kLargeGroup>, &box_bounds_scalar<kSmallPerLarge>, &block_costs_scalar};
+}
+
+}  // namespace detail
+
+bool FeatureSearch::build(std::shared_ptr<const Database> database, std::string& error, KernelPath path) {
   if (database == nullptr) {
     error = "search: no database (null pointer)";
     return false;
@@ -98,13 +149,16 @@ bool FeatureSearch::build(std::shared_ptr<const Database> database, std::string&
             std::to_string(kMaxSearchDims) + " feature dimensions";
     return false;
   }
-  db_ = database;
-  dims_ = db.schema().dims;
-  padded_dims_ = (dims_ + kSearchLanes - 1) / kSearchLanes * kSearchLanes;
-  features_.assign(size_t(db.frame_count()) * padded_dims_, 0.0f);
-  for (int f = 0; f < db.frame_count(); ++f) {
-    std::copy(db.features(f), db.features(f) + dims_, &features_[size_t(f) * padded_dims_]);
+  if (path == KernelPath::Auto) path = available_kernel_paths().back();
+  if (!path_available(path)) {
+    error = std::string("search: kernel path '") + kernel_path_name(path) +
+            "' is not available on this build and CPU (use auto or scalar)";
+    return false;
   }
+  db_ = database;
+  path_ = path;
+  kernels_ = kernels_for(path);
+  dims_ = db.schema().dims;
   ranges_.clear();
   large_.clear();
   small_.clear();
@@ -122,27 +176,47 @@ bool FeatureSearch::build(std::shared_ptr<const Database> database, std::string&
     ranges_.push_back(rb);
   }
   large_first_small_.push_back(static_cast<int>(small_.size()));
-  const size_t p = size_t(padded_dims_);
-  small_min_.resize(small_.size() * p);
-  small_max_.resize(small_.size() * p);
-  large_min_.resize(large_.size() * p);
-  large_max_.resize(large_.size() * p);
-  for (size_t i = 0; i < small_.size(); ++i) {
-    box_bounds(features_, padded_dims_, small_[i].start, small_[i].stop, &small_min_[i * p], &small_max_[i * p]);
-  }
-  for (size_t i = 0; i < large_.size(); ++i) {
-    box_bounds(features_, padded_dims_, large_[i].start, large_[i].stop, &large_min_[i * p], &large_max_[i * p]);
-  }
+  build_tables();
   return true;
 }
 
-float FeatureSearch::frame_cost(const float* padded_query, int frame) const {
-  return squared_distance(padded_query, &features_[size_t(frame) * padded_dims_], padded_dims_);
+void FeatureSearch::build_tables() {
+  using detail::kBlockFrames;
+  using detail::kLargeGroup;
+  using detail::kSmallPerLarge;
+  const Database& db = *db_;
+  const size_t p = size_t(dims_);
+  blocks_.assign(small_.size() * p * kBlockFrames, 0.0f);
+  for (size_t s = 0; s < small_.size(); ++s) {
+    for (int f = small_[s].start; f < small_[s].stop; ++f) {
+      float* column = &blocks_[s * p * kBlockFrames + size_t(f - small_[s].start)];
+      for (int d = 0; d < dims_; ++d) column[size_t(d) * kBlockFrames] = db.features(f)[d];
+    }
+  }
+  small_min_.assign(large_.size() * p * kSmallPerLarge, 0.0f);
+  small_max_.assign(small_min_.size(), 0.0f);
+  for (size_t l = 0; l < large_.size(); ++l) {
+    for (int s = large_first_small_[l]; s < large_first_small_[l + 1]; ++s) {
+      const size_t at = l * p * kSmallPerLarge + size_t(s - large_first_small_[l]);
+      box_bounds(db, dims_, small_[size_t(s)].start, small_[size_t(s)].stop, &small_min_[at], &small_max_[at], kSmallPerLarge);
+    }
+  }
+  const size_t groups = (large_.size() + kLargeGroup - 1) / kLargeGroup;
+  large_min_.assign(groups * p * kLargeGroup, 0.0f);
+  large_max_.assign(large_min_.size(), 0.0f);
+  for (size_t l = 0; l < large_.size(); ++l) {
+    const size_t at = l / kLargeGroup * p * kLargeGroup + l % kLargeGroup;
+    box_bounds(db, dims_, large_[l].start, large_[l].stop, &large_min_[at], &large_max_[at], kLargeGroup);
+  }
+}
+
+float FeatureSearch::frame_cost(const float* query, int frame) const {
+  return squared_distance(query, db_->features(frame), dims_);
 }
 
 SearchScratch FeatureSearch::make_scratch() const {
   SearchScratch scratch;
-  scratch.large_bounds.assign(large_.size(), 0.0f);
+  scratch.large_bounds.assign(large_min_.size() / std::max(1, dims_), 0.0f);
   return scratch;
 }
 
@@ -154,17 +228,23 @@ int FeatureSearch::searchable_large_count(const RangeBoxes& range, int end) cons
 
 void FeatureSearch::search_large_box(const float* q, int current_frame, const SearchParams& params, int l,
                                      int end, SearchResult* out, int k, int& found) const {
-  const size_t p = size_t(padded_dims_);
+  using detail::kBlockFrames;
+  using detail::kSmallPerLarge;
+  const size_t p = size_t(dims_);
   const float base = params.transition_cost;
-  for (int s = large_first_small_[size_t(l)]; s < large_first_small_[size_t(l) + 1]; ++s) {
+  float bounds[kSmallPerLarge], costs[kBlockFrames];
+  const size_t group = size_t(l) * p * kSmallPerLarge;
+  kernels_.small_bounds(q, dims_, &small_min_[group], &small_max_[group], bounds);
+  const int first = large_first_small_[size_t(l)];
+  for (int s = first; s < large_first_small_[size_t(l) + 1]; ++s) {
     const Box& small = small_[size_t(s)];
     if (small.start >= end) return;
-    if (base + box_distance(q, &small_min_[size_t(s) * p], &small_max_[size_t(s) * p], padded_dims_) >
-        kth_cost(out, k, found)) {
-      continue;
-    }
+    if (base + bounds[s - first] > kth_cost(out, k, found)) continue;
+    kernels_.block_costs(q, dims_, &blocks_[size_t(s) * p * kBlockFrames], costs);
     for (int f = small.start; f < std::min(small.stop, end); ++f) {
-      if (!skipped(f, current_frame, params)) insert_sorted(out, k, found, f, base + frame_cost(q, f));
+      const float cost = base + costs[f - small.start];
+      if (cost > kth_cost(out, k, found) || skipped(f, current_frame, params)) continue;
+      insert_sorted(out, k, found, f, cost);
     }
   }
 }
@@ -183,20 +263,24 @@ int FeatureSearch::start(const float* query, int current_frame, float* q, Search
 
 int FeatureSearch::search(const float* query, int current_frame, const SearchParams& params, SearchResult* out,
                           int k, SearchScratch& scratch) const {
-  if (db_ == nullptr || k <= 0 || scratch.large_bounds.size() != large_.size()) return 0;
+  if (db_ == nullptr || k <= 0 || scratch.large_bounds.size() != large_min_.size() / size_t(dims_)) return 0;
   float q[kMaxSearchDims] = {};
   int found = start(query, current_frame, q, out, k);
   if (found < 0) return 0;
   if (current_frame >= db_->frame_count()) current_frame = -1;
-  // Pass 1: the lower bound of every searchable large box; remember the most promising one.
-  const size_t p = size_t(padded_dims_);
+  // Pass 1: the lower bound of every large box, kLargeGroup at a time; remember the most
+  // promising searchable one.
+  const size_t group_size = size_t(dims_) * detail::kLargeGroup;
+  for (size_t g = 0; g * group_size < large_min_.size(); ++g) {
+    kernels_.large_bounds(q, dims_, &large_min_[g * group_size], &large_max_[g * group_size],
+                          &scratch.large_bounds[g * detail::kLargeGroup]);
+  }
   int best = -1, best_end = 0;
   for (const RangeBoxes& range : ranges_) {
     const int end = searchable_end(range.start, range.stop, params);
     const int count = searchable_large_count(range, end);
     for (int l = range.first_large; l < range.first_large + count; ++l) {
-      const float bound = params.transition_cost +
-                          box_distance(q, &large_min_[size_t(l) * p], &large_max_[size_t(l) * p], padded_dims_);
+      const float bound = params.transition_cost + scratch.large_bounds[size_t(l)];
       scratch.large_bounds[size_t(l)] = bound;
       if (best < 0 || bound < scratch.large_bounds[size_t(best)]) {
         best = l;
@@ -226,9 +310,16 @@ int FeatureSearch::brute_force(const float* query, int current_frame, const Sear
   int found = start(query, current_frame, q, out, k);
   if (found < 0) return 0;
   if (current_frame >= db_->frame_count()) current_frame = -1;
+  // Every frame, a block at a time through the portable kernel.
+  float costs[detail::kBlockFrames];
   for (const RangeBoxes& range : ranges_) {
-    for (int f = range.start; f < searchable_end(range.start, range.stop, params); ++f) {
-      if (!skipped(f, current_frame, params)) insert_sorted(out, k, found, f, params.transition_cost + frame_cost(q, f));
+    const int end = searchable_end(range.start, range.stop, params);
+    const int last_small = large_first_small_[size_t(range.first_large + range.large_count)];
+    for (int s = large_first_small_[size_t(range.first_large)]; s < last_small && small_[size_t(s)].start < end; ++s) {
+      block_costs_scalar(q, dims_, &blocks_[size_t(s) * size_t(dims_) * detail::kBlockFrames], costs);
+      for (int f = small_[size_t(s)].start; f < std::min(small_[size_t(s)].stop, end); ++f) {
+        if (!skipped(f, current_frame, params)) insert_sorted(out, k, found, f, params.transition_cost + costs[f - small_[size_t(s)].start]);
+      }
     }
   }
   return found;

@@ -2,31 +2,17 @@
 // Every kernel sums a distance's squared terms in kSearchLanes lanes (lane = dimension mod 8) and
 // combines the lanes in the same fixed order, one multiply and one add per term (never fused), so
 // all kernel paths and the brute-force reference agree to the last bit, and a box bound (whose
-// every term is at most a frame's matching term) is an exact lower bound in floating point.
+// every term is at most a frame's matching term, summed in the same order) is an exact lower
+// bound of every frame cost in the box, in floating point.
 #pragma once
 
 #include "lmm/search.hpp"
 
 namespace lmm::detail {
 
-constexpr int kLargeGroup = 8;                                  // large boxes whose bounds are stored together
+constexpr int kLargeGroup = 8;                                     // large boxes whose bounds are stored together
 constexpr int kSmallPerLarge = kLargeBoxFrames / kSmallBoxFrames;  // small boxes of one large box
-constexpr int kBlockFrames = kSmallBoxFrames;                    // frames of one feature block
-
-// Box bounds stored structure-of-arrays: value (dimension d, box j) at min[d * W + j], W boxes.
-// out[j] = squared distance from the padded query to box j, for j < W.
-using BoxBoundsKernel = void (*)(const float* query, int padded_dims, const float* min, const float* max, float* out);
-// Frame features stored structure-of-arrays: value (dimension d, frame j) at block[d * kBlockFrames + j].
-// out[j] = squared distance from the padded query to frame j, for j < kBlockFrames.
-using BlockCostsKernel = void (*)(const float* query, int padded_dims, const float* block, float* out);
-
-// One kernel path: bounds of a group of kLargeGroup large boxes, of the kSmallPerLarge small
-// boxes of one large box, and the costs of one block of frames.
-struct SearchKernels {
-  BoxBoundsKernel large_bounds = nullptr;
-  BoxBoundsKernel small_bounds = nullptr;
-  BlockCostsKernel block_costs = nullptr;
-};
+constexpr int kBlockFrames = kSmallBoxFrames;                      // frames of one feature block
 
 // Portable kernels.
 SearchKernels search_kernels_scalar();

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
+#include <vector>
 
 #include "lmm/search.hpp"
 #include "support/search_fixture.hpp"
@@ -10,26 +12,32 @@ using test::SearchFixture;
 
 namespace {
 
-TEST(Search, EqualsBruteForceOnRandomQueries) {
-  SearchFixture fx(11);
+// Checks search == brute_force (frames and costs, bit for bit) on `trials` queries near random
+// database frames (noise in proportion to each value), for k = 1, 3, 10 and four parameter sets; returns the comparisons made.
+int expect_equals_brute_force(const FeatureSearch& search, int trials) {
+  const Database& db = *search.database();
+  SearchScratch scratch = search.make_scratch();
   std::mt19937 rng(5);
   std::normal_distribution<float> jitter(0.0f, 0.5f);
-  std::uniform_int_distribution<int> frame(0, fx.db->frame_count() - 1);
+  std::uniform_int_distribution<int> frame(0, db.frame_count() - 1);
   const SearchParams variants[] = {SearchParams{}, SearchParams{0.5f, 20, 20}, SearchParams{0.0f, 0, 0},
                                    SearchParams{2.0f, 5, 60}};
+  std::vector<float> query(size_t(search.dims()));
   int checked = 0;
-  for (int trial = 0; trial < 400; ++trial) {
-    float query[5];
+  for (int trial = 0; trial < trials; ++trial) {
     const int near = frame(rng);
-    for (int d = 0; d < 5; ++d) query[d] = fx.db->features(near)[d] + jitter(rng);
+    for (int d = 0; d < search.dims(); ++d) {
+      const float x = db.features(near)[d];
+      query[size_t(d)] = x + jitter(rng) * (0.1f + std::abs(x));
+    }
     const int current = trial % 3 == 0 ? -1 : frame(rng);
     const SearchParams& params = variants[trial % 4];
     for (int k : {1, 3, 10}) {
       SearchResult fast[10], slow[10];
-      const int a = fx.search.search(query, current, params, fast, k, fx.scratch);
-      const int b = fx.search.brute_force(query, current, params, slow, k);
-      ASSERT_EQ(a, b) << "trial " << trial << " k " << k;
-      for (int i = 0; i < a; ++i) {
+      const int a = search.search(query.data(), current, params, fast, k, scratch);
+      const int b = search.brute_force(query.data(), current, params, slow, k);
+      EXPECT_EQ(a, b) << "trial " << trial << " k " << k;
+      for (int i = 0; i < std::min(a, b); ++i) {
         EXPECT_EQ(fast[i].frame, slow[i].frame) << "trial " << trial << " k " << k << " rank " << i;
         EXPECT_EQ(fast[i].cost, slow[i].cost) << "trial " << trial << " k " << k << " rank " << i;
         if (i > 0) {
@@ -39,7 +47,70 @@ TEST(Search, EqualsBruteForceOnRandomQueries) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 1200);
+  return checked;
+}
+
+// A database of 27 feature dimensions (as many as the bandai-loco schema: several terms per
+// summation lane) holding random walks whose magnitudes span six decades, so sums of squares
+// round in every lane: a kernel that fused, dropped or reordered an addition would disagree with
+// the brute-force reference in the last bit.
+std::shared_ptr<const Database> wide_database(AlignedBuffer& buffer, uint32_t seed) {
+  test::SyntheticDatabase synthetic;
+  std::mt19937 rng(seed);
+  std::vector<int> lengths;
+  for (int r = 0; r < 30; ++r) lengths.push_back(25 + int(rng() % 300));
+  synthetic.randomize(lengths, seed);
+  const int dims = 27, frames = synthetic.range_stop.back();
+  synthetic.group_item_count = {3, 9};  // 3 bone positions (9 dims) + 9 trajectory samples (18 dims)
+  synthetic.group_items = {1, 2, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  synthetic.feature_offset.assign(dims, 0.0f);
+  synthetic.feature_scale.assign(dims, 1.0f);
+  synthetic.features.assign(size_t(frames) * dims, 0.0f);
+  std::normal_distribution<float> step(0.0f, 0.15f);
+  for (size_t r = 0; r < lengths.size(); ++r) {
+    for (int d = 0; d < dims; ++d) {
+      const float scale = std::pow(10.0f, float(d % 7) - 3.0f);
+      float x = step(rng) * 10.0f * scale;
+      for (int f = synthetic.range_start[r]; f < synthetic.range_stop[r]; ++f) {
+        synthetic.features[size_t(f) * dims + size_t(d)] = x += step(rng) * scale;
+      }
+    }
+  }
+  buffer = test::aligned_copy(synthetic.build());
+  std::string error;
+  std::shared_ptr<const Database> db = Database::load_buffer(buffer.data(), buffer.size(), error);
+  EXPECT_NE(db, nullptr) << error;
+  return db;
+}
+
+TEST(Search, EqualsBruteForceOnRandomQueries) {
+  SearchFixture fx(11);
+  EXPECT_EQ(expect_equals_brute_force(fx.search, 400), 1200);
+}
+
+// Every kernel path (portable, AVX2, AVX-512, as this build and CPU allow) returns the frames and
+// costs of the portable brute force, bit for bit, on a narrow and a wide database.
+TEST(Search, EveryKernelPathEqualsBruteForceBitForBit) {
+  SearchFixture narrow(11);
+  AlignedBuffer buffer;
+  const std::shared_ptr<const Database> wide = wide_database(buffer, 4);
+  ASSERT_NE(wide, nullptr);
+  ASSERT_EQ(wide->schema().dims, 27);
+  for (const std::shared_ptr<const Database>& db : {narrow.db, wide}) {
+    for (KernelPath path : available_kernel_paths()) {
+      SCOPED_TRACE(std::string(kernel_path_name(path)) + ", " + std::to_string(db->schema().dims) + " dims");
+      FeatureSearch search;
+      std::string error;
+      ASSERT_TRUE(search.build(db, error, path)) << error;
+      EXPECT_EQ(search.path(), path);
+      EXPECT_EQ(expect_equals_brute_force(search, 200), 600);
+    }
+  }
+}
+
+TEST(Search, AutoPicksTheWidestKernelPath) {
+  SearchFixture fx(3);
+  EXPECT_EQ(fx.search.path(), available_kernel_paths().back());
 }
 
 TEST(Search, RespectsRangeEndsSurroundingAndTransitionCost) {

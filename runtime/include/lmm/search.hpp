@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lmm/database.hpp"
+#include "lmm/nn.hpp"
 
 namespace lmm {
 
@@ -28,6 +29,19 @@ constexpr int kMaxSearchDims = 256;     // feature dimensions the search support
 constexpr int kSmallBoxFrames = 16;  // basic motion matching's BOUND_SM_SIZE
 constexpr int kLargeBoxFrames = 64;  // basic motion matching's BOUND_LR_SIZE
 
+namespace detail {
+// Internal: one kernel path's distance kernels (see runtime/src/search_kernels.hpp).
+struct SearchKernels {
+  // out[j] = squared distance over the first `dims` dimensions from a query to box j of W boxes
+  // stored [dim][W] (W = 8 for large boxes, 4 for the small boxes of one large box).
+  void (*large_bounds)(const float* query, int dims, const float* min, const float* max, float* out) = nullptr;
+  void (*small_bounds)(const float* query, int dims, const float* min, const float* max, float* out) = nullptr;
+  // out[j] = squared distance over the first `dims` dimensions from a query to frame j of a
+  // block of 16 frames stored [dim][16].
+  void (*block_costs)(const float* query, int dims, const float* block, float* out) = nullptr;
+};
+}  // namespace detail
+
 // Per-caller working memory of FeatureSearch::search (one per thread or character).
 struct SearchScratch {
   std::vector<float> large_bounds;  // lower bound of every large box for the current query
@@ -37,10 +51,11 @@ struct SearchScratch {
 // search calls never allocate and may run concurrently with distinct scratches.
 class FeatureSearch {
  public:
-  // Holds `db` (shared) and computes the boxes and a padded copy of its features; false with a
+  // Holds `db` (shared) and computes the boxes and a blocked copy of its features; false with a
   // message when the database is null, has no frames, no features or more than kMaxSearchDims
-  // dimensions.
-  bool build(std::shared_ptr<const Database> db, std::string& error);
+  // dimensions, or when `path` is not available on this build and CPU. Every path gives the
+  // same answers to the last bit; Auto picks the widest available one.
+  bool build(std::shared_ptr<const Database> db, std::string& error, KernelPath path = KernelPath::Auto);
   // Working memory sized for this index (allocates; call once per caller).
   SearchScratch make_scratch() const;
   // The k lowest (cost, frame) pairs, sorted, written to out[0..k); returns how many were
@@ -50,17 +65,20 @@ class FeatureSearch {
   // non-finite value has no answer (returns 0).
   int search(const float* query, int current_frame, const SearchParams& params, SearchResult* out,
              int k, SearchScratch& scratch) const;
-  // The same answer computed without the boxes (reference and benchmark baseline).
+  // The same answer computed without the boxes or the SIMD kernels: every frame through the
+  // portable kernel (reference and benchmark baseline).
   int brute_force(const float* query, int current_frame, const SearchParams& params,
                   SearchResult* out, int k) const;
   // Number of feature dimensions.
   int dims() const { return dims_; }
+  // The kernel path chosen by build (Auto resolved).
+  KernelPath path() const { return path_; }
   // The database this index was built over (null before build).
   const std::shared_ptr<const Database>& database() const { return db_; }
 
  private:
   struct Box {
-    int start = 0, stop = 0;  // frames covered; its bounds are row `index` of *_min_ / *_max_
+    int start = 0, stop = 0;  // frames covered
   };
   struct RangeBoxes {
     int start = 0, stop = 0;            // clip frames
@@ -68,19 +86,25 @@ class FeatureSearch {
   };
   // Large boxes of `range` that hold frames before its excluded end.
   int searchable_large_count(const RangeBoxes& range, int end) const;
-  float frame_cost(const float* padded_query, int frame) const;
-  void search_large_box(const float* padded_query, int current_frame, const SearchParams& params,
+  float frame_cost(const float* query, int frame) const;
+  void search_large_box(const float* query, int current_frame, const SearchParams& params,
                         int large, int end, SearchResult* out, int k, int& found) const;
-  int start(const float* query, int current_frame, float* padded_query, SearchResult* out, int k) const;
+  int start(const float* query, int current_frame, float* query_copy, SearchResult* out, int k) const;
+  // Fills blocks_ and the bound tables from db_ (after the boxes are laid out).
+  void build_tables();
 
   std::shared_ptr<const Database> db_;
   int dims_ = 0;
-  int padded_dims_ = 0;             // dims rounded up to a multiple of kSearchLanes
-  std::vector<float> features_;     // frames x padded_dims_, zero padded
+  KernelPath path_ = KernelPath::Scalar;
+  detail::SearchKernels kernels_;
   std::vector<RangeBoxes> ranges_;
   std::vector<Box> large_, small_;
   std::vector<int> large_first_small_;  // first small box of each large box
-  std::vector<float> small_min_, small_max_, large_min_, large_max_;  // boxes x padded_dims_
+  // Structure-of-arrays copies (unused columns zero): the features of small box s as block s
+  // ([dim][16 frames]); the bounds of the small boxes of large box l as group l ([dim][4 boxes]);
+  // the bounds of large boxes 8g..8g+7 as group g ([dim][8 boxes]).
+  std::vector<float> blocks_;
+  std::vector<float> small_min_, small_max_, large_min_, large_max_;
 };
 
 }  // namespace lmm
