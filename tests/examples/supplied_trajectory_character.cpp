@@ -14,6 +14,7 @@ bool SuppliedTrajectoryCharacter::init(std::shared_ptr<const lmm::Database> db, 
   db_ = std::move(db);
   search_ = &search;
   settings_ = settings;
+  sample_times_.clear();  // init may be called again
   for (int offset : db_->schema().trajectory_offsets) sample_times_.push_back(float(offset) / db_->fps());
   const lmm::Quat facing = lmm::quat_from_heading(lmm::Vec3{std::sin(heading), 0.0f, std::cos(heading)});
   present_ = lmm::RootSample{lmm::on_ground(position), facing};

@@ -335,12 +335,12 @@ std::string speeds_text(const ControllerSettings& s) {
 // Where measured speeds came from, naming directions that kept the default ratio to forward.
 std::string measured_origin(const SpeedProfile& data, const std::string& data_name) {
   if (!data.valid()) return "lmmkit's defaults (" + data_name + " has no measured speeds)";
-  std::string origin = "measured from " + data_name;
-  if (data.frames > 0 && !(data.side_measured && data.back_measured)) {
-    origin += std::string(" (") + (data.side_measured ? "" : "side") + (data.side_measured || data.back_measured ? "" : " and ") +
-              (data.back_measured ? "" : "back") + ": too few frames, default ratio to forward)";
-  }
-  return origin;
+  const std::string origin = "measured from " + data_name;
+  if (data.frames == 0 || (data.side_measured && data.back_measured)) return origin;  // bundles store no counts
+  const char* unmeasured = !data.side_measured && !data.back_measured ? "side and back"
+                           : !data.side_measured                      ? "side"
+                                                                      : "back";
+  return origin + " (" + unmeasured + ": too few frames, default ratio to forward)";
 }
 
 }  // namespace
