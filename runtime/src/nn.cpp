@@ -156,7 +156,7 @@ bool ModelEvaluator::init(std::shared_ptr<const Model> bundle, int batch_capacit
   result_.assign(rows * width, 0.0f);
   standardised_.assign(size_t(model.encoder().in), 0.0f);
   route_expert_.assign(entries, 0);
-  expert_start_.assign(size_t(experts) + 1, 0);
+  expert_start_.assign(size_t(top_k) * size_t(experts) + 1, 0);
   slot_row_.assign(entries, 0);
   return true;
 }
@@ -208,31 +208,34 @@ void ModelEvaluator::run_single(const NetworkWeights& net, const float* in, floa
 
 void ModelEvaluator::run_experts_grouped(const NetworkWeights& net, const float* in, int rows, float* mix) {
   const detail::DenseKernel dense = kernel_for(path_);
-  const int k = net.top_k, width = net.expert_out();
+  const int k = net.top_k, width = net.expert_out(), groups = k * net.experts;
   dense(net.gate, in, net.in, rows, logits_.data(), net.experts, false, detail::RowMap{});
-  std::fill(expert_start_.begin(), expert_start_.begin() + net.experts + 1, 0);
+  // Slots are grouped by (routing rank, expert): every row adds its best expert's output first,
+  // then its second, as run_single does, so a batched row equals the same row alone bit for bit.
+  auto group_of = [&](int entry) { return (entry % k) * net.experts + route_expert_[entry]; };
+  std::fill(expert_start_.begin(), expert_start_.begin() + groups + 1, 0);
   for (int r = 0; r < rows; ++r) {
     route(net, logits_.data() + size_t(r) * net.experts, route_weight_.data() + size_t(r) * k,
           route_expert_.data() + size_t(r) * k);
-    for (int j = 0; j < k; ++j) ++expert_start_[route_expert_[size_t(r) * k + j] + 1];
+    for (int j = 0; j < k; ++j) ++expert_start_[group_of(r * k + j) + 1];
   }
-  for (int e = 0; e < net.experts; ++e) expert_start_[e + 1] += expert_start_[e];
-  // Counting sort of the (row, choice) entries by expert: slot_row_ / slot_weight_ hold each
-  // slot's input row and routing weight, expert_start_[e] the first slot of expert e.
+  for (int g = 0; g < groups; ++g) expert_start_[g + 1] += expert_start_[g];
+  // Counting sort of the (row, choice) entries by group: slot_row_ / slot_weight_ hold each
+  // slot's input row and routing weight, expert_start_[g] the first slot of group g.
   for (int entry = 0; entry < rows * k; ++entry) {
-    const int slot = expert_start_[route_expert_[entry]]++;
+    const int slot = expert_start_[group_of(entry)]++;
     slot_row_[slot] = entry / k;
     slot_weight_[slot] = route_weight_[entry];
   }
-  for (int e = net.experts; e > 0; --e) expert_start_[e] = expert_start_[e - 1];
+  for (int g = groups; g > 0; --g) expert_start_[g] = expert_start_[g - 1];
   expert_start_[0] = 0;
   std::fill(mix, mix + size_t(rows) * width, 0.0f);
-  for (int e = 0; e < net.experts; ++e) {
-    const int first = expert_start_[e], count = expert_start_[e + 1] - first;
-    // An expert's rows are distinct (top-k picks distinct experts per row), so no two of its
-    // slots add into one row of mix.
+  for (int g = 0; g < groups; ++g) {
+    const int first = expert_start_[g], count = expert_start_[g + 1] - first;
+    // A group's rows are distinct (one entry per row and rank), so no two of its slots add into
+    // one row of mix.
     if (count > 0) {
-      run_expert(net, e, in, slot_row_.data() + first, first, count, slot_row_.data() + first,
+      run_expert(net, g % net.experts, in, slot_row_.data() + first, first, count, slot_row_.data() + first,
                  slot_weight_.data() + first, mix);
     }
   }

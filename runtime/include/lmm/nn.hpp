@@ -62,7 +62,8 @@ class ModelEvaluator {
   bool encode(const float* pose_and_positions, float* latent);
 
   // Batched forms for crowds: `count` rows, row-major, same sizes as above. Rows are grouped
-  // by routed expert so each expert's weights are read once per chunk.
+  // by routed expert (and routing rank) so each expert's weights are read once per chunk and
+  // rank; every row's output equals the single-row call's bit for bit.
   bool decode_batch(const float* latent_and_features, int count, float* poses);
   bool step_batch(const float* states, int count, float* next_states);
   bool project_batch(const float* queries, int count, float* states);
