@@ -48,7 +48,8 @@ bool LearnedCharacter::start(Vec3 position, float heading) {
   // Start from the projection of a standing query: mean pose features (zero once normalised),
   // trajectory in place.
   std::fill(query_.begin(), query_.end(), 0.0f);
-  const bool projected = project(query_.data());
+  const ProjectMatchJob match{&playback_.evaluator(), query_, projected_};
+  const bool projected = build_query(query_.data()) && match.run();
   if (!projected) std::fill(projected_.begin(), projected_.end(), 0.0f);
   playback_.start(projected_.data(), out_, stats_);
   update_globals(model_->skeleton().parents);
@@ -58,11 +59,27 @@ bool LearnedCharacter::start(Vec3 position, float heading) {
 }
 
 void LearnedCharacter::update(const GamepadInput& input, float raw_dt) {
+  const float dt = begin_frame(input, raw_dt);
+  if (projection_due()) {
+    const ProjectMatchJob match{&playback_.evaluator(), query_, projected_};
+    take_projection(build_query() && match.run());
+  }
+  playback_.advance(dt, settings_.inertialization_halflife, out_, stats_);
+  end_frame(dt);
+}
+
+float LearnedCharacter::begin_frame(const GamepadInput& input, float raw_dt) {
   begin_root_motion();
   const float dt = steering_.begin_update(input, raw_dt, out_.positions[0], stats_);
   prediction_age_ += dt;
-  if (steering_.search_due() || prediction_age_ >= settings_.max_prediction) project_and_transition();
-  playback_.advance(dt, settings_.inertialization_halflife, out_, stats_);
+  return dt;
+}
+
+bool LearnedCharacter::projection_due() const {
+  return steering_.search_due() || prediction_age_ >= settings_.max_prediction;
+}
+
+void LearnedCharacter::end_frame(float dt) {
   steering_.integrate_root(playback_.local_root_velocity(), playback_.local_root_angular(), dt, out_.positions[0],
                            out_.rotations[0], out_.velocities[0], out_.angular[0]);
   update_globals(model_->skeleton().parents);
@@ -70,14 +87,15 @@ void LearnedCharacter::update(const GamepadInput& input, float raw_dt) {
   end_root_motion();
 }
 
-bool LearnedCharacter::project(const float* pose_features) {
+bool LearnedCharacter::build_query() { return build_query(playback_.state().data() + model_->latent()); }
+
+bool LearnedCharacter::build_query(const float* pose_features) {
   QueryJob query = query_job_for(*model_);
   query.pose_features = Span<const float>(pose_features, query_.size());
   query.root = RootSample{on_ground(out_.positions[0]), out_.rotations[0]};
   query.trajectory = steering_.trajectory();
   query.query = query_;
-  const ProjectMatchJob match{&playback_.evaluator(), query_, projected_};
-  return query.run() && match.run();
+  return query.run();
 }
 
 float LearnedCharacter::query_cost(const float* state) const {
@@ -90,8 +108,7 @@ float LearnedCharacter::query_cost(const float* state) const {
   return cost;
 }
 
-void LearnedCharacter::project_and_transition() {
-  const bool projected = project(playback_.state().data() + model_->latent());
+void LearnedCharacter::take_projection(bool projected) {
   steering_.searched(stats_);
   if (!projected) {
     ++stats_.nonfinite_states;

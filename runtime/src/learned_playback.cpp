@@ -80,11 +80,37 @@ void LearnedPlayback::transition(const float* state, const PoseBuffers& out, Cha
 }
 
 void LearnedPlayback::advance(float dt, float halflife, PoseBuffers& out, CharacterStats& stats) {
-  advance_tracks(dt, stats);
-  compose_shown();
+  const int frames = begin_advance(dt);
+  for (int f = 0; f < frames; ++f) {
+    for (int t = 0; t < stepping_tracks_; ++t) step_track(stepping_track(t), stats);
+  }
+  const float* shown = compose_shown();
+  finish_advance(evaluator_.decode(shown, decoded_.data()), dt, halflife, out, stats);
+}
+
+int LearnedPlayback::begin_advance(float dt) {
+  // The stepper predicts whole model frames; between them the states are interpolated
+  // (Kleanthous & Martini 2023 Eq. 12: the latent is smooth enough to sample at dt < 1 / fps).
+  phase_ += double(dt) * model_->fps();
+  int frames = 0;
+  for (; phase_ >= 1.0; ++frames) phase_ -= 1.0;
+  stepping_tracks_ = blend_ < 1.0f ? 2 : 1;
+  if (blend_ < 1.0f) blend_ = blend_time_ > 0.0f ? std::min(1.0f, blend_ + dt / blend_time_) : 1.0f;
+  return frames;
+}
+
+LearnedPlayback::StepRow LearnedPlayback::prepare_step(int t) {
+  Track& track = stepping_track(t);
+  std::swap(track.now, track.next);
+  return StepRow{track.now.data(), track.next.data()};
+}
+
+void LearnedPlayback::finish_step(int t, bool ok, CharacterStats& stats) { take_step(stepping_track(t), ok, stats); }
+
+void LearnedPlayback::finish_advance(bool ok, float dt, float halflife, PoseBuffers& out, CharacterStats& stats) {
   // The last pose becomes the previous one; the decode overwrites every position and rotation.
   std::swap(previous_source_, source_);
-  decode_source(shown_.data(), source_, stats);
+  take_decoded(ok, source_, stats);
   velocities_between(previous_source_, source_, dt, source_);
   if (transition_ == LearnedTransition::Inertialize) {
     inertializer_.apply(source_, halflife, dt, out);
@@ -118,7 +144,12 @@ void LearnedPlayback::keep_in_range(float* state, CharacterStats& stats) const {
 }
 
 void LearnedPlayback::step_track(Track& track, CharacterStats& stats) {
-  if (!evaluator_.step(track.now.data(), track.next.data()) || !all_finite(track.next)) {
+  std::swap(track.now, track.next);
+  take_step(track, evaluator_.step(track.now.data(), track.next.data()), stats);
+}
+
+void LearnedPlayback::take_step(Track& track, bool ok, CharacterStats& stats) {
+  if (!ok || !all_finite(track.next)) {
     ++stats.nonfinite_states;
     track.next = track.now;  // hold the last good state until the next projection
     return;
@@ -127,12 +158,7 @@ void LearnedPlayback::step_track(Track& track, CharacterStats& stats) {
 }
 
 void LearnedPlayback::reset_track(Track& track, const float* state, CharacterStats& stats) {
-  std::copy(state, state + state_size_, track.now.begin());
-  step_track(track, stats);
-}
-
-void LearnedPlayback::advance_track(Track& track, CharacterStats& stats) {
-  std::swap(track.now, track.next);
+  std::copy(state, state + state_size_, track.next.begin());
   step_track(track, stats);
 }
 
@@ -141,24 +167,14 @@ void LearnedPlayback::sample_track(const Track& track, float* out) const {
   for (int i = 0; i < state_size_; ++i) out[i] = track.now[size_t(i)] + (track.next[size_t(i)] - track.now[size_t(i)]) * a;
 }
 
-void LearnedPlayback::advance_tracks(float dt, CharacterStats& stats) {
-  // The stepper predicts whole model frames; between them the states are interpolated
-  // (Kleanthous & Martini 2023 Eq. 12: the latent is smooth enough to sample at dt < 1 / fps).
-  phase_ += double(dt) * model_->fps();
-  while (phase_ >= 1.0) {
-    phase_ -= 1.0;
-    advance_track(current_, stats);
-    if (blend_ < 1.0f) advance_track(outgoing_, stats);
-  }
-  if (blend_ < 1.0f) blend_ = blend_time_ > 0.0f ? std::min(1.0f, blend_ + dt / blend_time_) : 1.0f;
-}
-
-void LearnedPlayback::compose_shown() {
+const float* LearnedPlayback::compose_shown() {
   sample_track(current_, shown_.data());
-  if (blend_ >= 1.0f) return;
-  // Kleanthous & Martini 2023 Eq. 48-50: a weighted mean of the two states, decoded once.
-  sample_track(outgoing_, sample_state_.data());
-  lerp_into(sample_state_, shown_, smooth(blend_), shown_);
+  if (blend_ < 1.0f) {
+    // Kleanthous & Martini 2023 Eq. 48-50: a weighted mean of the two states, decoded once.
+    sample_track(outgoing_, sample_state_.data());
+    lerp_into(sample_state_, shown_, smooth(blend_), shown_);
+  }
+  return shown_.data();
 }
 
 void LearnedPlayback::begin_blend(const float* projected, CharacterStats& stats) {
@@ -192,7 +208,11 @@ void LearnedPlayback::begin_inertialization(const float* projected, const PoseBu
 }
 
 void LearnedPlayback::decode_source(const float* state, PoseBuffers& pose, CharacterStats& stats) {
-  if (!evaluator_.decode(state, decoded_.data()) || !all_finite(decoded_)) {
+  take_decoded(evaluator_.decode(state, decoded_.data()), pose, stats);
+}
+
+void LearnedPlayback::take_decoded(bool ok, PoseBuffers& pose, CharacterStats& stats) {
+  if (!ok || !all_finite(decoded_)) {
     ++stats.nonfinite_states;
     pose = previous_source_;  // keep the last good pose
     return;

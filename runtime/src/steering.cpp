@@ -1,5 +1,6 @@
 #include "lmm/steering.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "lmm/skeleton.hpp"
@@ -44,7 +45,8 @@ void Steering::init(const SteeringSettings& settings, const std::vector<int>& tr
   sim_.rotation = rotation;
   desired_rotation_ = previous_desired_rotation_ = rotation;
   desired_velocity_ = previous_desired_velocity_ = Vec3{};
-  time_since_search_ = settings.search_interval;
+  const float phase = std::isfinite(settings.search_phase) ? std::clamp(settings.search_phase, 0.0f, 1.0f) : 0.0f;
+  time_since_search_ = settings.search_interval * (1.0f - phase);
   predict_trajectory();  // standing in place until the first update
 }
 

@@ -36,3 +36,5 @@ inline bool parse_or_stop(cxxopts::Options& o, int argc, char** argv, const char
 
 // lmm-bench nn: runtime inference timings of model bundles (bench_nn.cpp).
 int bench_nn(int argc, char** argv);
+// lmm-bench crowd: crowd update timings against one-by-one updates (bench_crowd.cpp).
+int bench_crowd(int argc, char** argv);

@@ -51,11 +51,21 @@ class LearnedCharacter final : public CharacterBase {
   const std::vector<float>& state() const { return playback_.state(); }
 
  private:
+  // LearnedCrowd runs update() in these parts, its networks batched across characters.
+  friend class LearnedCrowd;
+
   const std::vector<int>& parents() const override { return model_->skeleton().parents; }
   bool start(Vec3 position, float heading);
-  bool project(const float* pose_features);
+  // Parts of update(): begin_frame (steering; returns the clamped dt), then when
+  // projection_due(): build_query, the projector on query_ into projected_, take_projection
+  // (whether both succeeded); then the playback advance, then end_frame.
+  float begin_frame(const GamepadInput& input, float raw_dt);
+  bool projection_due() const;
+  bool build_query();
+  bool build_query(const float* pose_features);
+  void take_projection(bool projected);
+  void end_frame(float dt);
   float query_cost(const float* state) const;
-  void project_and_transition();
 
   std::shared_ptr<const Model> model_;
   LearnedSettings settings_;

@@ -39,6 +39,29 @@ class LearnedPlayback {
   // Clamps `state` (state_size floats) to 32 std of the training states (counted in `stats`).
   void keep_in_range(float* state, CharacterStats& stats) const;
 
+  // advance() in parts, so a crowd can evaluate many characters' networks as batches with the
+  // same results: begin_advance, then per model frame and stepping track t the row from
+  // prepare_step(t) stepped by the caller and given to finish_step, then the state from
+  // compose_shown() decoded by the caller into decode_target() and given to finish_advance.
+  // Advances the sub-frame phase by dt seconds; the number of model frames to step.
+  int begin_advance(float dt);
+  // Tracks stepped per model frame this update (1, or 2 while latent blending).
+  int stepping_tracks() const { return stepping_tracks_; }
+  // Moves track t's next state to now: step `in` (state_size floats) into `out`.
+  struct StepRow {
+    const float* in;
+    float* out;
+  };
+  StepRow prepare_step(int t);
+  // Takes track t's stepped row (ok: the network ran): non-finite rows hold the last state.
+  void finish_step(int t, bool ok, CharacterStats& stats);
+  // The state to decode this update (latent ++ normalised features).
+  const float* compose_shown();
+  // Where the caller writes the decoded pose vector (pose_layout().size() floats).
+  float* decode_target() { return decoded_.data(); }
+  // Takes the decoded pose (ok: the network ran) and writes joints 1.. of `out` as advance().
+  void finish_advance(bool ok, float dt, float halflife, PoseBuffers& out, CharacterStats& stats);
+
   // Root velocity and angular velocity of the decoded pose, character space, with the
   // transition's decaying offsets.
   Vec3 local_root_velocity() const;
@@ -55,15 +78,15 @@ class LearnedPlayback {
   struct Track {
     std::vector<float> now, next;
   };
+  Track& stepping_track(int t) { return t == 0 ? current_ : outgoing_; }
   void step_track(Track& track, CharacterStats& stats);
+  void take_step(Track& track, bool ok, CharacterStats& stats);
   void reset_track(Track& track, const float* state, CharacterStats& stats);
-  void advance_track(Track& track, CharacterStats& stats);
   void sample_track(const Track& track, float* out) const;
-  void advance_tracks(float dt, CharacterStats& stats);
-  void compose_shown();
   void begin_blend(const float* projected, CharacterStats& stats);
   void begin_inertialization(const float* projected, const PoseBuffers& out, CharacterStats& stats);
   void decode_source(const float* state, PoseBuffers& pose, CharacterStats& stats);
+  void take_decoded(bool ok, PoseBuffers& pose, CharacterStats& stats);
 
   std::shared_ptr<const Model> model_;
   ModelEvaluator evaluator_;
@@ -75,6 +98,7 @@ class LearnedPlayback {
   Track current_, outgoing_;  // the playing prediction and, while blending, the one left
   double phase_ = 0.0;        // fraction of a model frame between now and next
   float blend_ = 1.0f;        // 0..1 progress of the latent blend (1 = not blending)
+  int stepping_tracks_ = 1;   // tracks the model frames of this update step
   std::vector<float> shown_, sample_state_;
   std::vector<float> pose_, decoded_;     // last good decoded pose vector; decoder scratch
   PoseBuffers source_, previous_source_;  // decoded pose now and one update earlier

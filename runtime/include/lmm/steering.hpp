@@ -47,6 +47,9 @@ struct SteeringSettings {
   // bundle's Model::speeds() when it has them); false keeps controller's speeds as given.
   bool speeds_from_data = true;
   float search_interval = 0.1f;          // s between searches (or projections)
+  // 0..1: the first periodic search comes this fraction of search_interval after the first
+  // update (0: at once), so characters with different phases search on different frames.
+  float search_phase = 0.0f;
   float force_search_velocity = 0.5f;    // m/s jump of the desired velocity that searches at once
   float force_search_rotation = 0.5f;    // rad jump of the desired facing that searches at once
   float inertialization_halflife = 0.1f; // s

@@ -1,0 +1,118 @@
+// Crowds: many characters sharing one asset, updated by one call or by ranges that an engine's
+// job system (or the caller's threads) runs concurrently. A learned crowd evaluates the
+// projector, stepper and decoder of a block of characters as batches grouped by routed expert
+// (Kleanthous & Martini 2023 Sec. 3, top-2 routing), so each expert's weights are read once per
+// block; a database crowd spreads its characters' periodic searches over the search interval.
+// Every character gives the same result, bit for bit, as the same character updated alone
+// with the settings of crowd_character_settings().
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lmm/database_character.hpp"
+#include "lmm/learned_character.hpp"
+
+namespace lmm {
+
+// The search phase (SteeringSettings::search_phase) of crowd character `index`: a golden-ratio
+// sequence, so any number of characters spreads evenly over the search interval.
+float crowd_search_phase(int index);
+// `settings` as crowd character `index` uses them (search_phase set by crowd_search_phase).
+template <typename Settings>
+Settings crowd_character_settings(const Settings& settings, int index) {
+  Settings s = settings;
+  s.search_phase = crowd_search_phase(index);
+  return s;
+}
+
+// What the two crowds share: the characters, their inputs and their update rates.
+template <typename Character>
+class CrowdBase {
+ public:
+  // Number of characters.
+  int size() const { return int(characters_.size()); }
+  // Character i (0 <= i < size()); calls on it are the caller's to synchronise with updates.
+  Character& character(int i) { return characters_[size_t(i)]; }
+  const Character& character(int i) const { return characters_[size_t(i)]; }
+  // The gamepad input character i follows from the next update on.
+  void set_input(int i, const GamepadInput& input) { inputs_[size_t(i)] = input; }
+  // Level of detail: character i updates every `divisor`-th crowd update (1..kMaxRateDivisor,
+  // clamped) with the summed dt, holding its pose in between; characters of one divisor take
+  // turns, so a frame updates about 1 / divisor of them. 1 (the default) updates every frame.
+  void set_rate_divisor(int i, int divisor);
+  // Character i's rate divisor.
+  int rate_divisor(int i) const { return divisors_[size_t(i)]; }
+
+  // Largest rate divisor set_rate_divisor accepts.
+  static constexpr int kMaxRateDivisor = 16;
+
+ protected:
+  // Sizes the per-character arrays for `count` characters (allocates).
+  void resize(int count);
+  // Adds dt to character i's pending time; true (and *due_dt = the pending time, which is
+  // cleared) when the character updates this frame.
+  bool take_turn(int i, float dt, float* due_dt);
+
+  std::vector<Character> characters_;
+  std::vector<GamepadInput> inputs_;
+  std::vector<int> divisors_, ticks_;
+  std::vector<float> pending_dt_;
+};
+
+extern template class CrowdBase<DatabaseCharacter>;
+extern template class CrowdBase<LearnedCharacter>;
+
+// Database motion matching characters over one Database and FeatureSearch.
+class DatabaseCrowd : public CrowdBase<DatabaseCharacter> {
+ public:
+  // `count` characters (>= 1) at the origin facing +Z with crowd_character_settings(settings,
+  // i); place them with character(i).reset(). `search` must outlive the crowd. False with a
+  // message when a character cannot start (see DatabaseCharacter::init).
+  bool init(std::shared_ptr<const Database> db, const FeatureSearch& search, const CharacterSettings& settings,
+            int count, std::string& error);
+  // Updates characters begin..end-1 by dt; distinct ranges may run concurrently. No allocation.
+  void update(int begin, int end, float dt);
+  // Updates every character by dt on the calling thread.
+  void update(float dt) { update(0, size(), dt); }
+};
+
+// Learned motion matching characters over one Model, their networks batched per block.
+class LearnedCrowd : public CrowdBase<LearnedCharacter> {
+ public:
+  // Characters evaluated as one batch (a range is processed in blocks of this many).
+  static constexpr int kBlock = 128;
+
+  // `count` characters (>= 1) at the origin facing +Z with crowd_character_settings(settings,
+  // i), and `workers` (>= 1) sets of batch scratch, one per concurrent update call. False with
+  // a message when a character or an evaluator cannot start.
+  bool init(std::shared_ptr<const Model> model, const LearnedSettings& settings, int count, int workers,
+            std::string& error);
+  // Updates characters begin..end-1 by dt with worker scratch `worker` (0..workers-1): calls
+  // with distinct workers and disjoint ranges may run concurrently. No allocation.
+  void update(int begin, int end, float dt, int worker);
+  // Updates every character by dt on the calling thread (worker 0).
+  void update(float dt) { update(0, size(), dt, 0); }
+  // Number of worker scratch sets.
+  int workers() const { return int(workers_.size()); }
+
+ private:
+  // One worker's batch rows (kBlock characters; steps take up to 2 rows per character).
+  struct Worker {
+    ModelEvaluator evaluator;
+    std::vector<float> queries, states, step_in, step_out, shown, poses, dt;
+    std::vector<int> members, projecting, frames;
+    std::vector<LearnedPlayback::StepRow> step_rows;
+    std::vector<int> step_owner, step_track;
+  };
+  void update_block(Worker& w, int count);
+  void project_block(Worker& w, int count);
+  void step_block(Worker& w, int count);
+  void decode_block(Worker& w, int count);
+
+  std::shared_ptr<const Model> model_;
+  std::vector<Worker> workers_;
+};
+
+}  // namespace lmm

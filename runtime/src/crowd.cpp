@@ -1,0 +1,203 @@
+#include "lmm/crowd.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace lmm {
+namespace {
+
+bool all_finite(const float* v, int n) {
+  return std::all_of(v, v + n, [](float x) { return std::isfinite(x); });
+}
+
+void copy_row(const float* from, int n, float* to) { std::copy(from, from + n, to); }
+
+}  // namespace
+
+float crowd_search_phase(int index) {
+  // Fractional parts of index x (golden ratio - 1): consecutive characters land far apart and
+  // any prefix of the sequence covers [0, 1) almost evenly.
+  const double phase = double(index) * 0.6180339887498949;
+  return float(phase - std::floor(phase));
+}
+
+template <typename Character>
+void CrowdBase<Character>::resize(int count) {
+  characters_.resize(size_t(count));
+  inputs_.assign(size_t(count), GamepadInput{});
+  divisors_.assign(size_t(count), 1);
+  ticks_.assign(size_t(count), 0);
+  pending_dt_.assign(size_t(count), 0.0f);
+}
+
+template <typename Character>
+void CrowdBase<Character>::set_rate_divisor(int i, int divisor) {
+  divisors_[size_t(i)] = std::clamp(divisor, 1, kMaxRateDivisor);
+  ticks_[size_t(i)] = i;  // characters of one divisor take turns
+}
+
+template <typename Character>
+bool CrowdBase<Character>::take_turn(int i, float dt, float* due_dt) {
+  const size_t k = size_t(i);
+  pending_dt_[k] += dt;
+  const int divisor = divisors_[k];
+  ticks_[k] = (ticks_[k] + 1) % divisor;
+  if (ticks_[k] != 0) return false;
+  *due_dt = pending_dt_[k];
+  pending_dt_[k] = 0.0f;
+  return true;
+}
+
+template class CrowdBase<DatabaseCharacter>;
+template class CrowdBase<LearnedCharacter>;
+
+bool DatabaseCrowd::init(std::shared_ptr<const Database> db, const FeatureSearch& search,
+                         const CharacterSettings& settings, int count, std::string& error) {
+  if (count < 1) {
+    error = "a crowd needs at least 1 character, not " + std::to_string(count);
+    return false;
+  }
+  resize(count);
+  for (int i = 0; i < count; ++i) {
+    if (!character(i).init(db, search, crowd_character_settings(settings, i), Vec3{}, 0.0f, error)) return false;
+  }
+  return true;
+}
+
+void DatabaseCrowd::update(int begin, int end, float dt) {
+  for (int i = std::max(begin, 0); i < std::min(end, size()); ++i) {
+    float due_dt = 0.0f;
+    if (take_turn(i, dt, &due_dt)) character(i).update(inputs_[size_t(i)], due_dt);
+  }
+}
+
+bool LearnedCrowd::init(std::shared_ptr<const Model> model, const LearnedSettings& settings, int count,
+                        int workers, std::string& error) {
+  if (count < 1 || workers < 1) {
+    error = "a crowd needs at least 1 character and 1 worker, not " + std::to_string(count) + " and " +
+            std::to_string(workers);
+    return false;
+  }
+  resize(count);
+  for (int i = 0; i < count; ++i) {
+    if (!character(i).init(model, crowd_character_settings(settings, i), Vec3{}, 0.0f, error)) return false;
+  }
+  model_ = model;
+  workers_ = std::vector<Worker>(size_t(workers));
+  const size_t rows = kBlock, state = size_t(model->state_size());
+  for (Worker& w : workers_) {
+    if (!w.evaluator.init(model, 2 * kBlock, settings.kernels, error)) return false;
+    w.queries.assign(rows * size_t(model->feature_dims()), 0.0f);
+    w.states.assign(rows * state, 0.0f);
+    w.step_in.assign(2 * rows * state, 0.0f);
+    w.step_out.assign(2 * rows * state, 0.0f);
+    w.shown.assign(rows * state, 0.0f);
+    w.poses.assign(rows * size_t(model->pose_layout().size()), 0.0f);
+    w.dt.assign(rows, 0.0f);
+    w.members.assign(rows, 0);
+    w.projecting.assign(rows, 0);
+    w.frames.assign(rows, 0);
+    w.step_rows.assign(2 * rows, LearnedPlayback::StepRow{nullptr, nullptr});
+    w.step_owner.assign(2 * rows, 0);
+    w.step_track.assign(2 * rows, 0);
+  }
+  return true;
+}
+
+void LearnedCrowd::update(int begin, int end, float dt, int worker) {
+  if (worker < 0 || worker >= workers()) return;
+  Worker& w = workers_[size_t(worker)];
+  int count = 0;
+  for (int i = std::max(begin, 0); i < std::min(end, size()); ++i) {
+    float due_dt = 0.0f;
+    if (!take_turn(i, dt, &due_dt)) continue;
+    w.members[size_t(count)] = i;
+    w.dt[size_t(count)] = due_dt;
+    if (++count == kBlock) {
+      update_block(w, count);
+      count = 0;
+    }
+  }
+  if (count > 0) update_block(w, count);
+}
+
+// LearnedCharacter::update for the block's members, in the same parts, each network call
+// made once for the whole block.
+void LearnedCrowd::update_block(Worker& w, int count) {
+  for (int k = 0; k < count; ++k) {
+    LearnedCharacter& c = character(w.members[size_t(k)]);
+    w.dt[size_t(k)] = c.begin_frame(inputs_[size_t(w.members[size_t(k)])], w.dt[size_t(k)]);
+  }
+  project_block(w, count);
+  step_block(w, count);
+  decode_block(w, count);
+}
+
+void LearnedCrowd::project_block(Worker& w, int count) {
+  const int features = model_->feature_dims(), state = model_->state_size();
+  int rows = 0;
+  for (int k = 0; k < count; ++k) {
+    LearnedCharacter& c = character(w.members[size_t(k)]);
+    if (!c.projection_due()) continue;
+    if (!c.build_query()) {
+      c.take_projection(false);
+      continue;
+    }
+    copy_row(c.query_.data(), features, w.queries.data() + size_t(rows) * features);
+    w.projecting[size_t(rows++)] = k;
+  }
+  const bool ok = w.evaluator.project_batch(w.queries.data(), rows, w.states.data());
+  for (int r = 0; r < rows; ++r) {
+    LearnedCharacter& c = character(w.members[size_t(w.projecting[size_t(r)])]);
+    const float* row = w.states.data() + size_t(r) * state;
+    copy_row(row, state, c.projected_.data());
+    c.take_projection(ok && all_finite(row, state));
+  }
+}
+
+void LearnedCrowd::step_block(Worker& w, int count) {
+  const int state = model_->state_size();
+  int rounds = 0;
+  for (int k = 0; k < count; ++k) {
+    w.frames[size_t(k)] = character(w.members[size_t(k)]).playback_.begin_advance(w.dt[size_t(k)]);
+    rounds = std::max(rounds, w.frames[size_t(k)]);
+  }
+  // Round f steps every track of the characters with more than f model frames to go.
+  for (int f = 0; f < rounds; ++f) {
+    int rows = 0;
+    for (int k = 0; k < count; ++k) {
+      if (w.frames[size_t(k)] <= f) continue;
+      LearnedPlayback& playback = character(w.members[size_t(k)]).playback_;
+      for (int t = 0; t < playback.stepping_tracks(); ++t, ++rows) {
+        w.step_rows[size_t(rows)] = playback.prepare_step(t);
+        w.step_owner[size_t(rows)] = k;
+        w.step_track[size_t(rows)] = t;
+        copy_row(w.step_rows[size_t(rows)].in, state, w.step_in.data() + size_t(rows) * state);
+      }
+    }
+    const bool ok = w.evaluator.step_batch(w.step_in.data(), rows, w.step_out.data());
+    for (int r = 0; r < rows; ++r) {
+      LearnedCharacter& c = character(w.members[size_t(w.step_owner[size_t(r)])]);
+      copy_row(w.step_out.data() + size_t(r) * state, state, w.step_rows[size_t(r)].out);
+      c.playback_.finish_step(w.step_track[size_t(r)], ok, c.stats_);
+    }
+  }
+}
+
+void LearnedCrowd::decode_block(Worker& w, int count) {
+  const int state = model_->state_size(), pose = model_->pose_layout().size();
+  for (int k = 0; k < count; ++k) {
+    const float* shown = character(w.members[size_t(k)]).playback_.compose_shown();
+    copy_row(shown, state, w.shown.data() + size_t(k) * state);
+  }
+  const bool ok = w.evaluator.decode_batch(w.shown.data(), count, w.poses.data());
+  for (int k = 0; k < count; ++k) {
+    LearnedCharacter& c = character(w.members[size_t(k)]);
+    const float dt = w.dt[size_t(k)];
+    copy_row(w.poses.data() + size_t(k) * pose, pose, c.playback_.decode_target());
+    c.playback_.finish_advance(ok, dt, c.settings_.inertialization_halflife, c.out_, c.stats_);
+    c.end_frame(dt);
+  }
+}
+
+}  // namespace lmm

@@ -1,0 +1,470 @@
+// lmm-bench crowd: characters per millisecond of a crowd (lmm/crowd.hpp) updated at 60 Hz on T
+// threads, against the same characters updated one by one (each thread owning a share, as a game
+// without the crowd API would) timed interleaved in the same run; optional rate divisors (level
+// of detail) with their joint error against full rate.
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include <cxxopts.hpp>
+
+#include "bench_common.hpp"
+#include "lmm/crowd.hpp"
+#include "lmm/pipeline/bvh.hpp"
+#include "lmm/pipeline/report.hpp"
+#include "support/allocation_counter.hpp"
+
+using namespace lmm;
+using namespace lmm::bench;
+using namespace lmm::pipeline;
+
+namespace {
+
+constexpr float kDt = 1.0f / 60.0f;
+constexpr int kWarmupFrames = 30;
+
+// Runs one job per thread, the caller being thread 0, and waits for all; the helper threads
+// spin (with yields) between frames so a frame's start costs no thread creation.
+class FramePool {
+ public:
+  explicit FramePool(int threads) {
+    for (int t = 1; t < threads; ++t) helpers_.emplace_back([this, t] { serve(t); });
+  }
+  ~FramePool() {
+    stop_ = true;
+    generation_.fetch_add(1);
+    for (std::thread& h : helpers_) h.join();
+  }
+  int threads() const { return int(helpers_.size()) + 1; }
+  void run(const std::function<void(int)>& job) {
+    job_ = &job;
+    pending_.store(int(helpers_.size()));
+    generation_.fetch_add(1);
+    job(0);
+    while (pending_.load() > 0) std::this_thread::yield();
+  }
+
+ private:
+  void serve(int t) {
+    int seen = 0;
+    for (;;) {
+      while (generation_.load() == seen) std::this_thread::yield();
+      seen = generation_.load();
+      if (stop_) return;
+      (*job_)(t);
+      pending_.fetch_sub(1);
+    }
+  }
+  std::vector<std::thread> helpers_;
+  std::atomic<int> generation_{0}, pending_{0};
+  std::atomic<bool> stop_{false};
+  const std::function<void(int)>* job_ = nullptr;
+};
+
+// A uniform value in [-1, 1) from `key` (splitmix64's finaliser; cheap next to an update).
+float hashed_unit(uint64_t key) {
+  key += 0x9E3779B97F4A7C15ull;
+  key = (key ^ (key >> 30)) * 0xBF58476D1CE4E5B9ull;
+  key = (key ^ (key >> 27)) * 0x94D049BB133111EBull;
+  key ^= key >> 31;
+  return float(key >> 40) / float(1 << 23) - 1.0f;
+}
+
+// Character i's stick on frame f: a new random direction and gait every 1 to 2 seconds.
+GamepadInput input_of(int i, int f) {
+  const uint64_t key = (uint64_t(i) << 32 | uint64_t(f / (60 + i % 61))) * 4;
+  GamepadInput in;
+  in.left_x = hashed_unit(key);
+  in.left_y = hashed_unit(key + 1);
+  in.gait = hashed_unit(key + 2) > 0.3f ? 1.0f : 0.0f;
+  return in;
+}
+
+Vec3 start_of(int i) { return Vec3{2.0f * float(i % 32), 0.0f, 2.0f * float(i / 32)}; }
+
+// Thread t's share of n characters.
+std::pair<int, int> share(int n, int t, int threads) { return {n * t / threads, n * (t + 1) / threads}; }
+
+// The characters of one measurement, as a crowd and as individual characters.
+template <typename Crowd, typename Character>
+struct Population {
+  Crowd crowd;
+  std::vector<Character> alone;
+  int frame = 0;
+
+  int size() const { return crowd.size(); }
+  void set_inputs() {
+    for (int i = 0; i < size(); ++i) crowd.set_input(i, input_of(i, frame));
+  }
+  void update_alone(int t, int threads) {
+    const auto [begin, end] = share(size(), t, threads);
+    for (int i = begin; i < end; ++i) alone[size_t(i)].update(input_of(i, frame), kDt);
+  }
+};
+
+// Seconds per frame of `frames` frames of `step(thread)` on the pool, after `prepare()`.
+double time_frames(FramePool& pool, int frames, const std::function<void()>& prepare,
+                   const std::function<void(int)>& step) {
+  double total = 0.0;
+  for (int f = 0; f < frames; ++f) {
+    prepare();
+    const auto start = Clock::now();
+    pool.run(step);
+    total += seconds_since(start);
+  }
+  return total / frames;
+}
+
+// Differences between two characters: the mean distance (m) of their joints in root space
+// (pose error, wherever each root is) and the distance of their roots.
+struct PoseDifference {
+  double joints = 0.0, root = 0.0;
+};
+
+// One character count's figures.
+struct CrowdFigures {
+  int characters = 0;
+  double ms_per_frame = 0.0, alone_ms_per_frame = 0.0, speedup = 0.0;
+  std::vector<PoseDifference> lod_error;  // per rate divisor, mean differences from full rate (m)
+};
+
+template <typename Character>
+PoseDifference difference(const Character& a, const Character& b) {
+  const auto& pa = a.global_positions();
+  const auto& pb = b.global_positions();
+  PoseDifference d;
+  for (size_t j = 0; j < pa.size(); ++j) {
+    const Vec3 la = inverse_rotate(a.root_rotation(), pa[j] - a.root_position());
+    const Vec3 lb = inverse_rotate(b.root_rotation(), pb[j] - b.root_position());
+    d.joints += length(la - lb);
+  }
+  d.joints /= double(pa.size());
+  d.root = length(a.root_position() - b.root_position());
+  return d;
+}
+
+struct Options {
+  std::vector<int> counts;
+  int threads = 2, frames = 60, repetitions = 7;
+  std::vector<int> divisors;  // level of detail: characters split evenly over these
+  double soak_seconds = 0.0;  // > 0: a soak of the first count instead of the timings
+};
+
+// Crowd update of thread t's share.
+template <typename Crowd>
+void update_share(Crowd& crowd, int t, int threads);
+
+template <>
+void update_share(LearnedCrowd& crowd, int t, int threads) {
+  const auto [begin, end] = share(crowd.size(), t, threads);
+  crowd.update(begin, end, kDt, t);
+}
+
+template <>
+void update_share(DatabaseCrowd& crowd, int t, int threads) {
+  const auto [begin, end] = share(crowd.size(), t, threads);
+  crowd.update(begin, end, kDt);
+}
+
+template <typename Crowd, typename Character>
+CrowdFigures measure(Population<Crowd, Character>& p, const Options& o, FramePool& pool) {
+  const int threads = pool.threads();
+  auto crowd_step = [&](int t) { update_share(p.crowd, t, threads); };
+  auto alone_step = [&](int t) { p.update_alone(t, threads); };
+  auto next_frame = [&] {
+    ++p.frame;
+    p.set_inputs();
+  };
+  time_frames(pool, kWarmupFrames, next_frame, crowd_step);
+  p.frame = 0;
+  time_frames(pool, kWarmupFrames, [&] { ++p.frame; }, alone_step);
+  std::vector<double> crowd_s, alone_s, ratio;
+  for (int r = 0; r < o.repetitions; ++r) {
+    const int first = p.frame;
+    crowd_s.push_back(time_frames(pool, o.frames, next_frame, crowd_step));
+    p.frame = first;  // the same frames (inputs) for the individual characters
+    alone_s.push_back(time_frames(pool, o.frames, [&] { ++p.frame; }, alone_step));
+    ratio.push_back(alone_s.back() / crowd_s.back());
+  }
+  CrowdFigures fig;
+  fig.characters = p.size();
+  fig.ms_per_frame = median(crowd_s) * 1e3;
+  fig.alone_ms_per_frame = median(alone_s) * 1e3;
+  fig.speedup = median(ratio);
+  return fig;
+}
+
+// Sets the rate divisors (characters split evenly over `divisors`, in index order).
+template <typename Crowd>
+void set_divisors(Crowd& crowd, const std::vector<int>& divisors) {
+  const int n = crowd.size(), levels = int(divisors.size());
+  for (int i = 0; i < n; ++i) crowd.set_rate_divisor(i, divisors[size_t(i * levels / n)]);
+}
+
+// Mean differences of each divisor's characters from the same characters at full rate
+// (updated individually, same inputs) over `frames` frames.
+template <typename Crowd, typename Character>
+std::vector<PoseDifference> lod_errors(Population<Crowd, Character>& p, const std::vector<int>& divisors, int frames) {
+  const int n = p.size(), levels = int(divisors.size());
+  std::vector<PoseDifference> sum(static_cast<size_t>(levels));
+  std::vector<int> count(static_cast<size_t>(levels), 0);
+  for (int f = 0; f < frames; ++f) {
+    ++p.frame;
+    p.set_inputs();
+    p.crowd.update(kDt);
+    p.update_alone(0, 1);
+    for (int i = 0; i < n; ++i) {
+      const size_t level = size_t(i * levels / n);
+      const PoseDifference d = difference(p.crowd.character(i), p.alone[size_t(i)]);
+      sum[level].joints += d.joints;
+      sum[level].root += d.root;
+      ++count[level];
+    }
+  }
+  for (int l = 0; l < levels; ++l) {
+    sum[size_t(l)].joints /= std::max(1, count[size_t(l)]);
+    sum[size_t(l)].root /= std::max(1, count[size_t(l)]);
+  }
+  return sum;
+}
+
+template <typename Crowd, typename Character, typename Init>
+CrowdFigures run_count(int n, const Options& o, FramePool& pool, const Init& init) {
+  Population<Crowd, Character> p;
+  p.alone.resize(size_t(n));
+  init(p, n);
+  for (int i = 0; i < n; ++i) p.crowd.character(i).reset(start_of(i), 0.05f * float(i));
+  if (!o.divisors.empty()) set_divisors(p.crowd, o.divisors);
+  CrowdFigures fig = measure(p, o, pool);
+  if (!o.divisors.empty()) {
+    // Quality: a fresh pair of populations from the same start, LOD crowd vs full rate.
+    Population<Crowd, Character> q;
+    q.alone.resize(size_t(n));
+    init(q, n);
+    for (int i = 0; i < n; ++i) q.crowd.character(i).reset(start_of(i), 0.05f * float(i));
+    set_divisors(q.crowd, o.divisors);
+    fig.lod_error = lod_errors(q, o.divisors, 600);
+  }
+  return fig;
+}
+
+// A long run of one crowd: no NaN pose, no heap allocation while updating.
+struct SoakFigures {
+  int characters = 0, frames = 0, nonfinite_poses = 0;
+  long allocations = 0;
+  double wall_seconds = 0.0;
+  CharacterStats totals;
+};
+
+template <typename Character>
+bool pose_is_finite(const Character& c) {
+  for (const Vec3& p : c.global_positions()) {
+    if (!is_finite(p)) return false;
+  }
+  return true;
+}
+
+// Runs `crowd` for `seconds` of game time at 60 Hz on the pool, counting heap allocations
+// during the updates and checking every pose once per game second.
+template <typename Crowd>
+SoakFigures soak(Crowd& crowd, double seconds, FramePool& pool) {
+  SoakFigures s;
+  s.characters = crowd.size();
+  const int threads = pool.threads();
+  const std::function<void(int)> step = [&](int t) { update_share(crowd, t, threads); };
+  const auto start = Clock::now();
+  for (int f = 0; f < int(seconds * 60.0); ++f, ++s.frames) {
+    for (int i = 0; i < crowd.size(); ++i) crowd.set_input(i, input_of(i, f));
+    test::start_counting_allocations();
+    pool.run(step);
+    s.allocations += test::stop_counting_allocations();
+    if (f % 60 != 59) continue;
+    for (int i = 0; i < crowd.size(); ++i) s.nonfinite_poses += pose_is_finite(crowd.character(i)) ? 0 : 1;
+  }
+  s.wall_seconds = seconds_since(start);
+  for (int i = 0; i < crowd.size(); ++i) {
+    const CharacterStats& c = crowd.character(i).stats();
+    s.totals.transitions += c.transitions;
+    s.totals.nonfinite_states += c.nonfinite_states;
+    s.totals.clamped_states += c.clamped_states;
+  }
+  return s;
+}
+
+void print_soak(const SoakFigures& s) {
+  std::printf("  soak: %d characters, %d frames (%.0f s of game time) in %.1f s: %d non-finite poses, %ld heap "
+              "allocations while updating, %d transitions, %d non-finite network outputs discarded, %d states clamped\n",
+              s.characters, s.frames, s.frames / 60.0, s.wall_seconds, s.nonfinite_poses, s.allocations,
+              s.totals.transitions, s.totals.nonfinite_states, s.totals.clamped_states);
+}
+
+JsonObject soak_json(const SoakFigures& s) {
+  JsonObject j;
+  j.number("characters", s.characters)
+      .number("frames", s.frames)
+      .number("wall_seconds", s.wall_seconds)
+      .number("nonfinite_poses", s.nonfinite_poses)
+      .number("allocations", double(s.allocations))
+      .number("transitions", s.totals.transitions)
+      .number("nonfinite_states", s.totals.nonfinite_states)
+      .number("clamped_states", s.totals.clamped_states);
+  return j;
+}
+
+std::vector<int> parse_ints(const std::string& text, const char* option) {
+  std::vector<int> out;
+  std::stringstream in(text);
+  std::string cell;
+  while (std::getline(in, cell, ',')) {
+    try {
+      out.push_back(std::stoi(cell));
+    } catch (const std::exception&) {
+      throw InputError(std::string("--") + option + ": '" + cell + "' is not a whole number");
+    }
+    if (out.back() < 1) throw InputError(std::string("--") + option + ": values must be >= 1, not " + cell);
+  }
+  if (out.empty()) throw InputError(std::string("--") + option + " needs at least one value");
+  return out;
+}
+
+void print_figures(const CrowdFigures& f, int threads, const std::vector<int>& divisors) {
+  std::printf("  %5d characters: %8.3f ms/frame  %8.0f characters/ms  %6.2f us/character (thread time)  "
+              "one by one %8.3f ms/frame  speedup %.2fx\n",
+              f.characters, f.ms_per_frame, f.characters / f.ms_per_frame, f.ms_per_frame * 1e3 * threads / f.characters,
+              f.alone_ms_per_frame, f.speedup);
+  for (size_t l = 0; l < f.lod_error.size(); ++l) {
+    std::printf("        rate divisor %d vs full rate: joints in root space %.2f cm apart, roots %.2f cm apart (means)\n",
+                divisors[l], 100.0 * f.lod_error[l].joints, 100.0 * f.lod_error[l].root);
+  }
+}
+
+JsonObject figures_json(const CrowdFigures& f, int threads, const std::vector<int>& divisors) {
+  JsonObject j;
+  j.number("characters", f.characters)
+      .number("ms_per_frame", f.ms_per_frame)
+      .number("chars_per_ms", f.characters / f.ms_per_frame)
+      .number("us_per_char", f.ms_per_frame * 1e3 * threads / f.characters)
+      .number("individual_ms_per_frame", f.alone_ms_per_frame)
+      .number("speedup_vs_individual", f.speedup);
+  std::vector<JsonObject> lod;
+  for (size_t l = 0; l < f.lod_error.size(); ++l) {
+    lod.push_back(JsonObject()
+                      .number("rate_divisor", divisors[l])
+                      .number("joint_error_cm", 100.0 * f.lod_error[l].joints)
+                      .number("root_error_cm", 100.0 * f.lod_error[l].root));
+  }
+  if (!lod.empty()) j.objects("lod", lod);
+  return j;
+}
+
+// Times every character count (or, with a soak, runs the first count that long) and returns the
+// JSON of the results.
+template <typename Crowd, typename Character, typename Init>
+JsonObject run_all(const Options& o, const Init& init) {
+  FramePool pool(o.threads);
+  JsonObject json;
+  if (o.soak_seconds > 0.0) {
+    Population<Crowd, Character> p;
+    p.alone.resize(size_t(o.counts.front()));
+    init(p, o.counts.front());
+    for (int i = 0; i < p.size(); ++i) p.crowd.character(i).reset(start_of(i), 0.05f * float(i));
+    if (!o.divisors.empty()) set_divisors(p.crowd, o.divisors);
+    const SoakFigures s = soak(p.crowd, o.soak_seconds, pool);
+    print_soak(s);
+    return json.objects("soak", {soak_json(s)});
+  }
+  std::vector<JsonObject> rows;
+  for (int n : o.counts) {
+    const CrowdFigures f = run_count<Crowd, Character>(n, o, pool, init);
+    print_figures(f, o.threads, o.divisors);
+    rows.push_back(figures_json(f, o.threads, o.divisors));
+  }
+  return json.objects("counts", rows);
+}
+
+}  // namespace
+
+int bench_crowd(int argc, char** argv) {
+  cxxopts::Options o("lmm-bench crowd",
+                     "Crowd update cost (lmm/crowd.hpp) at 60 Hz on T threads: ms per frame, characters per ms, "
+                     "us of thread time per character, and the speedup over the same characters updated one by one "
+                     "(timed interleaved in the same run); medians over repetitions.\n"
+                     "  lmm-bench crowd (--model X.lmmw | --db X.mmdb) [--characters 1,64,1024,4096] [--threads 2] "
+                     "[--lod 1,2,4] [--soak SECONDS] [--json PATH]");
+  o.add_options()
+      ("model", "learned crowd over this bundle", cxxopts::value<std::string>())
+      ("db", "database crowd over this database", cxxopts::value<std::string>())
+      ("characters", "character counts, comma-separated", cxxopts::value<std::string>()->default_value("1,64,1024,4096"))
+      ("threads", "threads (each updates a share of the characters)", cxxopts::value<int>()->default_value("2"))
+      ("frames", "timed frames per repetition", cxxopts::value<int>()->default_value("60"))
+      ("repetitions", "repetitions (medians over them)", cxxopts::value<int>()->default_value("7"))
+      ("lod", "rate divisors the characters are split over evenly (e.g. 1,2,4); also measures each level's "
+              "joint error against full rate", cxxopts::value<std::string>())
+      ("soak", "instead of timing: run the first character count this many seconds of game time, counting "
+               "non-finite poses and heap allocations while updating", cxxopts::value<double>())
+      ("json", "write results as JSON", cxxopts::value<std::string>())
+      ("h,help", "show this help");
+  cxxopts::ParseResult args;
+  int code = 0;
+  if (parse_or_stop(o, argc, argv, nullptr, args, code)) return code;
+  if (args.count("model") == args.count("db")) {
+    std::puts(o.help().c_str());
+    return 2;
+  }
+  Options opt;
+  opt.counts = parse_ints(args["characters"].as<std::string>(), "characters");
+  opt.threads = args["threads"].as<int>();
+  opt.frames = args["frames"].as<int>();
+  opt.repetitions = args["repetitions"].as<int>();
+  if (opt.threads < 1 || opt.threads > 64) throw InputError("--threads must be in 1..64");
+  if (opt.frames < 1 || opt.repetitions < 1) throw InputError("--frames and --repetitions must be >= 1");
+  if (args.count("lod")) opt.divisors = parse_ints(args["lod"].as<std::string>(), "lod");
+  if (args.count("soak")) opt.soak_seconds = args["soak"].as<double>();
+  if (!(opt.soak_seconds >= 0.0 && opt.soak_seconds <= 86400.0)) throw InputError("--soak must be 0..86400 seconds");
+  std::string error;
+  JsonObject json;
+  std::string source;
+  if (args.count("model")) {
+    source = args["model"].as<std::string>();
+    const std::shared_ptr<const Model> model = Model::load_file(source, error);
+    if (model == nullptr) throw InputError(error);
+    std::printf("lmm-bench crowd: learned, %s (preset '%s'), %d threads, %d frames x %d repetitions\n", source.c_str(),
+                model->preset().c_str(), opt.threads, opt.frames, opt.repetitions);
+    json = run_all<LearnedCrowd, LearnedCharacter>(opt, [&](auto& p, int n) {
+      std::string e;
+      if (!p.crowd.init(model, LearnedSettings{}, n, opt.threads, e)) throw InputError(e);
+      for (int i = 0; i < n; ++i) {
+        if (!p.alone[size_t(i)].init(model, crowd_character_settings(LearnedSettings{}, i), start_of(i), 0.05f * float(i), e)) {
+          throw InputError(e);
+        }
+      }
+    });
+  } else {
+    source = args["db"].as<std::string>();
+    const std::shared_ptr<const Database> db = Database::load_file(source, error);
+    if (db == nullptr) throw InputError(error);
+    FeatureSearch search;
+    if (!search.build(db, error)) throw InputError(error);
+    std::printf("lmm-bench crowd: database, %s (%d frames), %d threads, %d frames x %d repetitions\n", source.c_str(),
+                db->frame_count(), opt.threads, opt.frames, opt.repetitions);
+    json = run_all<DatabaseCrowd, DatabaseCharacter>(opt, [&](auto& p, int n) {
+      std::string e;
+      if (!p.crowd.init(db, search, CharacterSettings{}, n, e)) throw InputError(e);
+      for (int i = 0; i < n; ++i) {
+        if (!p.alone[size_t(i)].init(db, search, crowd_character_settings(CharacterSettings{}, i), start_of(i),
+                                     0.05f * float(i), e)) {
+          throw InputError(e);
+        }
+      }
+    });
+  }
+  if (args.count("json")) {
+    json.text("source", source).number("threads", opt.threads).number("frames", opt.frames).number("repetitions", opt.repetitions);
+    write_json(args["json"].as<std::string>(), json);
+  }
+  return 0;
+}
