@@ -6,10 +6,6 @@
 namespace lmm {
 namespace {
 
-bool all_finite(const float* v, int n) {
-  return std::all_of(v, v + n, [](float x) { return std::isfinite(x); });
-}
-
 void copy_row(const float* from, int n, float* to) { std::copy(from, from + n, to); }
 
 }  // namespace
@@ -27,7 +23,12 @@ void CrowdBase<Character>::resize(int count) {
   inputs_.assign(size_t(count), GamepadInput{});
   divisors_.assign(size_t(count), 1);
   ticks_.assign(size_t(count), 0);
+  order_.resize(size_t(count));
+  for (int i = 0; i < count; ++i) order_[size_t(i)] = i;
+  deferrals_.assign(size_t(count), 0);
   pending_dt_.assign(size_t(count), 0.0f);
+  priorities_.assign(size_t(count), 0.0f);
+  overdue_.assign(size_t(count), 0);
 }
 
 template <typename Character>
@@ -37,15 +38,38 @@ void CrowdBase<Character>::set_rate_divisor(int i, int divisor) {
 }
 
 template <typename Character>
-bool CrowdBase<Character>::take_turn(int i, float dt, float* due_dt) {
+bool CrowdBase<Character>::set_priorities(const float* priorities, int count) {
+  if (count != size() || std::any_of(priorities, priorities + count, [](float p) { return std::isnan(p); })) {
+    return false;
+  }
+  std::copy(priorities, priorities + count, priorities_.begin());
+  std::sort(order_.begin(), order_.end(), [&](int a, int b) {
+    return priorities_[size_t(a)] != priorities_[size_t(b)] ? priorities_[size_t(a)] > priorities_[size_t(b)] : a < b;
+  });
+  return true;
+}
+
+template <typename Character>
+bool CrowdBase<Character>::take_turn(int i, float dt) {
   const size_t k = size_t(i);
   pending_dt_[k] += dt;
-  const int divisor = divisors_[k];
-  ticks_[k] = (ticks_[k] + 1) % divisor;
-  if (ticks_[k] != 0) return false;
-  *due_dt = pending_dt_[k];
+  ticks_[k] = (ticks_[k] + 1) % divisors_[k];
+  return ticks_[k] == 0 || overdue_[k] != 0;
+}
+
+template <typename Character>
+float CrowdBase<Character>::consume(int i) {
+  const size_t k = size_t(i);
+  const float dt = pending_dt_[k];
   pending_dt_[k] = 0.0f;
-  return true;
+  overdue_[k] = 0;
+  return dt;
+}
+
+template <typename Character>
+void CrowdBase<Character>::defer(int i) {
+  overdue_[size_t(i)] = 1;
+  ++deferrals_[size_t(i)];
 }
 
 template class CrowdBase<DatabaseCharacter>;
@@ -64,10 +88,18 @@ bool DatabaseCrowd::init(std::shared_ptr<const Database> db, const FeatureSearch
   return true;
 }
 
-void DatabaseCrowd::update(int begin, int end, float dt) {
-  for (int i = std::max(begin, 0); i < std::min(end, size()); ++i) {
-    float due_dt = 0.0f;
-    if (take_turn(i, dt, &due_dt)) character(i).update(inputs_[size_t(i)], due_dt);
+void DatabaseCrowd::update(int begin, int end, float dt, Clock::time_point deadline) {
+  bool out_of_time = false;
+  int updated = 0;
+  for (int r = std::max(begin, 0); r < std::min(end, size()); ++r) {
+    const int i = ranked(r);
+    if (!take_turn(i, dt)) continue;
+    if (out_of_time) {
+      defer(i);
+      continue;
+    }
+    character(i).update(inputs_[size_t(i)], consume(i));
+    if (++updated % kDeadlineGroup == 0 && deadline != kNoDeadline) out_of_time = Clock::now() >= deadline;
   }
 }
 
@@ -104,18 +136,26 @@ bool LearnedCrowd::init(std::shared_ptr<const Model> model, const LearnedSetting
   return true;
 }
 
-void LearnedCrowd::update(int begin, int end, float dt, int worker) {
+void LearnedCrowd::update(int begin, int end, float dt, int worker, Clock::time_point deadline) {
   if (worker < 0 || worker >= workers()) return;
   Worker& w = workers_[size_t(worker)];
+  // Under a deadline, blocks of kDeadlineGroup characters, the clock read after each.
+  const int block = deadline == kNoDeadline ? kBlock : kDeadlineGroup;
+  bool out_of_time = false;
   int count = 0;
-  for (int i = std::max(begin, 0); i < std::min(end, size()); ++i) {
-    float due_dt = 0.0f;
-    if (!take_turn(i, dt, &due_dt)) continue;
+  for (int r = std::max(begin, 0); r < std::min(end, size()); ++r) {
+    const int i = ranked(r);
+    if (!take_turn(i, dt)) continue;
+    if (out_of_time) {
+      defer(i);
+      continue;
+    }
     w.members[size_t(count)] = i;
-    w.dt[size_t(count)] = due_dt;
-    if (++count == kBlock) {
+    w.dt[size_t(count)] = consume(i);
+    if (++count == block) {
       update_block(w, count);
       count = 0;
+      out_of_time = deadline != kNoDeadline && Clock::now() >= deadline;
     }
   }
   if (count > 0) update_block(w, count);
@@ -151,7 +191,7 @@ void LearnedCrowd::project_block(Worker& w, int count) {
     LearnedCharacter& c = character(w.members[size_t(w.projecting[size_t(r)])]);
     const float* row = w.states.data() + size_t(r) * state;
     copy_row(row, state, c.projected_.data());
-    c.take_projection(ok && all_finite(row, state));
+    c.take_projection(ok && all_finite(row, size_t(state)));
   }
 }
 

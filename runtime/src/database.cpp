@@ -10,13 +10,6 @@ namespace {
 static_assert(sizeof(Vec3) == 3 * sizeof(float), "Vec3 must be three packed floats");
 static_assert(sizeof(Quat) == 4 * sizeof(float), "Quat must be four packed floats");
 
-bool all_finite(const float* v, uint64_t n) {
-  for (uint64_t i = 0; i < n; ++i) {
-    if (!std::isfinite(v[i])) return false;
-  }
-  return true;
-}
-
 // Index of the first value of `v` (n floats) that is not finite or exceeds `limit` in magnitude,
 // or -1 when all are in range.
 int64_t first_out_of_range(const float* v, uint64_t n, float limit) {
@@ -288,7 +281,7 @@ bool read_feature_scaling(const BlobView& view, int dims, const float*& offset_o
       return false;
     }
   }
-  if (!all_finite(offset->f32(), offset->element_count)) {
+  if (!all_finite(offset->f32(), size_t(offset->element_count))) {
     error = "feature offsets contain NaN or infinite values";
     return false;
   }
@@ -302,7 +295,7 @@ bool Database::read_features(std::string& error) {
   if (values == nullptr || !read_feature_scaling(view_, schema_.dims, feature_offset_, feature_scale_, error)) {
     return false;
   }
-  if (!all_finite(values->f32(), values->element_count)) {
+  if (!all_finite(values->f32(), size_t(values->element_count))) {
     error = "features contain NaN or infinite values";
     return false;
   }

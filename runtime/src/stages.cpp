@@ -13,10 +13,6 @@ bool sized(Span<T> span, size_t size) {
   return span.data != nullptr && span.size == size;
 }
 
-bool all_finite(const float* values, size_t count) {
-  return std::all_of(values, values + count, [](float v) { return std::isfinite(v); });
-}
-
 }  // namespace
 
 bool QueryJob::validate() const {

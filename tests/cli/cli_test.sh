@@ -308,6 +308,22 @@ case "$case_name" in
         [[ -n "$(json_number "$work/nn-preset.json" "$key")" ]] || fail "nn JSON lacks $key"
       done
     fi
+    if [[ -x "$tools/lmm-bench" ]]; then
+      # lmm-bench crowd: timings with rate divisors, a short soak, a database crowd, a bad --lod.
+      run "$tools/lmm-bench" crowd --model "$work/model.lmmw" --characters 1,9 --frames 3 --repetitions 1 --lod 1,2 \
+        --json "$work/crowd.json"
+      expect_rc 0; expect_out "characters/ms"; expect_out "rate divisor 2 vs full rate"
+      for key in chars_per_ms us_per_char ms_per_frame speedup_vs_individual joint_error_cm root_error_cm; do
+        [[ -n "$(json_number "$work/crowd.json" "$key")" ]] || fail "crowd JSON lacks $key"
+      done
+      run "$tools/lmm-bench" crowd --model "$work/model.lmmw" --characters 16 --soak 2 --json "$work/soak.json"
+      expect_rc 0
+      [[ "$(json_number "$work/soak.json" allocations)" == "0" ]] || fail "the crowd soak allocated while updating"
+      [[ "$(json_number "$work/soak.json" nonfinite_poses)" == "0" ]] || fail "the crowd soak gave non-finite poses"
+      run "$tools/lmm-bench" crowd --db "$work/db.mmdb" --characters 5 --frames 3 --repetitions 1
+      expect_rc 0; expect_out "speedup"
+      run "$tools/lmm-bench" crowd --model "$work/model.lmmw" --lod 1,0; expect_rc 1; expect_out "--lod: values must be >= 1"
+    fi
     # SIGINT: the run stops cleanly with a checkpoint that --resume continues.
     printf 'name = "long"\n[model]\nlatent = 4\nencoder_hidden = [16]\n[decoder]\nexperts = 2\nexpert_hidden = [8]\n[train]\nbatch = 16\nsteps = 10000000\n' >"$work/long.toml"
     "$tools/lmm-train" autoencoder --db "$work/db.mmdb" --config "$work/long.toml" --out "$work/sig" >"$work/log" 2>&1 &

@@ -1,9 +1,11 @@
 // Crowds: a crowd's characters equal the same characters updated one by one, bit for bit
 // (learned crowds batch their networks across characters, in blocks, on two threads); searches
-// spread over the interval; rate divisors equal updates with the summed dt; no allocation.
+// spread over the interval; rate divisors and deadline deferrals equal updates with the summed
+// dt; priorities order the updates; no allocation.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <random>
 #include <thread>
 
@@ -198,6 +200,50 @@ TEST(Crowd, RateDivisorsEqualUpdatesWithTheSummedDt) {
   EXPECT_EQ(crowd.character(2).stats().updates, 10);
 }
 
+TEST(Crowd, PrioritiesOrderTheUpdatesAndADeadlineDefersTheRestToTheNextCall) {
+  const Assets assets;
+  LearnedCrowd crowd;
+  DatabaseCrowd matched;
+  std::string error;
+  ASSERT_TRUE(crowd.init(assets.model, LearnedSettings{}, kCharacters, 1, error)) << error;
+  ASSERT_TRUE(matched.init(assets.db, assets.search, CharacterSettings{}, kCharacters, error)) << error;
+  std::vector<float> priority(kCharacters);
+  for (int i = 0; i < kCharacters; ++i) priority[size_t(i)] = float(i % 50);  // ties keep index order
+  ASSERT_TRUE(crowd.set_priorities(priority.data(), kCharacters));
+  ASSERT_TRUE(matched.set_priorities(priority.data(), kCharacters));
+  EXPECT_EQ(crowd.ranked(0), 49);
+  EXPECT_EQ(crowd.ranked(1), 99);
+  EXPECT_EQ(crowd.ranked(kCharacters - 1), 100);
+  std::vector<LearnedCharacter> alone(kCharacters);
+  for (int i = 0; i < kCharacters; ++i) {
+    ASSERT_TRUE(alone[size_t(i)].init(assets.model, crowd_character_settings(LearnedSettings{}, i), Vec3{}, 0.0f, error));
+  }
+  // A deadline already past: only the first group (by priority) updates, the rest wait.
+  const float dt1 = 1.0f / 60.0f, dt2 = 1.0f / 45.0f;
+  crowd.update(0, kCharacters, dt1, 0, LearnedCrowd::Clock::now());
+  matched.update(0, kCharacters, dt1, DatabaseCrowd::Clock::now());
+  for (int r = 0; r < kCharacters; ++r) {
+    const int i = crowd.ranked(r);
+    const bool first_group = r < LearnedCrowd::kDeadlineGroup;
+    EXPECT_EQ(crowd.character(i).stats().updates, first_group ? 1 : 0) << "rank " << r;
+    EXPECT_EQ(crowd.deferrals(i), first_group ? 0 : 1) << "rank " << r;
+    EXPECT_EQ(matched.character(i).stats().updates, first_group ? 1 : 0) << "rank " << r;
+    if (first_group) alone[size_t(i)].update(GamepadInput{}, dt1);
+  }
+  // The next call makes the deferred updates up with the summed dt.
+  crowd.update(dt2);
+  for (int i = 0; i < kCharacters; ++i) {
+    const bool deferred = crowd.deferrals(i) > 0;
+    alone[size_t(i)].update(GamepadInput{}, deferred ? 0.0f + dt1 + dt2 : dt2);
+    ASSERT_NO_FATAL_FAILURE(expect_same(crowd.character(i), alone[size_t(i)], i, 1));
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  priority[3] = nan;
+  EXPECT_FALSE(crowd.set_priorities(priority.data(), kCharacters));
+  EXPECT_FALSE(crowd.set_priorities(priority.data(), kCharacters - 1));
+  EXPECT_EQ(crowd.ranked(0), 49);  // unchanged
+}
+
 TEST(Crowd, UpdatesAllocateNothing) {
   const Assets assets;
   LearnedCrowd learned;
@@ -205,15 +251,20 @@ TEST(Crowd, UpdatesAllocateNothing) {
   std::string error;
   ASSERT_TRUE(learned.init(assets.model, LearnedSettings{}, kCharacters, 1, error)) << error;
   ASSERT_TRUE(matched.init(assets.db, assets.search, CharacterSettings{}, kCharacters, error)) << error;
-  for (int i = 0; i < kCharacters; ++i) learned.set_rate_divisor(i, 1 + i % 3);
+  std::vector<float> priority(kCharacters);
+  for (int i = 0; i < kCharacters; ++i) {
+    learned.set_rate_divisor(i, 1 + i % 3);
+    priority[size_t(i)] = float((i * 37) % 11);
+  }
   test::start_counting_allocations();
+  ASSERT_TRUE(learned.set_priorities(priority.data(), kCharacters));
   for (int f = 0; f < 60; ++f) {
     for (int i = 0; i < kCharacters; ++i) {
       learned.set_input(i, input_of(i, f));
       matched.set_input(i, input_of(i, f));
     }
-    learned.update(dt_of(f));
-    matched.update(dt_of(f));
+    learned.update(0, kCharacters, dt_of(f), 0, f % 2 ? LearnedCrowd::Clock::now() : LearnedCrowd::kNoDeadline);
+    matched.update(0, kCharacters, dt_of(f), f % 2 ? DatabaseCrowd::Clock::now() : DatabaseCrowd::kNoDeadline);
   }
   EXPECT_EQ(test::stop_counting_allocations(), 0);
 }

@@ -1,8 +1,10 @@
 // lmm-bench crowd: characters per millisecond of a crowd (lmm/crowd.hpp) updated at 60 Hz on T
 // threads, against the same characters updated one by one (each thread owning a share, as a game
 // without the crowd API would) timed interleaved in the same run; optional rate divisors (level
-// of detail) with their joint error against full rate.
+// of detail) with their pose and root error against full rate, a per-frame time budget, and a
+// soak that counts non-finite poses and heap allocations.
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -129,6 +131,8 @@ struct PoseDifference {
 struct CrowdFigures {
   int characters = 0;
   double ms_per_frame = 0.0, alone_ms_per_frame = 0.0, speedup = 0.0;
+  double deferred_per_frame = 0.0;  // character updates a --budget put off, per frame
+  double updates_per_frame = 0.0;   // character updates made per frame (< characters with --lod / --budget)
   std::vector<PoseDifference> lod_error;  // per rate divisor, mean differences from full rate (m)
 };
 
@@ -152,32 +156,39 @@ struct Options {
   int threads = 2, frames = 60, repetitions = 7;
   std::vector<int> divisors;  // level of detail: characters split evenly over these
   double soak_seconds = 0.0;  // > 0: a soak of the first count instead of the timings
+  double budget_ms = 0.0;     // > 0: each frame's crowd update has this deadline
 };
 
-// Crowd update of thread t's share.
+using Deadline = std::chrono::steady_clock::time_point;
+
+// Crowd update of thread t's share (ranks), deferring what is left at `deadline`.
 template <typename Crowd>
-void update_share(Crowd& crowd, int t, int threads);
+void update_share(Crowd& crowd, int t, int threads, Deadline deadline);
 
 template <>
-void update_share(LearnedCrowd& crowd, int t, int threads) {
+void update_share(LearnedCrowd& crowd, int t, int threads, Deadline deadline) {
   const auto [begin, end] = share(crowd.size(), t, threads);
-  crowd.update(begin, end, kDt, t);
+  crowd.update(begin, end, kDt, t, deadline);
 }
 
 template <>
-void update_share(DatabaseCrowd& crowd, int t, int threads) {
+void update_share(DatabaseCrowd& crowd, int t, int threads, Deadline deadline) {
   const auto [begin, end] = share(crowd.size(), t, threads);
-  crowd.update(begin, end, kDt);
+  crowd.update(begin, end, kDt, deadline);
 }
 
 template <typename Crowd, typename Character>
 CrowdFigures measure(Population<Crowd, Character>& p, const Options& o, FramePool& pool) {
   const int threads = pool.threads();
-  auto crowd_step = [&](int t) { update_share(p.crowd, t, threads); };
+  Deadline deadline = Crowd::kNoDeadline;
+  auto crowd_step = [&](int t) { update_share(p.crowd, t, threads, deadline); };
   auto alone_step = [&](int t) { p.update_alone(t, threads); };
   auto next_frame = [&] {
     ++p.frame;
     p.set_inputs();
+    if (o.budget_ms > 0.0) {
+      deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(o.budget_ms));
+    }
   };
   time_frames(pool, kWarmupFrames, next_frame, crowd_step);
   p.frame = 0;
@@ -191,6 +202,14 @@ CrowdFigures measure(Population<Crowd, Character>& p, const Options& o, FramePoo
     ratio.push_back(alone_s.back() / crowd_s.back());
   }
   CrowdFigures fig;
+  long deferred = 0, updates = 0;
+  for (int i = 0; i < p.size(); ++i) {
+    deferred += p.crowd.deferrals(i);
+    updates += p.crowd.character(i).stats().updates;
+  }
+  const double crowd_frames = double(kWarmupFrames + o.repetitions * o.frames);
+  fig.deferred_per_frame = double(deferred) / crowd_frames;
+  fig.updates_per_frame = double(updates) / crowd_frames;
   fig.characters = p.size();
   fig.ms_per_frame = median(crowd_s) * 1e3;
   fig.alone_ms_per_frame = median(alone_s) * 1e3;
@@ -239,6 +258,11 @@ CrowdFigures run_count(int n, const Options& o, FramePool& pool, const Init& ini
   init(p, n);
   for (int i = 0; i < n; ++i) p.crowd.character(i).reset(start_of(i), 0.05f * float(i));
   if (!o.divisors.empty()) set_divisors(p.crowd, o.divisors);
+  if (o.budget_ms > 0.0) {
+    std::vector<float> nearness(static_cast<size_t>(n));  // characters near the origin (the camera) first
+    for (int i = 0; i < n; ++i) nearness[size_t(i)] = -length(start_of(i));
+    p.crowd.set_priorities(nearness.data(), n);
+  }
   CrowdFigures fig = measure(p, o, pool);
   if (!o.divisors.empty()) {
     // Quality: a fresh pair of populations from the same start, LOD crowd vs full rate.
@@ -275,7 +299,7 @@ SoakFigures soak(Crowd& crowd, double seconds, FramePool& pool) {
   SoakFigures s;
   s.characters = crowd.size();
   const int threads = pool.threads();
-  const std::function<void(int)> step = [&](int t) { update_share(crowd, t, threads); };
+  const std::function<void(int)> step = [&](int t) { update_share(crowd, t, threads, Crowd::kNoDeadline); };
   const auto start = Clock::now();
   for (int f = 0; f < int(seconds * 60.0); ++f, ++s.frames) {
     for (int i = 0; i < crowd.size(); ++i) crowd.set_input(i, input_of(i, f));
@@ -336,6 +360,10 @@ void print_figures(const CrowdFigures& f, int threads, const std::vector<int>& d
               "one by one %8.3f ms/frame  speedup %.2fx\n",
               f.characters, f.ms_per_frame, f.characters / f.ms_per_frame, f.ms_per_frame * 1e3 * threads / f.characters,
               f.alone_ms_per_frame, f.speedup);
+  if (f.updates_per_frame < f.characters) {
+    std::printf("        %.1f character updates per frame (%.1f deferred by the budget)\n", f.updates_per_frame,
+                f.deferred_per_frame);
+  }
   for (size_t l = 0; l < f.lod_error.size(); ++l) {
     std::printf("        rate divisor %d vs full rate: joints in root space %.2f cm apart, roots %.2f cm apart (means)\n",
                 divisors[l], 100.0 * f.lod_error[l].joints, 100.0 * f.lod_error[l].root);
@@ -349,7 +377,9 @@ JsonObject figures_json(const CrowdFigures& f, int threads, const std::vector<in
       .number("chars_per_ms", f.characters / f.ms_per_frame)
       .number("us_per_char", f.ms_per_frame * 1e3 * threads / f.characters)
       .number("individual_ms_per_frame", f.alone_ms_per_frame)
-      .number("speedup_vs_individual", f.speedup);
+      .number("speedup_vs_individual", f.speedup)
+      .number("updates_per_frame", f.updates_per_frame)
+      .number("deferred_per_frame", f.deferred_per_frame);
   std::vector<JsonObject> lod;
   for (size_t l = 0; l < f.lod_error.size(); ++l) {
     lod.push_back(JsonObject()
@@ -394,7 +424,7 @@ int bench_crowd(int argc, char** argv) {
                      "us of thread time per character, and the speedup over the same characters updated one by one "
                      "(timed interleaved in the same run); medians over repetitions.\n"
                      "  lmm-bench crowd (--model X.lmmw | --db X.mmdb) [--characters 1,64,1024,4096] [--threads 2] "
-                     "[--lod 1,2,4] [--soak SECONDS] [--json PATH]");
+                     "[--lod 1,2,4] [--budget MS] [--soak SECONDS] [--json PATH]");
   o.add_options()
       ("model", "learned crowd over this bundle", cxxopts::value<std::string>())
       ("db", "database crowd over this database", cxxopts::value<std::string>())
@@ -404,6 +434,8 @@ int bench_crowd(int argc, char** argv) {
       ("repetitions", "repetitions (medians over them)", cxxopts::value<int>()->default_value("7"))
       ("lod", "rate divisors the characters are split over evenly (e.g. 1,2,4); also measures each level's "
               "joint error against full rate", cxxopts::value<std::string>())
+      ("budget", "ms: each frame's crowd update defers what is left at this deadline (characters nearest the "
+                 "origin first)", cxxopts::value<double>())
       ("soak", "instead of timing: run the first character count this many seconds of game time, counting "
                "non-finite poses and heap allocations while updating", cxxopts::value<double>())
       ("json", "write results as JSON", cxxopts::value<std::string>())
@@ -423,6 +455,8 @@ int bench_crowd(int argc, char** argv) {
   if (opt.threads < 1 || opt.threads > 64) throw InputError("--threads must be in 1..64");
   if (opt.frames < 1 || opt.repetitions < 1) throw InputError("--frames and --repetitions must be >= 1");
   if (args.count("lod")) opt.divisors = parse_ints(args["lod"].as<std::string>(), "lod");
+  if (args.count("budget")) opt.budget_ms = args["budget"].as<double>();
+  if (!(opt.budget_ms >= 0.0 && opt.budget_ms <= 1000.0)) throw InputError("--budget must be 0..1000 ms");
   if (args.count("soak")) opt.soak_seconds = args["soak"].as<double>();
   if (!(opt.soak_seconds >= 0.0 && opt.soak_seconds <= 86400.0)) throw InputError("--soak must be 0..86400 seconds");
   std::string error;

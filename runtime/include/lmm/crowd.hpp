@@ -7,6 +7,7 @@
 // with the settings of crowd_character_settings().
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,21 +45,42 @@ class CrowdBase {
   void set_rate_divisor(int i, int divisor);
   // Character i's rate divisor.
   int rate_divisor(int i) const { return divisors_[size_t(i)]; }
+  // Priorities of all characters (`count` == size() values, higher first): updates visit
+  // characters in this order, so under a deadline the most important ones update and the rest
+  // wait. Ties keep index order. Sorts once; no allocation. False (nothing changed) when
+  // `count` is not size() or a value is NaN.
+  bool set_priorities(const float* priorities, int count);
+  // The character at rank r of the priority order (r itself until priorities are set).
+  int ranked(int r) const { return order_[size_t(r)]; }
+  // How many of character i's updates a deadline has put off (each is made up, with the
+  // summed dt, at its next update call).
+  int deferrals(int i) const { return deferrals_[size_t(i)]; }
 
   // Largest rate divisor set_rate_divisor accepts.
   static constexpr int kMaxRateDivisor = 16;
+  // Characters updated between two looks at the clock under a deadline (the first group of a
+  // call always updates, so the highest-priority characters are never starved).
+  static constexpr int kDeadlineGroup = 32;
+  using Clock = std::chrono::steady_clock;
+  // "No deadline".
+  static constexpr Clock::time_point kNoDeadline = Clock::time_point::max();
 
  protected:
   // Sizes the per-character arrays for `count` characters (allocates).
   void resize(int count);
-  // Adds dt to character i's pending time; true (and *due_dt = the pending time, which is
-  // cleared) when the character updates this frame.
-  bool take_turn(int i, float dt, float* due_dt);
+  // Adds dt to character i's pending time; whether it updates this frame (its turn under its
+  // rate divisor, or a deferred update to make up).
+  bool take_turn(int i, float dt);
+  // Character i's summed dt, cleared: it updates now.
+  float consume(int i);
+  // Puts character i's update off to the next call.
+  void defer(int i);
 
   std::vector<Character> characters_;
   std::vector<GamepadInput> inputs_;
-  std::vector<int> divisors_, ticks_;
-  std::vector<float> pending_dt_;
+  std::vector<int> divisors_, ticks_, order_, deferrals_;
+  std::vector<float> pending_dt_, priorities_;
+  std::vector<char> overdue_;
 };
 
 extern template class CrowdBase<DatabaseCharacter>;
@@ -72,8 +94,9 @@ class DatabaseCrowd : public CrowdBase<DatabaseCharacter> {
   // message when a character cannot start (see DatabaseCharacter::init).
   bool init(std::shared_ptr<const Database> db, const FeatureSearch& search, const CharacterSettings& settings,
             int count, std::string& error);
-  // Updates characters begin..end-1 by dt; distinct ranges may run concurrently. No allocation.
-  void update(int begin, int end, float dt);
+  // Updates the characters of ranks begin..end-1 (ranked()) by dt; disjoint ranges may run
+  // concurrently. Past `deadline`, the remaining due characters are deferred. No allocation.
+  void update(int begin, int end, float dt, Clock::time_point deadline = kNoDeadline);
   // Updates every character by dt on the calling thread.
   void update(float dt) { update(0, size(), dt); }
 };
@@ -89,9 +112,10 @@ class LearnedCrowd : public CrowdBase<LearnedCharacter> {
   // a message when a character or an evaluator cannot start.
   bool init(std::shared_ptr<const Model> model, const LearnedSettings& settings, int count, int workers,
             std::string& error);
-  // Updates characters begin..end-1 by dt with worker scratch `worker` (0..workers-1): calls
-  // with distinct workers and disjoint ranges may run concurrently. No allocation.
-  void update(int begin, int end, float dt, int worker);
+  // Updates the characters of ranks begin..end-1 (ranked()) by dt with worker scratch `worker`
+  // (0..workers-1): calls with distinct workers and disjoint ranges may run concurrently. Past
+  // `deadline`, the remaining due characters are deferred. No allocation.
+  void update(int begin, int end, float dt, int worker, Clock::time_point deadline = kNoDeadline);
   // Updates every character by dt on the calling thread (worker 0).
   void update(float dt) { update(0, size(), dt, 0); }
   // Number of worker scratch sets.

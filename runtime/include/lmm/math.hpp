@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 namespace lmm {
 
@@ -30,6 +33,17 @@ inline Vec3 cross(Vec3 a, Vec3 b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 // Euclidean length.
+// Whether none of the `count` values is NaN or infinite (an exponent test the compiler
+// vectorises; per-frame checks of network outputs use it).
+inline bool all_finite(const float* values, size_t count) {
+  uint32_t non_finite = 0;
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, values + i, sizeof bits);
+    non_finite |= uint32_t((bits & 0x7F800000u) == 0x7F800000u);
+  }
+  return non_finite == 0;
+}
 inline float length(Vec3 a) { return std::sqrt(dot(a, a)); }
 // a / |a|, or the zero vector when |a| is (almost) zero.
 inline Vec3 normalize(Vec3 a) {
