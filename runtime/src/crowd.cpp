@@ -89,18 +89,10 @@ bool DatabaseCrowd::init(std::shared_ptr<const Database> db, const FeatureSearch
 }
 
 void DatabaseCrowd::update(int begin, int end, float dt, Clock::time_point deadline) {
-  bool out_of_time = false;
   int updated = 0;
-  for (int r = std::max(begin, 0); r < std::min(end, size()); ++r) {
-    const int i = ranked(r);
-    if (!take_turn(i, dt)) continue;
-    if (out_of_time) {
-      defer(i);
-      continue;
-    }
-    character(i).update(inputs_[size_t(i)], consume(i));
-    if (++updated % kDeadlineGroup == 0 && deadline != kNoDeadline) out_of_time = Clock::now() >= deadline;
-  }
+  visit_due(
+      begin, end, dt, [&](int i, float due_dt) { character(i).update(inputs_[size_t(i)], due_dt); },
+      [&] { return ++updated % kDeadlineGroup == 0 && deadline != kNoDeadline && Clock::now() >= deadline; });
 }
 
 bool LearnedCrowd::init(std::shared_ptr<const Model> model, const LearnedSettings& settings, int count,
@@ -141,23 +133,19 @@ void LearnedCrowd::update(int begin, int end, float dt, int worker, Clock::time_
   Worker& w = workers_[size_t(worker)];
   // Under a deadline, blocks of kDeadlineGroup characters, the clock read after each.
   const int block = deadline == kNoDeadline ? kBlock : kDeadlineGroup;
-  bool out_of_time = false;
   int count = 0;
-  for (int r = std::max(begin, 0); r < std::min(end, size()); ++r) {
-    const int i = ranked(r);
-    if (!take_turn(i, dt)) continue;
-    if (out_of_time) {
-      defer(i);
-      continue;
-    }
-    w.members[size_t(count)] = i;
-    w.dt[size_t(count)] = consume(i);
-    if (++count == block) {
-      update_block(w, count);
-      count = 0;
-      out_of_time = deadline != kNoDeadline && Clock::now() >= deadline;
-    }
-  }
+  bool flushed = false;
+  visit_due(
+      begin, end, dt,
+      [&](int i, float due_dt) {
+        w.members[size_t(count)] = i;
+        w.dt[size_t(count)] = due_dt;
+        flushed = ++count == block;
+        if (!flushed) return;
+        update_block(w, count);
+        count = 0;
+      },
+      [&] { return flushed && deadline != kNoDeadline && Clock::now() >= deadline; });
   if (count > 0) update_block(w, count);
 }
 

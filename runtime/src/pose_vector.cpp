@@ -131,7 +131,8 @@ Quat quat_from_6d(const float* r6) {
   const Vec3 c0 = normalize(vec3_at(r6));
   const Vec3 b = vec3_at(r6 + 3);
   const Vec3 c1 = normalize(b - c0 * dot(c0, b));
-  if (length(c0) < 0.5f || length(c1) < 0.5f) return Quat{};
+  // normalize() gives unit or zero vectors: a squared length under 1/4 means it gave zero.
+  if (dot(c0, c0) < 0.25f || dot(c1, c1) < 0.25f) return Quat{};
   return quat_from_columns(c0, c1, cross(c0, c1));
 }
 

@@ -110,6 +110,13 @@ int searched_now(const DatabaseCrowd& crowd, std::vector<int>& before) {
   return n;
 }
 
+// Starts a learned and a database crowd of kCharacters with default settings (one worker).
+void start_both(const Assets& assets, LearnedCrowd& learned, DatabaseCrowd& matched) {
+  std::string error;
+  ASSERT_TRUE(learned.init(assets.model, LearnedSettings{}, kCharacters, 1, error)) << error;
+  ASSERT_TRUE(matched.init(assets.db, assets.search, CharacterSettings{}, kCharacters, error)) << error;
+}
+
 }  // namespace
 
 TEST(Crowd, LearnedCrowdEqualsCharactersUpdatedOneByOneBitForBit) {
@@ -204,9 +211,8 @@ TEST(Crowd, PrioritiesOrderTheUpdatesAndADeadlineDefersTheRestToTheNextCall) {
   const Assets assets;
   LearnedCrowd crowd;
   DatabaseCrowd matched;
+  ASSERT_NO_FATAL_FAILURE(start_both(assets, crowd, matched));
   std::string error;
-  ASSERT_TRUE(crowd.init(assets.model, LearnedSettings{}, kCharacters, 1, error)) << error;
-  ASSERT_TRUE(matched.init(assets.db, assets.search, CharacterSettings{}, kCharacters, error)) << error;
   std::vector<float> priority(kCharacters);
   for (int i = 0; i < kCharacters; ++i) priority[size_t(i)] = float(i % 50);  // ties keep index order
   ASSERT_TRUE(crowd.set_priorities(priority.data(), kCharacters));
@@ -248,9 +254,7 @@ TEST(Crowd, UpdatesAllocateNothing) {
   const Assets assets;
   LearnedCrowd learned;
   DatabaseCrowd matched;
-  std::string error;
-  ASSERT_TRUE(learned.init(assets.model, LearnedSettings{}, kCharacters, 1, error)) << error;
-  ASSERT_TRUE(matched.init(assets.db, assets.search, CharacterSettings{}, kCharacters, error)) << error;
+  ASSERT_NO_FATAL_FAILURE(start_both(assets, learned, matched));
   std::vector<float> priority(kCharacters);
   for (int i = 0; i < kCharacters; ++i) {
     learned.set_rate_divisor(i, 1 + i % 3);

@@ -7,6 +7,7 @@
 // with the settings of crowd_character_settings().
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -75,6 +76,22 @@ class CrowdBase {
   float consume(int i);
   // Puts character i's update off to the next call.
   void defer(int i);
+  // For the characters of ranks begin..end-1 due this frame, in rank order: take(i, summed dt),
+  // then out_of_time(); once that says true, the due characters left are deferred.
+  template <typename Take, typename OutOfTime>
+  void visit_due(int begin, int end, float dt, const Take& take, const OutOfTime& out_of_time) {
+    bool late = false;
+    for (int r = std::max(begin, 0); r < std::min(end, size()); ++r) {
+      const int i = ranked(r);
+      if (!take_turn(i, dt)) continue;
+      if (late) {
+        defer(i);
+        continue;
+      }
+      take(i, consume(i));
+      late = out_of_time();
+    }
+  }
 
   std::vector<Character> characters_;
   std::vector<GamepadInput> inputs_;
