@@ -107,16 +107,16 @@ void LearnedPlayback::finish_advance(bool ok, float dt, float halflife, PoseBuff
   // The last pose becomes the previous one; the decode overwrites every position and rotation.
   std::swap(previous_source_, source_);
   take_decoded(ok, source_, stats);
-  velocities_between(previous_source_, source_, dt, source_);
   if (transition_ == LearnedTransition::Inertialize) {
+    // The inertializer needs the joints' velocities; latent blending needs none (and they are
+    // not part of the output), so it skips them.
+    velocities_between(previous_source_, source_, dt, source_);
     inertializer_.apply(source_, halflife, dt, out);
     return;
   }
   for (size_t j = 1; j < out.positions.size(); ++j) {
     out.positions[j] = source_.positions[j];
     out.rotations[j] = source_.rotations[j];
-    out.velocities[j] = source_.velocities[j];
-    out.angular[j] = source_.angular[j];
   }
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <thread>
@@ -244,6 +245,42 @@ TEST(PoseVector, SixDRotationsRoundTrip) {
   const float degenerate[6] = {0, 0, 0, 0, 0, 0};
   const Quat identity = quat_from_6d(degenerate);
   EXPECT_EQ(identity.w, 1.0f);
+}
+
+TEST(PoseVector, ManySixDRotationsAtOnceEqualOneAtATimeBitForBit) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int count = 4003;  // not a multiple of 4: the tail goes one at a time
+  std::vector<float> r6(size_t(count) * 6);
+  for (int i = 0; i < count; ++i) {
+    float* r = r6.data() + size_t(i) * 6;
+    switch (i % 5) {
+      case 0: {  // exact rotations: every branch of the matrix-to-quaternion conversion
+        quat_to_6d(normalize(Quat{normal(rng), normal(rng), normal(rng), normal(rng)}), r);
+        break;
+      }
+      case 1:  // network-like: noisy, unnormalised columns
+        for (int k = 0; k < 6; ++k) r[k] = normal(rng) * 3.0f;
+        break;
+      case 2:  // degenerate first column (zero or nearly)
+        for (int k = 0; k < 6; ++k) r[k] = k < 3 ? normal(rng) * 1e-9f * float(i % 3) : normal(rng);
+        break;
+      case 3:  // second column along the first
+        for (int k = 0; k < 3; ++k) r[k] = r[k + 3] = normal(rng);
+        break;
+      default:  // tiny and huge magnitudes
+        for (int k = 0; k < 6; ++k) r[k] = normal(rng) * (k % 2 ? 1e-6f : 1e6f);
+        break;
+    }
+  }
+  std::vector<Quat> many(static_cast<size_t>(count));
+  quats_from_6d(r6.data(), count, many.data());
+  for (int i = 0; i < count; ++i) {
+    const Quat one = quat_from_6d(r6.data() + size_t(i) * 6);
+    ASSERT_EQ(std::memcmp(&one, &many[size_t(i)], sizeof(Quat)), 0)
+        << "rotation " << i << ": " << one.w << " " << one.x << " " << one.y << " " << one.z << " vs "
+        << many[size_t(i)].w << " " << many[size_t(i)].x << " " << many[size_t(i)].y << " " << many[size_t(i)].z;
+  }
 }
 
 TEST(PoseVector, DatabaseFramesRoundTripThroughPoseVectors) {

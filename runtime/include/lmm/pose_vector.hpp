@@ -15,6 +15,9 @@ namespace lmm {
 void quat_to_6d(Quat q, float* out);
 // The rotation of a 6D vector: Gram-Schmidt on its two columns (identity when degenerate).
 Quat quat_from_6d(const float* r6);
+// quat_from_6d of `count` consecutive 6D rotations (6 floats each) into out[0..count), equal to
+// it bit for bit (four at a time with SSE2 where the build has it).
+void quats_from_6d(const float* r6, int count, Quat* out);
 
 // The pose vector layout of a database's skeleton and contact joints.
 PoseVectorLayout pose_layout_of(const Database& db);
