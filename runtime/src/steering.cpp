@@ -224,9 +224,10 @@ void Inertializer::start(const PoseBuffers& out, const std::vector<Quat>& animat
 }
 
 void Inertializer::apply(const PoseBuffers& source, float halflife, float dt, PoseBuffers& out) {
+  const SpringDecay decay = spring_decay_over(halflife, dt);  // one exp for every joint
   for (size_t j = 0; j < offsets_.positions.size(); ++j) {
-    spring_decay(offsets_.positions[j], offsets_.velocities[j], halflife, dt);
-    spring_decay(offsets_.rotations_scaled[j], offsets_.angular[j], halflife, dt);
+    spring_decay(offsets_.positions[j], offsets_.velocities[j], decay);
+    spring_decay(offsets_.rotations_scaled[j], offsets_.angular[j], decay);
     if (j == 0) continue;  // the root is integrated from velocities
     out.positions[j] = source.positions[j] + offsets_.positions[j];
     out.rotations[j] = from_scaled_angle_axis(offsets_.rotations_scaled[j]) * source.rotations[j];

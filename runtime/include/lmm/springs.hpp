@@ -34,12 +34,24 @@ inline void spring_rotation_update(Quat& rotation, Vec3& angular_velocity, Quat 
   angular_velocity = (angular_velocity - j1 * (y * dt)) * e;
 }
 
+// The damping and decay factor of one halflife over dt, shared by many decaying springs.
+struct SpringDecay {
+  float y = 0.0f, e = 1.0f, dt = 0.0f;
+};
+// SpringDecay of `halflife` over dt.
+inline SpringDecay spring_decay_over(float halflife, float dt) {
+  const float y = spring_y(halflife);
+  return SpringDecay{y, std::exp(-y * dt), dt};
+}
+
 // An offset (and its velocity) decaying to zero with a critically damped spring.
+inline void spring_decay(Vec3& offset, Vec3& velocity, const SpringDecay& d) {
+  const Vec3 j1 = velocity + offset * d.y;
+  offset = (offset + j1 * d.dt) * d.e;
+  velocity = (velocity - j1 * (d.y * d.dt)) * d.e;
+}
 inline void spring_decay(Vec3& offset, Vec3& velocity, float halflife, float dt) {
-  const float y = spring_y(halflife), e = std::exp(-y * dt);
-  const Vec3 j1 = velocity + offset * y;
-  offset = (offset + j1 * dt) * e;
-  velocity = (velocity - j1 * (y * dt)) * e;
+  spring_decay(offset, velocity, spring_decay_over(halflife, dt));
 }
 
 }  // namespace lmm
