@@ -19,13 +19,22 @@ bool all_plausible(const float* v, uint64_t n) {
   return true;
 }
 
-// Whether `t` holds network weights (f32 or f16) rather than metadata or statistics.
-bool is_weight_tensor(const TensorView& t) {
-  const size_t dot = t.name.rfind('.');
-  if (dot == std::string::npos) return false;
-  const std::string leaf = t.name.substr(dot + 1);
-  return leaf == "weight" || leaf == "bias";
+// Whether every f16 value is finite (finite halves are at most 65504 in magnitude).
+bool all_finite_half(const uint16_t* v, uint64_t n) {
+  for (uint64_t i = 0; i < n; ++i) {
+    if ((v[i] & 0x7c00u) == 0x7c00u) return false;
+  }
+  return true;
 }
+
+// The part of `t`'s name after its last dot ("weight" for "decoder.mlp0.weight").
+std::string leaf_name(const TensorView& t) {
+  const size_t dot = t.name.rfind('.');
+  return dot == std::string::npos ? std::string() : t.name.substr(dot + 1);
+}
+
+// The binary16 values of an f16 tensor.
+const uint16_t* half_values(const TensorView& t) { return reinterpret_cast<const uint16_t*>(t.data); }
 
 }  // namespace
 
@@ -78,13 +87,16 @@ bool Model::parse(const uint8_t* data, size_t size, std::string& error) {
       !read_layout(error) || !read_statistics(error) || !read_speeds(error)) {
     return false;
   }
-  // f16 weights become one f32 arena, reserved up front so that pointers into it stay valid.
-  size_t half_values = 0;
+  // f16 weights stay in place; f16 biases become one f32 arena, reserved up front so that
+  // pointers into it stay valid.
+  size_t half_biases = 0;
   for (const TensorView& t : view_.tensors()) {
-    if (t.dtype == DType::F16 && is_weight_tensor(t)) half_values += size_t(t.element_count);
+    if (t.dtype != DType::F16) continue;
+    const std::string leaf = leaf_name(t);
+    half_ = half_ || leaf == "weight";
+    if (leaf == "bias") half_biases += size_t(t.element_count);
   }
-  converted_.reserve(half_values);
-  half_ = half_values > 0;
+  converted_.reserve(half_biases);
   const int state = state_size();
   const int pose = layout_.size();
   const int encoder_in = pose + 3 * layout_.joints;
@@ -195,29 +207,29 @@ bool Model::read_layer(const std::string& name, int expected_in, int stack, Dens
   }
   layer.in = int(in);
   layer.out = int(out);
-  const TensorView* parts[2] = {w, b};
-  const float* floats[2] = {nullptr, nullptr};
-  for (int p = 0; p < 2; ++p) {
-    const TensorView& t = *parts[p];
-    weight_bytes_ += t.element_count * dtype_size(t.dtype);
-    if (t.dtype == DType::F32) {
-      floats[p] = t.f32();
-    } else if (converted_.size() + t.element_count > converted_.capacity()) {
-      error = "tensor '" + t.name + "' is read twice";  // would move the f16 arena
-      return false;
-    } else {
-      const uint16_t* h = reinterpret_cast<const uint16_t*>(t.data);
-      const size_t first = converted_.size();
-      for (uint64_t i = 0; i < t.element_count; ++i) converted_.push_back(half_to_float(h[i]));
-      floats[p] = converted_.data() + first;
-    }
-    if (!all_plausible(floats[p], t.element_count)) {
-      error = "tensor '" + t.name + "' contains NaN, infinite or implausibly large (> 65504) values";
+  for (const TensorView* t : {w, b}) {
+    weight_bytes_ += t->element_count * dtype_size(t->dtype);
+    const bool plausible = t->dtype == DType::F32 ? all_plausible(t->f32(), t->element_count)
+                                                  : all_finite_half(half_values(*t), t->element_count);
+    if (!plausible) {
+      error = "tensor '" + t->name + "' contains NaN, infinite or implausibly large (> 65504) values";
       return false;
     }
   }
-  layer.weight = floats[0];
-  layer.bias = floats[1];
+  if (w->dtype == DType::F32) {
+    layer.weight = w->f32();
+    layer.bias = b->f32();
+    return true;
+  }
+  if (converted_.size() + b->element_count > converted_.capacity()) {
+    error = "tensor '" + b->name + "' is read twice";  // would move the f16 bias arena
+    return false;
+  }
+  const uint16_t* h = half_values(*b);
+  const size_t first = converted_.size();
+  for (uint64_t i = 0; i < b->element_count; ++i) converted_.push_back(half_to_float(h[i]));
+  layer.weight_half = half_values(*w);
+  layer.bias = converted_.data() + first;
   return true;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "nn_kernels.hpp"
 
@@ -10,14 +11,40 @@ namespace detail {
 
 float gelu_scalar(float v) { return 0.5f * v * (1.0f + std::erf(v * 0.70710678118654752f)); }
 
-void dense_scalar(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, bool gelu, const RowMap& map) {
+namespace {
+
+// The float with these bits.
+float bits_to_float(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// A weight as f32: f32 weights as they are, f16 weights (bits) by half_to_float's rule.
+float widen(float w) { return w; }
+// half_to_float for finite halves (the loader rejects others), without branches so the loops
+// over a weight row vectorise: the bits moved into place and the exponent rebased; zero and
+// subnormal halves (exponent 0) get exponent 1 and then lose its 2^-14, exactly.
+inline float widen(uint16_t h) {
+  const uint32_t moved = uint32_t(h & 0x7fffu) << 13;
+  const uint32_t small = uint32_t((moved & 0x0f800000u) == 0);  // 1 for zero and subnormals
+  const float magnitude = bits_to_float(moved + ((112u + small) << 23)) - bits_to_float(small * (113u << 23));
+  uint32_t bits;
+  std::memcpy(&bits, &magnitude, 4);
+  return bits_to_float(bits | uint32_t(h & 0x8000u) << 16);
+}
+
+// dense_scalar with the weights `weight` (layer.weight or layer.weight_half).
+template <typename W>
+void dense_scalar_of(const DenseLayer& l, const W* weight, const float* x, int xs, int rows, float* y, int ys,
+                     bool gelu, const RowMap& map) {
   for (int r = 0; r < rows; ++r) {
     const float* xr = x + size_t(map.in_rows != nullptr ? map.in_rows[r] : r) * xs;
     float* yr = y + size_t(map.out_rows != nullptr ? map.out_rows[r] : r) * ys;
     if (map.out_rows != nullptr) {  // one output at a time, then scaled into the target row
       for (int o = 0; o < l.out; ++o) {
         float sum = l.bias[o];
-        for (int i = 0; i < l.in; ++i) sum += xr[i] * l.weight[size_t(i) * l.out + o];
+        for (int i = 0; i < l.in; ++i) sum += xr[i] * widen(weight[size_t(i) * l.out + o]);
         yr[o] += map.out_scale[r] * (gelu ? gelu_scalar(sum) : sum);
       }
       continue;
@@ -25,11 +52,21 @@ void dense_scalar(const DenseLayer& l, const float* x, int xs, int rows, float* 
     std::copy(l.bias, l.bias + l.out, yr);
     for (int i = 0; i < l.in; ++i) {
       const float xi = xr[i];
-      const float* w = l.weight + size_t(i) * l.out;
-      for (int o = 0; o < l.out; ++o) yr[o] += xi * w[o];
+      const W* w = weight + size_t(i) * l.out;
+      for (int o = 0; o < l.out; ++o) yr[o] += xi * widen(w[o]);
     }
     if (!gelu) continue;
     for (int o = 0; o < l.out; ++o) yr[o] = gelu_scalar(yr[o]);
+  }
+}
+
+}  // namespace
+
+void dense_scalar(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, bool gelu, const RowMap& map) {
+  if (l.weight_half != nullptr) {
+    dense_scalar_of(l, l.weight_half, x, xs, rows, y, ys, gelu, map);
+  } else {
+    dense_scalar_of(l, l.weight, x, xs, rows, y, ys, gelu, map);
   }
 }
 
@@ -66,8 +103,15 @@ detail::DenseKernel kernel_for(KernelPath path) {
 
 // Expert `e`'s copy of a stacked expert layer.
 DenseLayer expert_layer(const DenseLayer& stacked, int e) {
-  return {stacked.weight + size_t(e) * stacked.in * stacked.out, stacked.bias + size_t(e) * stacked.out, stacked.in,
-          stacked.out};
+  DenseLayer layer = stacked;
+  const size_t weights = size_t(e) * stacked.in * stacked.out;
+  if (layer.weight_half != nullptr) {
+    layer.weight_half += weights;
+  } else {
+    layer.weight += weights;
+  }
+  layer.bias += size_t(e) * stacked.out;
+  return layer;
 }
 
 float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
@@ -102,7 +146,7 @@ const char* kernel_path_name(KernelPath path) {
 bool avx512_available() {
 #if defined(__x86_64__) || defined(__i386__)
   return avx2_available() && detail::dense_avx512_kernel() != nullptr && __builtin_cpu_supports("avx512f") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
 #else
   return false;
 #endif
@@ -110,7 +154,8 @@ bool avx512_available() {
 
 bool avx2_available() {
 #if defined(__x86_64__) || defined(__i386__)
-  return detail::dense_avx2_kernel() != nullptr && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return detail::dense_avx2_kernel() != nullptr && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("f16c");
 #else
   return false;
 #endif

@@ -1,11 +1,12 @@
-// AVX2/FMA dense kernel. This file alone is compiled with -mavx2 -mfma (see CMakeLists.txt);
+// AVX2/FMA dense kernel (f16 weights widened by F16C). This file alone is compiled with -mavx2
+// -mfma -mf16c (see CMakeLists.txt);
 // it uses no inline library templates, so no AVX2 code can leak into other translation units.
 #include "nn_simd_shared.hpp"
 #include "nn_kernels.hpp"
 
 #include <cstddef>
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #include <immintrin.h>
 
 namespace lmm::detail {
@@ -41,23 +42,64 @@ inline __m256i lane_mask(int n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-// R rows x V vectors of outputs starting at `o`; with Tail, the last vector holds only `last`
-// (1..7) lanes and is read and written through a mask. With Accumulate, y += scale * output.
-template <int R, int V, bool Tail, bool Accumulate>
-void block(const DenseLayer& l, const BlockRows<R>& rows, int o, int last, bool gelu) {
-  const __m256i mask = lane_mask(last);
-  const float* w = l.weight + o;
+// Lane mask with lanes `n` (0..7) to 7 on.
+inline __m256i lanes_from(int n) {
+  return _mm256_cmpgt_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(n - 1));
+}
+
+// 8 weights from p, widened to f32 (exactly, for f16).
+inline __m256 load8(const float* p) { return _mm256_loadu_ps(p); }
+inline __m256 load8(const uint16_t* p) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))); }
+// The first n (1..7) weights from p (lanes on in `mask`), 0 in the other lanes; reads nothing beyond.
+inline __m256 load8_first(const float* p, __m256i mask, int) { return _mm256_maskload_ps(p, mask); }
+inline __m256 load8_first(const uint16_t* p, __m256i, int n) {
+  alignas(16) uint16_t h[8] = {};
+  for (int j = 0; j < n; ++j) h[j] = p[j];
+  return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(h)));
+}
+
+// How a block's last vector covers the `last` (1..7) outputs left when the layer's width is no
+// multiple of 8.
+enum class Tail {
+  None,     // every vector is full
+  Shifted,  // the last vector ends at the layer's last output (layers of 8 or more outputs):
+            // full loads, and only its top `last` lanes are stored
+  Masked,   // the last vector's first `last` lanes are loaded and stored (layers under 8 wide)
+};
+
+// R rows x V vectors of outputs starting at `o`, the last vector as `T` says. With Accumulate,
+// y += scale * output. Each output lane sums bias + x0 w0 + x1 w1 + ... in that order
+// whatever its vector, so every block shape gives the same bits.
+template <int R, int V, Tail T, bool Accumulate, typename W>
+void block(const DenseLayer& l, const W* weight, const BlockRows<R>& rows, int o, int last, bool gelu) {
+  const int shift = T == Tail::Shifted ? 8 - last : 0;
+  const __m256i mask = T == Tail::Shifted ? lanes_from(shift) : lane_mask(last);  // the lanes stored
+  auto partial = [](int v) { return T == Tail::Masked && v + 1 == V; };
+  int at[V];  // first output of each vector
+  LMM_UNROLL
+  for (int v = 0; v < V; ++v) at[v] = o + 8 * v - (v + 1 == V ? shift : 0);
   __m256 acc[R][V];
   LMM_UNROLL
   for (int v = 0; v < V; ++v) {
-    const __m256 b = !Tail || v + 1 < V ? _mm256_loadu_ps(l.bias + o + 8 * v) : _mm256_maskload_ps(l.bias + o + 8 * v, mask);
+    const __m256 b = partial(v) ? _mm256_maskload_ps(l.bias + at[v], mask) : _mm256_loadu_ps(l.bias + at[v]);
     LMM_UNROLL
     for (int r = 0; r < R; ++r) acc[r][v] = b;
   }
+  const W* w = weight;
   for (int i = 0; i < l.in; ++i, w += l.out) {
+    if constexpr (R == 1) {
+      // Each weight vector straight into its FMA: 8 accumulators and 8 widened f16 weight
+      // vectors would not fit in the 16 registers (an accumulator would live in memory).
+      const __m256 xb = _mm256_broadcast_ss(rows.x[0] + i);
+      LMM_UNROLL
+      for (int v = 0; v < V; ++v) {
+        acc[0][v] = _mm256_fmadd_ps(xb, partial(v) ? load8_first(w + at[v], mask, last) : load8(w + at[v]), acc[0][v]);
+      }
+      continue;
+    }
     __m256 wv[V];
     LMM_UNROLL
-    for (int v = 0; v < V; ++v) wv[v] = !Tail || v + 1 < V ? _mm256_loadu_ps(w + 8 * v) : _mm256_maskload_ps(w + 8 * v, mask);
+    for (int v = 0; v < V; ++v) wv[v] = partial(v) ? load8_first(w + at[v], mask, last) : load8(w + at[v]);
     LMM_UNROLL
     for (int r = 0; r < R; ++r) {
       const __m256 xb = _mm256_broadcast_ss(rows.x[r] + i);
@@ -70,10 +112,11 @@ void block(const DenseLayer& l, const BlockRows<R>& rows, int o, int last, bool 
     LMM_UNROLL
     for (int v = 0; v < V; ++v) {
       __m256 a = gelu ? gelu8(acc[r][v]) : acc[r][v];
-      float* dst = rows.y[r] + o + 8 * v;
-      const bool full = !Tail || v + 1 < V;
+      float* dst = rows.y[r] + at[v];
+      const bool full = T == Tail::None || v + 1 < V;
       if (Accumulate) {
-        a = _mm256_fmadd_ps(_mm256_set1_ps(rows.scale[r]), a, full ? _mm256_loadu_ps(dst) : _mm256_maskload_ps(dst, mask));
+        const __m256 old = T == Tail::Shifted || full ? _mm256_loadu_ps(dst) : _mm256_maskload_ps(dst, mask);
+        a = _mm256_fmadd_ps(_mm256_set1_ps(rows.scale[r]), a, old);
       }
       if (full) {
         _mm256_storeu_ps(dst, a);
@@ -89,6 +132,18 @@ void block(const DenseLayer& l, const BlockRows<R>& rows, int o, int last, bool 
 template <int R>
 constexpr int max_vectors() { return R == 1 ? 8 : (R == 2 ? 4 : 3); }
 
+// block() on the layer's weights (f32 or f16), accumulating or not.
+template <int R, int V, Tail T>
+void block_of(const DenseLayer& l, const BlockRows<R>& rows, bool accumulate, int o, int last, bool gelu) {
+  if (l.weight_half != nullptr) {
+    accumulate ? block<R, V, T, true>(l, l.weight_half, rows, o, last, gelu)
+               : block<R, V, T, false>(l, l.weight_half, rows, o, last, gelu);
+  } else {
+    accumulate ? block<R, V, T, true>(l, l.weight, rows, o, last, gelu)
+               : block<R, V, T, false>(l, l.weight, rows, o, last, gelu);
+  }
+}
+
 // Rows r .. r + R - 1, outputs o .. o + 8 vectors (<= V), the last with `last` lanes.
 template <int R, int V>
 void block_or_narrower(const DenseLayer& l, const float* x, int xs, float* y, int ys, int r, const RowMap& map, int o,
@@ -101,10 +156,12 @@ void block_or_narrower(const DenseLayer& l, const float* x, int xs, float* y, in
   }
   const BlockRows<R> rows = block_rows<R>(x, xs, y, ys, r, map);
   const bool accumulate = map.out_rows != nullptr;
-  if (last < 8) {
-    accumulate ? block<R, V, true, true>(l, rows, o, last, gelu) : block<R, V, true, false>(l, rows, o, last, gelu);
-  } else {
-    accumulate ? block<R, V, false, true>(l, rows, o, last, gelu) : block<R, V, false, false>(l, rows, o, last, gelu);
+  if (last == 8) {
+    block_of<R, V, Tail::None>(l, rows, accumulate, o, last, gelu);
+  } else if (l.out >= 8) {
+    block_of<R, V, Tail::Shifted>(l, rows, accumulate, o, last, gelu);
+  } else if constexpr (V == 1) {  // layers under 8 wide are one vector
+    block_of<R, 1, Tail::Masked>(l, rows, accumulate, o, last, gelu);
   }
 }
 

@@ -1,12 +1,13 @@
-// AVX-512 dense kernel (16 floats per vector, 32 vector registers). This file alone is compiled
-// with -mavx512f -mavx512vl -mavx512dq -mfma (see CMakeLists.txt); it uses no inline library
-// templates, so no AVX-512 code can leak into other translation units.
+// AVX-512 dense kernel (16 floats per vector, 32 vector registers; f16 weights widened by
+// vcvtph2ps). This file alone is compiled with -mavx512f -mavx512vl -mavx512dq -mavx512bw -mfma
+// (see CMakeLists.txt); it uses no inline library templates, so no AVX-512 code can leak into
+// other translation units.
 #include "nn_simd_shared.hpp"
 #include "nn_kernels.hpp"
 
 #include <cstddef>
 
-#if defined(__AVX512F__) && defined(__FMA__)
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__FMA__)
 #include <immintrin.h>
 
 namespace lmm::detail {
@@ -32,11 +33,17 @@ inline __m512 gelu16(__m512 x) {
   return _mm512_mul_ps(_mm512_mul_ps(x, _mm512_set1_ps(0.5f)), factor);
 }
 
-// R rows x V vectors of outputs from `o`; the last vector's lanes are `mask` (all on when full).
-// With Accumulate, y += scale * output.
-template <int R, int V, bool Accumulate>
-void block(const DenseLayer& l, const BlockRows<R>& rows, int o, __mmask16 mask, bool gelu) {
-  const float* w = l.weight + o;
+// 16 weights from p, widened to f32 (exactly, for f16); lanes off in `mask` are 0 and not read.
+inline __m512 load16(const float* p, __mmask16 mask) { return _mm512_maskz_loadu_ps(mask, p); }
+inline __m512 load16(const uint16_t* p, __mmask16 mask) { return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, p)); }
+inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
+inline __m512 load16(const uint16_t* p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
+
+// R rows x V vectors of outputs from `o` with the weights `weight` (the layer's, f32 or f16); the
+// last vector's lanes are `mask` (all on when full). With Accumulate, y += scale * output.
+template <int R, int V, bool Accumulate, typename W>
+void block(const DenseLayer& l, const W* weight, const BlockRows<R>& rows, int o, __mmask16 mask, bool gelu) {
+  const W* w = weight + o;
   __m512 acc[R][V];
   LMM_UNROLL
   for (int v = 0; v < V; ++v) {
@@ -47,7 +54,7 @@ void block(const DenseLayer& l, const BlockRows<R>& rows, int o, __mmask16 mask,
   for (int i = 0; i < l.in; ++i, w += l.out) {
     __m512 wv[V];
     LMM_UNROLL
-    for (int v = 0; v < V; ++v) wv[v] = v + 1 < V ? _mm512_loadu_ps(w + 16 * v) : _mm512_maskz_loadu_ps(mask, w + 16 * v);
+    for (int v = 0; v < V; ++v) wv[v] = v + 1 < V ? load16(w + 16 * v) : load16(w + 16 * v, mask);
     LMM_UNROLL
     for (int r = 0; r < R; ++r) {
       const __m512 xb = _mm512_set1_ps(rows.x[r][i]);
@@ -79,10 +86,13 @@ void block_or_narrower(const DenseLayer& l, const float* x, int xs, float* y, in
     }
   }
   const BlockRows<R> rows = block_rows<R>(x, xs, y, ys, r, map);
-  if (map.out_rows != nullptr) {
-    block<R, V, true>(l, rows, o, mask, gelu);
+  const bool accumulate = map.out_rows != nullptr;
+  if (l.weight_half != nullptr) {
+    accumulate ? block<R, V, true>(l, l.weight_half, rows, o, mask, gelu)
+               : block<R, V, false>(l, l.weight_half, rows, o, mask, gelu);
   } else {
-    block<R, V, false>(l, rows, o, mask, gelu);
+    accumulate ? block<R, V, true>(l, l.weight, rows, o, mask, gelu)
+               : block<R, V, false>(l, l.weight, rows, o, mask, gelu);
   }
 }
 

@@ -17,7 +17,9 @@ struct RowMap {
 };
 
 // For r < rows: output row r = act(b + x row (mapped) * W), act = GELU (erf form) when `gelu`,
-// else identity; x rows are x_stride floats apart, y rows y_stride; W is input-major.
+// else identity; x rows are x_stride floats apart, y rows y_stride; W is input-major, f32 or f16
+// (layer.weight_half, widened exactly to f32 in registers, so the sums equal those of f32
+// weights holding the same values).
 using DenseKernel = void (*)(const DenseLayer& layer, const float* x, int x_stride, int rows,
                              float* y, int y_stride, bool gelu, const RowMap& map);
 

@@ -302,9 +302,14 @@ case "$case_name" in
     if [[ -x "$tools/lmm-bench" ]]; then
       run "$tools/lmm-bench" nn --model "$work/model.lmmw" --baseline "$work/model-f16.lmmw" --calls 50 --json "$work/nn.json"
       expect_rc 0; expect_out "us/call"
+      run "$tools/lmm-bench" nn --model "$work/model.lmmw" --half "$work/model-f16.lmmw" --baseline "$work/model.lmmw" \
+        --calls 50 --json "$work/nn-half.json"
+      expect_rc 0; expect_out "f16 bundle:"
+      [[ -n "$(json_number "$work/nn-half.json" f16_speedup_vs_ffn)" ]] || fail "nn --half JSON lacks f16_speedup_vs_ffn"
       run "$tools/lmm-bench" nn --preset tiny --db "$work/db.mmdb" --calls 50 --json "$work/nn-preset.json"
       expect_rc 0; expect_out "speedup vs baseline 'ffn-tiny'"
-      for key in us_decoder us_stepper us_projector us_frame us_frame_batched_1024 weight_bytes ffn_us_frame speedup_vs_ffn f16_file_bytes; do
+      for key in us_decoder us_stepper us_projector us_frame us_frame_batched_1024 weight_bytes ffn_us_frame speedup_vs_ffn \
+          f16_file_bytes f16_us_frame f16_speedup_vs_ffn; do
         [[ -n "$(json_number "$work/nn-preset.json" "$key")" ]] || fail "nn JSON lacks $key"
       done
     fi

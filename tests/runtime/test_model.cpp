@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <random>
 
 #include "lmm/blob_writer.hpp"
@@ -235,6 +236,63 @@ TEST(Model, HalfPrecisionBundleIsHalfTheWeightsAndCloseToF32) {
   }
   EXPECT_LT(worst, 2e-2);  // f16 keeps 11 significant bits; the outputs are O(1)
   EXPECT_GT(differs, 0.0);  // the f16 bundle really holds rounded weights
+}
+
+// `v` with every layer weight and bias rounded to f16 and back (gates stay f32, as in f16 bundles).
+ModelValues rounded_to_half(ModelValues v) {
+  auto round = [](std::vector<float>& values) {
+    for (float& x : values) x = half_to_float(float_to_half(x));
+  };
+  for (NetworkValues* net : {&v.decoder, &v.stepper, &v.projector, &v.encoder}) {
+    for (std::vector<LayerValues>* layers : {&net->expert_layers, &net->mlp}) {
+      for (LayerValues& l : *layers) {
+        round(l.weight);
+        round(l.bias);
+      }
+    }
+  }
+  return v;
+}
+
+// Issue 15: f16 weights stay f16 in memory and are widened in registers (exactly), so an f16
+// bundle must give the same bits as an f32 bundle holding the rounded values, on every kernel
+// path, one row at a time and batched. The networks' widths (4 to 130) reach every block and
+// tail shape: full vectors, tails ending at the layer's last output, layers under 8 wide.
+TEST(Model, HalfPrecisionBundleEqualsItsRoundedF32BundleBitForBitOnEveryPath) {
+  for (const bool plain : {false, true}) {
+    ModelValues v = test::random_model_values(kLatent, 6, plain, /*encoder=*/true);
+    // Every class of finite half among the weights: zeros, subnormals, the smallest normal.
+    const float special[] = {0.0f, -0.0f, 3.0e-8f, -4.5e-6f, 6.103515625e-5f, -1.5f};
+    for (NetworkValues* net : {&v.decoder, &v.stepper, &v.projector, &v.encoder}) {
+      for (LayerValues& l : net->mlp) std::copy(std::begin(special), std::end(special), l.weight.begin() + 1);
+    }
+    LoadedModel half, rounded;
+    ASSERT_NO_FATAL_FAILURE(load(v, true, half));
+    ASSERT_NO_FATAL_FAILURE(load(rounded_to_half(v), false, rounded));
+    ASSERT_TRUE(half.model->half_precision());
+    ASSERT_FALSE(rounded.model->half_precision());
+    const int pose = rounded.model->pose_layout().size(), encoder_in = rounded.model->encoder().in;
+    for (KernelPath path : paths()) {
+      ModelEvaluator a, b;
+      ASSERT_NO_FATAL_FAILURE(init(a, half.model, 64, path));
+      ASSERT_NO_FATAL_FAILURE(init(b, rounded.model, 64, path));
+      for (int rows : {1, 2, 3, 13, 64}) {
+        const std::vector<float> states = random_inputs(rows, kState, uint32_t(rows) + 20);
+        const std::vector<float> queries = random_inputs(rows, 5, uint32_t(rows) + 21);
+        const std::vector<float> encoder_inputs = random_inputs(1, encoder_in, uint32_t(rows) + 22);
+        std::vector<float> out_a(size_t(rows) * std::max(pose, kState)), out_b(out_a.size());
+        auto expect_same = [&](const char* what, const std::function<void(ModelEvaluator&, float*)>& call) {
+          call(a, out_a.data());
+          call(b, out_b.data());
+          EXPECT_EQ(out_a, out_b) << what << ", " << name(path) << (plain ? " ffn" : " smoe") << ", rows " << rows;
+        };
+        expect_same("decode", [&](ModelEvaluator& e, float* y) { e.decode_batch(states.data(), rows, y); });
+        expect_same("step", [&](ModelEvaluator& e, float* y) { e.step_batch(states.data(), rows, y); });
+        expect_same("project", [&](ModelEvaluator& e, float* y) { e.project_batch(queries.data(), rows, y); });
+        expect_same("encode", [&](ModelEvaluator& e, float* y) { e.encode(encoder_inputs.data(), y); });
+      }
+    }
+  }
 }
 
 TEST(Model, EncoderIsOptionalAndStandardisesItsInput) {

@@ -1,7 +1,9 @@
 // lmm-bench nn: single-thread inference cost of model bundles with the dependency-free runtime
 // (Kleanthous & Martini 2023 Sec. 6.2, Table 11), next to an FFN (learned motion matching) baseline in the same
-// run. Inputs are random N(0, 1) rows cycled over 1,024 different ones, so routing changes from
-// call to call as it does across characters (the pessimistic case for the expert caches).
+// run, timed interleaved with it. Inputs are random N(0, 1) rows cycled over 1,024 different ones,
+// so routing changes from call to call as it does across characters (the pessimistic case for
+// the expert caches).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -46,6 +48,9 @@ struct NnReport {
   double us[3] = {0, 0, 0};     // per call, one character
   double batched[3] = {0, 0, 0};  // per character per frame at kBatchSizes
   double batched_ratio = 0.0;     // median over repetitions of batched 1,024 / unbatched frame
+  // Median (and range) over repetitions of the baseline's frame / this bundle's frame, both
+  // timed in the same repetition; 0 without a baseline.
+  double speedup = 0.0, speedup_min = 0.0, speedup_max = 0.0;
   double load_ms = 0.0;
   // Decoder + stepper every frame, projector every 6th (search every 100 ms at 60 Hz, Sec. 6.2.1).
   double us_frame() const { return us[0] + us[1] + us[2] / 6.0; }
@@ -76,10 +81,21 @@ std::shared_ptr<const Model> load_model(const Bundle& b) {
   return model;
 }
 
-NnReport measure(const Bundle& bundle, KernelPath path, int calls) {
-  const std::shared_ptr<const Model> model = load_model(bundle);
-  const Model& m = *model;
-  NnReport r;
+// One bundle under test: its model and evaluator, the inputs, and every repetition's samples.
+struct Timed {
+  std::shared_ptr<const Model> model;
+  ModelEvaluator eval;
+  std::vector<float> states, queries, out;
+  std::vector<double> samples[3], batched[std::size(kBatchSizes)], batched_ratios, speedups;
+  NnReport report;
+};
+
+// Loads `bundle` for timing on `path`: sizes, MACs and load time into t.report, the evaluator
+// and its inputs.
+void prepare(const Bundle& bundle, KernelPath path, Timed& t) {
+  t.model = load_model(bundle);
+  const Model& m = *t.model;
+  NnReport& r = t.report;
   r.label = bundle.label;
   r.preset = m.preset();
   r.file_bytes = bundle.bytes.size();
@@ -94,45 +110,78 @@ NnReport measure(const Bundle& bundle, KernelPath path, int calls) {
     loads.push_back(seconds_since(start) * 1e3);
   }
   r.load_ms = median(loads);
-  ModelEvaluator eval;
   std::string error;
-  if (!eval.init(model, kRows, path, error)) throw InputError(error);
-  const int state = m.state_size(), features = m.feature_dims(), pose = m.pose_layout().size();
-  const std::vector<float> states = random_rows(state, 1), queries = random_rows(features, 2);
-  std::vector<float> out(size_t(kRows) * std::max(pose, state));
-  const float* s = states.data();
-  const float* q = queries.data();
-  if (!eval.decode(s, out.data())) throw InputError(bundle.label + ": the evaluator refused the model");
-  // Every repetition times all figures back to back (single calls, then each batch size), so
-  // a slow spell of this shared machine hits a repetition's figures alike; medians over the
-  // repetitions, and the batched ratio as the median of the per-repetition ratios.
+  if (!t.eval.init(t.model, kRows, path, error)) throw InputError(error);
+  t.states = random_rows(m.state_size(), 1);
+  t.queries = random_rows(m.feature_dims(), 2);
+  t.out.assign(size_t(kRows) * std::max(m.pose_layout().size(), m.state_size()), 0.0f);
+  if (!t.eval.decode(t.states.data(), t.out.data())) throw InputError(bundle.label + ": the evaluator refused the model");
+}
+
+// Times `calls` single calls of decoder, stepper and projector; returns the frame's cost
+// (decoder + stepper + projector / 6, us) and records the samples when `record`.
+double time_single(Timed& t, int calls, bool record) {
+  const int state = t.model->state_size(), features = t.model->feature_dims();
+  const float* s = t.states.data();
+  const float* q = t.queries.data();
+  float* out = t.out.data();
   const std::function<void(int)> single[3] = {
-      [&](int i) { eval.decode(s + size_t(i % kRows) * state, out.data()); },
-      [&](int i) { eval.step(s + size_t(i % kRows) * state, out.data()); },
-      [&](int i) { eval.project(q + size_t(i % kRows) * features, out.data()); }};
-  std::vector<double> samples[3], batched[std::size(kBatchSizes)], ratios;
+      [&](int i) { t.eval.decode(s + size_t(i % kRows) * state, out); },
+      [&](int i) { t.eval.step(s + size_t(i % kRows) * state, out); },
+      [&](int i) { t.eval.project(q + size_t(i % kRows) * features, out); }};
+  double frame = 0.0;
+  for (int n = 0; n < 3; ++n) {
+    const double us = time_once(calls, single[n]);
+    frame += n == 2 ? us / 6.0 : us;
+    if (record) t.samples[n].push_back(us);
+  }
+  return frame;
+}
+
+// Times every batch size once (per character per frame); with `record`, records them and the
+// largest batch's ratio to `frame`, the same repetition's single-call frame.
+void time_batched(Timed& t, int calls, double frame, bool record) {
+  const int state = t.model->state_size(), features = t.model->feature_dims();
+  const float* s = t.states.data();
+  const float* q = t.queries.data();
+  float* out = t.out.data();
+  for (size_t b = 0; b < std::size(kBatchSizes); ++b) {
+    const int n = kBatchSizes[b], batches = std::max(4, calls / n);
+    auto offset = [&](int i, int cols) { return size_t((i * n) % kRows) * cols; };
+    const double decode = time_once(batches, [&](int i) { t.eval.decode_batch(s + offset(i, state), n, out); });
+    const double step = time_once(batches, [&](int i) { t.eval.step_batch(s + offset(i, state), n, out); });
+    const double project = time_once(batches, [&](int i) { t.eval.project_batch(q + offset(i, features), n, out); });
+    const double per_character = (decode + step + project / 6.0) / n;
+    if (!record) continue;
+    t.batched[b].push_back(per_character);
+    if (b + 1 == std::size(kBatchSizes)) t.batched_ratios.push_back(per_character / frame);
+  }
+}
+
+// Times every bundle interleaved: each repetition times the single calls of every bundle back
+// to back, then their batches, so a slow spell of this shared machine hits all of them alike.
+// Medians over the repetitions; the batched ratio and the speedups over bundle `baseline`
+// (-1: none) are medians of the per-repetition ratios.
+void measure_interleaved(std::vector<Timed>& timed, int baseline, int calls) {
   for (int rep = -1; rep < kRepetitions; ++rep) {  // repetition -1 warms up
-    double frame = 0.0;
-    for (int n = 0; n < 3; ++n) {
-      const double us = time_once(calls, single[n]);
-      frame += n == 2 ? us / 6.0 : us;
-      if (rep >= 0) samples[n].push_back(us);
-    }
-    for (size_t b = 0; b < std::size(kBatchSizes); ++b) {
-      const int n = kBatchSizes[b], batches = std::max(4, calls / n);
-      auto offset = [&](int i, int cols) { return size_t((i * n) % kRows) * cols; };
-      const double decode = time_once(batches, [&](int i) { eval.decode_batch(s + offset(i, state), n, out.data()); });
-      const double step = time_once(batches, [&](int i) { eval.step_batch(s + offset(i, state), n, out.data()); });
-      const double project = time_once(batches, [&](int i) { eval.project_batch(q + offset(i, features), n, out.data()); });
-      const double per_character = (decode + step + project / 6.0) / n;
-      if (rep >= 0) batched[b].push_back(per_character);
-      if (rep >= 0 && n == kBatchSizes[std::size(kBatchSizes) - 1]) ratios.push_back(per_character / frame);
+    const bool record = rep >= 0;
+    std::vector<double> frames;
+    for (Timed& t : timed) frames.push_back(time_single(t, calls, record));
+    for (size_t i = 0; i < timed.size(); ++i) time_batched(timed[i], calls, frames[i], record);
+    if (!record || baseline < 0) continue;
+    for (size_t i = 0; i < timed.size(); ++i) timed[i].speedups.push_back(frames[size_t(baseline)] / frames[i]);
+  }
+  for (Timed& t : timed) {
+    NnReport& r = t.report;
+    for (int n = 0; n < 3; ++n) r.us[n] = median(t.samples[n]);
+    for (size_t b = 0; b < std::size(kBatchSizes); ++b) r.batched[b] = median(t.batched[b]);
+    r.batched_ratio = median(t.batched_ratios);
+    if (!t.speedups.empty()) {
+      r.speedup = median(t.speedups);
+      r.speedup_min = *std::min_element(t.speedups.begin(), t.speedups.end());
+      r.speedup_max = *std::max_element(t.speedups.begin(), t.speedups.end());
     }
   }
-  for (int n = 0; n < 3; ++n) r.us[n] = median(samples[n]);
-  for (size_t b = 0; b < std::size(kBatchSizes); ++b) r.batched[b] = median(batched[b]);
-  r.batched_ratio = median(ratios);
-  return r;
 }
 
 void print_report(const NnReport& r) {
@@ -243,11 +292,15 @@ int bench_nn(int argc, char** argv) {
   cxxopts::Options o("lmm-bench nn",
                      "Single-thread runtime inference cost of model bundles: microseconds per call of decoder, "
                      "stepper and projector, per frame (decoder + stepper + projector / 6), batched per character at "
-                     "1, 64 and 1,024 characters, MACs and weight bytes, against an FFN baseline in the same run.\n"
-                     "  lmm-bench nn --model X.lmmw [--baseline Y.lmmw] [--json PATH]\n"
+                     "1, 64 and 1,024 characters, MACs and weight bytes, against an FFN baseline in the same run "
+                     "(every bundle timed in each repetition, back to back; speedups are medians of the "
+                     "per-repetition ratios).\n"
+                     "  lmm-bench nn --model X.lmmw [--half X-f16.lmmw] [--baseline Y.lmmw] [--json PATH]\n"
                      "  lmm-bench nn --preset NAME --db X.mmdb [--baseline-preset NAME] [--save DIR] [--json PATH]");
   o.add_options()
       ("model", "bundle to time", cxxopts::value<std::string>())
+      ("half", "with --model: the same model exported with f16 weights, timed alongside (f16_* keys)",
+       cxxopts::value<std::string>())
       ("baseline", "baseline bundle (e.g. an FFN export)", cxxopts::value<std::string>())
       ("preset", "time random-weight bundles of this preset and of its FFN baseline", cxxopts::value<std::string>())
       ("baseline-preset", "baseline preset for --preset (default ffn-NAME)", cxxopts::value<std::string>())
@@ -264,27 +317,28 @@ int bench_nn(int argc, char** argv) {
     std::puts(o.help().c_str());
     return 2;
   }
+  if (args.count("half") && !args.count("model")) throw InputError("--half needs --model (--preset makes its own f16 bundle)");
   std::vector<Bundle> bundles;  // model, [model f16], [baseline]
   if (args.count("preset")) {
     preset_bundles(args, bundles);
   } else {
     bundles.push_back(read_bundle(args["model"].as<std::string>()));
+    if (args.count("half")) bundles.push_back(read_bundle(args["half"].as<std::string>()));
     if (args.count("baseline")) bundles.push_back(read_bundle(args["baseline"].as<std::string>()));
   }
+  const bool has_half = args.count("preset") > 0 || args.count("half") > 0;
+  const bool has_baseline = bundles.size() > (has_half ? 2u : 1u);
   const KernelPath requested = parse_path(args["kernels"].as<std::string>());
   const KernelPath path = requested == KernelPath::Auto ? available_kernel_paths().back() : requested;
   const int calls = std::max(16, args["calls"].as<int>());
   const std::string flags = LMM_BENCH_FLAGS;
   std::printf("lmm-bench nn: %s, %s kernels, single thread; compiler %s %s, flags '%s'\n", cpu_name().c_str(),
               kernel_path_name(path), LMM_BENCH_COMPILER, __VERSION__, flags.c_str());
-  std::vector<NnReport> reports;
-  for (const Bundle& b : bundles) {
-    reports.push_back(measure(b, path, calls));
-    print_report(reports.back());
-  }
-  const NnReport& model = reports.front();
-  const bool has_half = args.count("preset") > 0;
-  const NnReport* baseline = reports.size() > (has_half ? 2u : 1u) ? &reports.back() : nullptr;
+  std::vector<Timed> timed(bundles.size());
+  for (size_t i = 0; i < bundles.size(); ++i) prepare(bundles[i], path, timed[i]);
+  measure_interleaved(timed, has_baseline ? int(timed.size()) - 1 : -1, calls);
+  for (const Timed& t : timed) print_report(t.report);
+  const NnReport& model = timed.front().report;
   JsonObject json = report_json(model);
   json.text("cpu", cpu_name())
       .text("compiler", std::string(LMM_BENCH_COMPILER) + " " + __VERSION__)
@@ -292,22 +346,29 @@ int bench_nn(int argc, char** argv) {
       .text("kernels", kernel_path_name(path))
       .number("batched_1024_over_unbatched", model.batched_ratio);
   if (has_half) {
-    const NnReport& half = reports[1];
-    std::printf("f16 bundle: %.2f MB (%.2fx the f32 file), frame %.2f us (weights converted to f32 at load: %.2f ms vs "
-                "%.2f ms)\n", half.file_bytes / 1e6, double(half.file_bytes) / model.file_bytes, half.us_frame(),
+    const NnReport& half = timed[1].report;
+    std::printf("f16 bundle: %.2f MB (%.2fx the f32 file), frame %.2f us vs %.2f us f32 (load %.2f ms vs %.2f ms)\n",
+                half.file_bytes / 1e6, double(half.file_bytes) / model.file_bytes, half.us_frame(), model.us_frame(),
                 half.load_ms, model.load_ms);
     json.number("f16_file_bytes", double(half.file_bytes)).number("f16_us_frame", half.us_frame()).number("f16_load_ms", half.load_ms);
   }
-  if (baseline != nullptr) {
-    const double speedup = baseline->us_frame() / model.us_frame();
-    std::printf("speedup vs baseline '%s': %.1fx per frame (%.1fx fewer MACs), weights %.2fx\n", baseline->preset.c_str(),
-                speedup, baseline->macs_frame() / model.macs_frame(), double(model.weight_bytes) / baseline->weight_bytes);
-    json.number("ffn_us_frame", baseline->us_frame())
-        .number("ffn_us_decoder", baseline->us[0])
-        .number("ffn_us_stepper", baseline->us[1])
-        .number("ffn_us_projector", baseline->us[2])
-        .number("ffn_weight_bytes", double(baseline->weight_bytes))
-        .number("speedup_vs_ffn", speedup);
+  if (has_baseline) {
+    const NnReport& baseline = timed.back().report;
+    std::printf("speedup vs baseline '%s' per frame, median (range) of %d interleaved repetitions: %.2fx (%.2f-%.2f)",
+                baseline.preset.c_str(), kRepetitions, model.speedup, model.speedup_min, model.speedup_max);
+    if (has_half) {
+      const NnReport& half = timed[1].report;
+      std::printf(", f16 %.2fx (%.2f-%.2f)", half.speedup, half.speedup_min, half.speedup_max);
+      json.number("f16_speedup_vs_ffn", half.speedup);
+    }
+    std::printf("; %.1fx fewer MACs, weights %.2fx\n", baseline.macs_frame() / model.macs_frame(),
+                double(model.weight_bytes) / baseline.weight_bytes);
+    json.number("ffn_us_frame", baseline.us_frame())
+        .number("ffn_us_decoder", baseline.us[0])
+        .number("ffn_us_stepper", baseline.us[1])
+        .number("ffn_us_projector", baseline.us[2])
+        .number("ffn_weight_bytes", double(baseline.weight_bytes))
+        .number("speedup_vs_ffn", model.speedup);
   }
   if (args.count("json")) write_json(args["json"].as<std::string>(), json);
   return 0;

@@ -47,9 +47,12 @@ constexpr const char* kSpeeds = "controller.speeds";
 // The only activation the format knows: GELU with the exact erf (torch::gelu's default).
 constexpr const char* kActivationGeluErf = "gelu_erf";
 
-// One dense layer y = x W + b with W stored input-major: weight[i * out + o].
+// One dense layer y = x W + b with W stored input-major: weight[i * out + o]. Exactly one of
+// weight (f32) and weight_half (IEEE binary16 bits, f16 bundles) is set; kernels widen f16
+// weights to f32 in registers, so both give the same sums for the same values.
 struct DenseLayer {
   const float* weight = nullptr;
+  const uint16_t* weight_half = nullptr;
   const float* bias = nullptr;
   int in = 0;
   int out = 0;
@@ -102,8 +105,8 @@ class Model {
   // Reads and validates `path`; nullptr with a message naming the file on failure.
   static std::shared_ptr<const Model> load_file(const std::string& path, std::string& error);
   // Validates a caller-owned buffer (16-byte aligned, e.g. a memory map) that must stay valid
-  // and unchanged as long as the returned model (or any copy of the pointer) lives: f32
-  // weights are used in place, f16 weights are converted to f32 once here. nullptr with a
+  // and unchanged as long as the returned model (or any copy of the pointer) lives: weights
+  // (f32 or f16) are used in place, f16 biases are converted to f32 once here. nullptr with a
   // message on failure.
   static std::shared_ptr<const Model> load_buffer(const uint8_t* data, size_t size, std::string& error);
 
@@ -181,7 +184,7 @@ class Model {
   bool read_speeds(std::string& error);
 
   AlignedBuffer owned_;      // the file (load_file)
-  std::vector<float> converted_;  // f16 weights as f32
+  std::vector<float> converted_;  // f16 biases as f32
   BlobView view_;
   NetworkWeights decoder_, stepper_, projector_, encoder_;
   PoseVectorLayout layout_;

@@ -16,13 +16,13 @@ namespace lmm {
 enum class KernelPath {
   Auto,    // the widest of Avx512, Avx2 and Scalar that this build and CPU support
   Scalar,  // portable C++ (GELU through std::erf)
-  Avx2,    // AVX2 + FMA intrinsics (GELU through a polynomial erf, |GELU error| < 1e-6)
+  Avx2,    // AVX2 + FMA + F16C intrinsics (GELU through a polynomial erf, |GELU error| < 1e-6)
   Avx512,  // AVX-512 for the dense layers (same GELU), AVX2 for the top-k routing
 };
 
-// Whether this build and this CPU can run KernelPath::Avx2.
+// Whether this build and this CPU can run KernelPath::Avx2 (AVX2, FMA and F16C).
 bool avx2_available();
-// Whether this build and this CPU can run KernelPath::Avx512 (AVX-512 F/VL/DQ and AVX2/FMA).
+// Whether this build and this CPU can run KernelPath::Avx512 (AVX-512 F/VL/DQ/BW and the AVX2 path).
 bool avx512_available();
 // The kernel paths this build and CPU can run, Scalar first (Auto excluded).
 std::vector<KernelPath> available_kernel_paths();
