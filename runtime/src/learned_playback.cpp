@@ -129,14 +129,16 @@ Vec3 LearnedPlayback::local_root_angular() const {
 }
 
 void LearnedPlayback::keep_in_range(float* state, CharacterStats& stats) const {
-  bool clamped = false;
-  for (int i = 0; i < state_size_; ++i) {
-    const float mean = model_->state_mean()[i], reach = kStateReach * model_->state_std()[i];
-    const float v = std::clamp(state[i], mean - reach, mean + reach);
-    clamped = clamped || v != state[i];
+  const float* mean = model_->state_mean();
+  const float* spread = model_->state_std();
+  int clamped = 0;
+  for (int i = 0; i < state_size_; ++i) {  // std::clamp's comparisons, written so they vectorise
+    const float reach = kStateReach * spread[i], low = mean[i] - reach, high = mean[i] + reach, x = state[i];
+    const float v = x < low ? low : (high < x ? high : x);
+    clamped |= int(v != x);
     state[i] = v;
   }
-  stats.clamped_states += clamped ? 1 : 0;
+  stats.clamped_states += clamped != 0 ? 1 : 0;
 }
 
 void LearnedPlayback::step_track(Track& track, CharacterStats& stats) {
