@@ -4,6 +4,10 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "nn_kernels.hpp"
 
 namespace lmm {
@@ -152,10 +156,20 @@ bool avx512_available() {
 #endif
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+namespace {
+// F16C from CPUID leaf 1 (ECX bit 29): Clang 14's __builtin_cpu_supports does not know "f16c".
+bool cpu_has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
+}
+}  // namespace
+#endif
+
 bool avx2_available() {
 #if defined(__x86_64__) || defined(__i386__)
   return detail::dense_avx2_kernel() != nullptr && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-         __builtin_cpu_supports("f16c");
+         cpu_has_f16c();
 #else
   return false;
 #endif
