@@ -339,6 +339,12 @@ JsonObject soak_json(const SoakFigures& s) {
   return j;
 }
 
+// What the run does, for its first line.
+std::string plan_of(const Options& o) {
+  if (o.soak_seconds > 0.0) return "soak of " + std::to_string(int(o.soak_seconds)) + " s of game time at 60 Hz";
+  return std::to_string(o.frames) + " frames x " + std::to_string(o.repetitions) + " repetitions";
+}
+
 std::vector<int> parse_ints(const std::string& text, const char* option) {
   std::vector<int> out;
   std::stringstream in(text);
@@ -466,8 +472,8 @@ int bench_crowd(int argc, char** argv) {
     source = args["model"].as<std::string>();
     const std::shared_ptr<const Model> model = Model::load_file(source, error);
     if (model == nullptr) throw InputError(error);
-    std::printf("lmm-bench crowd: learned, %s (preset '%s'), %d threads, %d frames x %d repetitions\n", source.c_str(),
-                model->preset().c_str(), opt.threads, opt.frames, opt.repetitions);
+    std::printf("lmm-bench crowd: learned, %s (preset '%s'), %d threads, %s\n", source.c_str(), model->preset().c_str(),
+                opt.threads, plan_of(opt).c_str());
     json = run_all<LearnedCrowd, LearnedCharacter>(opt, [&](auto& p, int n) {
       std::string e;
       if (!p.crowd.init(model, LearnedSettings{}, n, opt.threads, e)) throw InputError(e);
@@ -483,8 +489,8 @@ int bench_crowd(int argc, char** argv) {
     if (db == nullptr) throw InputError(error);
     FeatureSearch search;
     if (!search.build(db, error)) throw InputError(error);
-    std::printf("lmm-bench crowd: database, %s (%d frames), %d threads, %d frames x %d repetitions\n", source.c_str(),
-                db->frame_count(), opt.threads, opt.frames, opt.repetitions);
+    std::printf("lmm-bench crowd: database, %s (%d frames), %d threads, %s\n", source.c_str(), db->frame_count(),
+                opt.threads, plan_of(opt).c_str());
     json = run_all<DatabaseCrowd, DatabaseCharacter>(opt, [&](auto& p, int n) {
       std::string e;
       if (!p.crowd.init(db, search, CharacterSettings{}, n, e)) throw InputError(e);

@@ -131,7 +131,8 @@ class LearnedCrowd : public CrowdBase<LearnedCharacter> {
             std::string& error);
   // Updates the characters of ranks begin..end-1 (ranked()) by dt with worker scratch `worker`
   // (0..workers-1): calls with distinct workers and disjoint ranges may run concurrently. Past
-  // `deadline`, the remaining due characters are deferred. No allocation.
+  // `deadline`, the remaining due characters are deferred. An out-of-range worker updates
+  // nothing. No allocation.
   void update(int begin, int end, float dt, int worker, Clock::time_point deadline = kNoDeadline);
   // Updates every character by dt on the calling thread (worker 0).
   void update(float dt) { update(0, size(), dt, 0); }
