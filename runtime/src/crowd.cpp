@@ -27,7 +27,6 @@ void CrowdBase<Character>::resize(int count) {
   for (int i = 0; i < count; ++i) order_[size_t(i)] = i;
   deferrals_.assign(size_t(count), 0);
   pending_dt_.assign(size_t(count), 0.0f);
-  priorities_.assign(size_t(count), 0.0f);
   overdue_.assign(size_t(count), 0);
 }
 
@@ -42,9 +41,8 @@ bool CrowdBase<Character>::set_priorities(const float* priorities, int count) {
   if (count != size() || std::any_of(priorities, priorities + count, [](float p) { return std::isnan(p); })) {
     return false;
   }
-  std::copy(priorities, priorities + count, priorities_.begin());
   std::sort(order_.begin(), order_.end(), [&](int a, int b) {
-    return priorities_[size_t(a)] != priorities_[size_t(b)] ? priorities_[size_t(a)] > priorities_[size_t(b)] : a < b;
+    return priorities[a] != priorities[b] ? priorities[a] > priorities[b] : a < b;
   });
   return true;
 }

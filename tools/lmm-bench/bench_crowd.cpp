@@ -251,13 +251,21 @@ std::vector<PoseDifference> lod_errors(Population<Crowd, Character>& p, const st
   return sum;
 }
 
+// Starts `p`: a crowd of n characters at their start points with the rate divisors of `o`, and
+// with `twins` the same characters to update one by one. `init(p, n)` initialises the crowd and
+// the p.alone characters there are.
 template <typename Crowd, typename Character, typename Init>
-CrowdFigures run_count(int n, const Options& o, FramePool& pool, const Init& init) {
-  Population<Crowd, Character> p;
-  p.alone.resize(size_t(n));
+void start_population(Population<Crowd, Character>& p, int n, const Options& o, const Init& init, bool twins) {
+  if (twins) p.alone.resize(size_t(n));
   init(p, n);
   for (int i = 0; i < n; ++i) p.crowd.character(i).reset(start_of(i), 0.05f * float(i));
   if (!o.divisors.empty()) set_divisors(p.crowd, o.divisors);
+}
+
+template <typename Crowd, typename Character, typename Init>
+CrowdFigures run_count(int n, const Options& o, FramePool& pool, const Init& init) {
+  Population<Crowd, Character> p;
+  start_population(p, n, o, init, true);
   if (o.budget_ms > 0.0) {
     std::vector<float> nearness(static_cast<size_t>(n));  // characters near the origin (the camera) first
     for (int i = 0; i < n; ++i) nearness[size_t(i)] = -length(start_of(i));
@@ -267,10 +275,7 @@ CrowdFigures run_count(int n, const Options& o, FramePool& pool, const Init& ini
   if (!o.divisors.empty()) {
     // Quality: a fresh pair of populations from the same start, LOD crowd vs full rate.
     Population<Crowd, Character> q;
-    q.alone.resize(size_t(n));
-    init(q, n);
-    for (int i = 0; i < n; ++i) q.crowd.character(i).reset(start_of(i), 0.05f * float(i));
-    set_divisors(q.crowd, o.divisors);
+    start_population(q, n, o, init, true);
     fig.lod_error = lod_errors(q, o.divisors, 600);
   }
   return fig;
@@ -405,10 +410,7 @@ JsonObject run_all(const Options& o, const Init& init) {
   JsonObject json;
   if (o.soak_seconds > 0.0) {
     Population<Crowd, Character> p;
-    p.alone.resize(size_t(o.counts.front()));
-    init(p, o.counts.front());
-    for (int i = 0; i < p.size(); ++i) p.crowd.character(i).reset(start_of(i), 0.05f * float(i));
-    if (!o.divisors.empty()) set_divisors(p.crowd, o.divisors);
+    start_population(p, o.counts.front(), o, init, false);  // a soak needs no one-by-one twins
     const SoakFigures s = soak(p.crowd, o.soak_seconds, pool);
     print_soak(s);
     return json.objects("soak", {soak_json(s)});
@@ -477,7 +479,7 @@ int bench_crowd(int argc, char** argv) {
     json = run_all<LearnedCrowd, LearnedCharacter>(opt, [&](auto& p, int n) {
       std::string e;
       if (!p.crowd.init(model, LearnedSettings{}, n, opt.threads, e)) throw InputError(e);
-      for (int i = 0; i < n; ++i) {
+      for (int i = 0; i < int(p.alone.size()); ++i) {
         if (!p.alone[size_t(i)].init(model, crowd_character_settings(LearnedSettings{}, i), start_of(i), 0.05f * float(i), e)) {
           throw InputError(e);
         }
@@ -494,7 +496,7 @@ int bench_crowd(int argc, char** argv) {
     json = run_all<DatabaseCrowd, DatabaseCharacter>(opt, [&](auto& p, int n) {
       std::string e;
       if (!p.crowd.init(db, search, CharacterSettings{}, n, e)) throw InputError(e);
-      for (int i = 0; i < n; ++i) {
+      for (int i = 0; i < int(p.alone.size()); ++i) {
         if (!p.alone[size_t(i)].init(db, search, crowd_character_settings(CharacterSettings{}, i), start_of(i),
                                      0.05f * float(i), e)) {
           throw InputError(e);

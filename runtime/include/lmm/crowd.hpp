@@ -96,7 +96,7 @@ class CrowdBase {
   std::vector<Character> characters_;
   std::vector<GamepadInput> inputs_;
   std::vector<int> divisors_, ticks_, order_, deferrals_;
-  std::vector<float> pending_dt_, priorities_;
+  std::vector<float> pending_dt_;
   std::vector<char> overdue_;
 };
 
