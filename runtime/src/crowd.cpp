@@ -70,6 +70,15 @@ void CrowdBase<Character>::defer(int i) {
   ++deferrals_[size_t(i)];
 }
 
+template <typename Character>
+GroundMove CrowdBase<Character>::shown_move(int i) const {
+  const Character& c = character(i);
+  const float elapsed = pending_dt_[size_t(i)];
+  const Vec3 root = c.root_position();
+  const float yaw = c.root_angular_velocity().y * elapsed;
+  return GroundMove{root, root + on_ground(c.root_velocity()) * elapsed, quat_from_angle_axis(yaw, Vec3{0.0f, 1.0f, 0.0f})};
+}
+
 template class CrowdBase<DatabaseCharacter>;
 template class CrowdBase<LearnedCharacter>;
 

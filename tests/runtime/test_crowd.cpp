@@ -1,7 +1,7 @@
 // Crowds: a crowd's characters equal the same characters updated one by one, bit for bit
 // (learned crowds batch their networks across characters, in blocks, on two threads); searches
 // spread over the interval; rate divisors and deadline deferrals equal updates with the summed
-// dt; priorities order the updates; no allocation.
+// dt, and characters between updates are shown moved on by their root velocity; priorities order the updates; no allocation.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -177,7 +177,22 @@ TEST(Crowd, SearchesSpreadOverTheSearchInterval) {
   EXPECT_LE(most, 2 * kCharacters / 6);
 }
 
-TEST(Crowd, RateDivisorsEqualUpdatesWithTheSummedDt) {
+// Character i is shown `elapsed` seconds after its last update: its root carried on along the
+// ground at its root velocity and turned at its yaw rate (nothing moved when elapsed is 0).
+void expect_shown_move(const LearnedCrowd& crowd, int i, float elapsed) {
+  const LearnedCharacter& c = crowd.character(i);
+  const GroundMove move = crowd.shown_move(i);
+  const Vec3 root = c.root_position(), velocity = c.root_velocity(), ahead = move.point(root);
+  EXPECT_NEAR(ahead.x, root.x + velocity.x * elapsed, 1e-5f) << "character " << i;
+  EXPECT_FLOAT_EQ(ahead.y, root.y) << "character " << i;
+  EXPECT_NEAR(ahead.z, root.z + velocity.z * elapsed, 1e-5f) << "character " << i;
+  const Vec3 facing = rotate(move.turn, Vec3{0.0f, 0.0f, 1.0f});
+  const float yaw = c.root_angular_velocity().y * elapsed;
+  EXPECT_NEAR(facing.x, std::sin(yaw), 1e-5f) << "character " << i;
+  EXPECT_NEAR(facing.z, std::cos(yaw), 1e-5f) << "character " << i;
+}
+
+TEST(Crowd, RateDivisorsEqualUpdatesWithTheSummedDtAndAreShownMovedOn) {
   const Assets assets;
   LearnedCrowd crowd;
   std::string error;
@@ -200,7 +215,10 @@ TEST(Crowd, RateDivisorsEqualUpdatesWithTheSummedDt) {
       pending[size_t(i)] = 0.0f;
       ++updates_on[size_t(i)];
     }
-    for (int i = 0; i < 12; ++i) ASSERT_NO_FATAL_FAILURE(expect_same(crowd.character(i), alone[size_t(i)], i, f));
+    for (int i = 0; i < 12; ++i) {
+      ASSERT_NO_FATAL_FAILURE(expect_same(crowd.character(i), alone[size_t(i)], i, f));
+      ASSERT_NO_FATAL_FAILURE(expect_shown_move(crowd, i, pending[size_t(i)]));
+    }
   }
   EXPECT_EQ(crowd.character(0).stats().updates, 40);
   EXPECT_EQ(crowd.character(1).stats().updates, 20);

@@ -123,8 +123,25 @@ double time_frames(FramePool& pool, int frames, const std::function<void()>& pre
 
 // Differences between two characters: the mean distance (m) of their joints in root space
 // (pose error, wherever each root is) and the distance of their roots.
+// With a level-of-detail character, also its world joints' distance as held and as shown
+// (moved by the crowd's shown_move), the shown root's distance, and the root's stutter: how far
+// its step of the frame, held or shown, is from the full-rate character's step.
 struct PoseDifference {
-  double joints = 0.0, root = 0.0;
+  double joints = 0.0, root = 0.0, world = 0.0, shown_world = 0.0, shown_root = 0.0, step = 0.0, shown_step = 0.0;
+
+  void add(const PoseDifference& d) {
+    joints += d.joints, root += d.root, world += d.world, shown_world += d.shown_world, shown_root += d.shown_root;
+    step += d.step, shown_step += d.shown_step;
+  }
+  void divide(double n) {
+    joints /= n, root /= n, world /= n, shown_world /= n, shown_root /= n, step /= n, shown_step /= n;
+  }
+};
+
+// Where a character's root is drawn this frame: held (its last update) and shown (moved), and
+// at full rate.
+struct DrawnRoots {
+  Vec3 held, shown, full;
 };
 
 // One character count's figures.
@@ -137,7 +154,7 @@ struct CrowdFigures {
 };
 
 template <typename Character>
-PoseDifference difference(const Character& a, const Character& b) {
+PoseDifference difference(const Character& a, const Character& b, const GroundMove& shown) {
   const auto& pa = a.global_positions();
   const auto& pb = b.global_positions();
   PoseDifference d;
@@ -145,9 +162,14 @@ PoseDifference difference(const Character& a, const Character& b) {
     const Vec3 la = inverse_rotate(a.root_rotation(), pa[j] - a.root_position());
     const Vec3 lb = inverse_rotate(b.root_rotation(), pb[j] - b.root_position());
     d.joints += length(la - lb);
+    d.world += length(pa[j] - pb[j]);
+    d.shown_world += length(shown.point(pa[j]) - pb[j]);
   }
   d.joints /= double(pa.size());
+  d.world /= double(pa.size());
+  d.shown_world /= double(pa.size());
   d.root = length(a.root_position() - b.root_position());
+  d.shown_root = length(shown.point(a.root_position()) - b.root_position());
   return d;
 }
 
@@ -231,6 +253,7 @@ std::vector<PoseDifference> lod_errors(Population<Crowd, Character>& p, const st
   const int n = p.size(), levels = int(divisors.size());
   std::vector<PoseDifference> sum(static_cast<size_t>(levels));
   std::vector<int> count(static_cast<size_t>(levels), 0);
+  std::vector<DrawnRoots> last(static_cast<size_t>(n));
   for (int f = 0; f < frames; ++f) {
     ++p.frame;
     p.set_inputs();
@@ -238,16 +261,20 @@ std::vector<PoseDifference> lod_errors(Population<Crowd, Character>& p, const st
     p.update_alone(0, 1);
     for (int i = 0; i < n; ++i) {
       const size_t level = size_t(i * levels / n);
-      const PoseDifference d = difference(p.crowd.character(i), p.alone[size_t(i)]);
-      sum[level].joints += d.joints;
-      sum[level].root += d.root;
+      const GroundMove shown = p.crowd.shown_move(i);
+      const Vec3 held_root = p.crowd.character(i).root_position();
+      const DrawnRoots now{held_root, shown.point(held_root), p.alone[size_t(i)].root_position()};
+      PoseDifference d = difference(p.crowd.character(i), p.alone[size_t(i)], shown);
+      const DrawnRoots& before = last[size_t(i)];
+      d.step = length(on_ground((now.held - before.held) - (now.full - before.full)));
+      d.shown_step = length(on_ground((now.shown - before.shown) - (now.full - before.full)));
+      last[size_t(i)] = now;
+      if (f == 0) continue;  // no step yet
+      sum[level].add(d);
       ++count[level];
     }
   }
-  for (int l = 0; l < levels; ++l) {
-    sum[size_t(l)].joints /= std::max(1, count[size_t(l)]);
-    sum[size_t(l)].root /= std::max(1, count[size_t(l)]);
-  }
+  for (int l = 0; l < levels; ++l) sum[size_t(l)].divide(std::max(1, count[size_t(l)]));
   return sum;
 }
 
@@ -376,8 +403,12 @@ void print_figures(const CrowdFigures& f, int threads, const std::vector<int>& d
                 f.deferred_per_frame);
   }
   for (size_t l = 0; l < f.lod_error.size(); ++l) {
-    std::printf("        rate divisor %d vs full rate: joints in root space %.2f cm apart, roots %.2f cm apart (means)\n",
-                divisors[l], 100.0 * f.lod_error[l].joints, 100.0 * f.lod_error[l].root);
+    const PoseDifference& e = f.lod_error[l];
+    std::printf("        rate divisor %d vs full rate (means): joints in root space %.2f cm apart; held: roots %.2f cm, "
+                "world joints %.2f cm, root step error %.2f cm; shown (shown_move): roots %.2f cm, world joints "
+                "%.2f cm, root step error %.2f cm\n",
+                divisors[l], 100.0 * e.joints, 100.0 * e.root, 100.0 * e.world, 100.0 * e.step, 100.0 * e.shown_root,
+                100.0 * e.shown_world, 100.0 * e.shown_step);
   }
 }
 
@@ -396,7 +427,12 @@ JsonObject figures_json(const CrowdFigures& f, int threads, const std::vector<in
     lod.push_back(JsonObject()
                       .number("rate_divisor", divisors[l])
                       .number("joint_error_cm", 100.0 * f.lod_error[l].joints)
-                      .number("root_error_cm", 100.0 * f.lod_error[l].root));
+                      .number("root_error_cm", 100.0 * f.lod_error[l].root)
+                      .number("world_joint_error_cm", 100.0 * f.lod_error[l].world)
+                      .number("shown_root_error_cm", 100.0 * f.lod_error[l].shown_root)
+                      .number("shown_world_joint_error_cm", 100.0 * f.lod_error[l].shown_world)
+                      .number("root_step_error_cm", 100.0 * f.lod_error[l].step)
+                      .number("shown_root_step_error_cm", 100.0 * f.lod_error[l].shown_step));
   }
   if (!lod.empty()) j.objects("lod", lod);
   return j;

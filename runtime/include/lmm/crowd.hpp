@@ -56,6 +56,12 @@ class CrowdBase {
   // How many of character i's updates a deadline has put off (each is made up, with the
   // summed dt, at its next update call).
   int deferrals(int i) const { return deferrals_[size_t(i)]; }
+  // Level of detail: where to show character i between its updates. Its last pose carried on
+  // along the ground by the root's velocity and turned by the root's yaw rate over the time
+  // since that update (identity right after an update). Apply it to the character's global
+  // pose (point() to positions, rotation() to rotations) when drawing; the character itself
+  // does not move.
+  GroundMove shown_move(int i) const;
 
   // Largest rate divisor set_rate_divisor accepts.
   static constexpr int kMaxRateDivisor = 16;

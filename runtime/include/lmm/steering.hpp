@@ -173,6 +173,10 @@ class PoseOutput {
   Vec3 root_position() const { return out_.positions[0]; }
   // Facing of the character root.
   Quat root_rotation() const { return out_.rotations[0]; }
+  // World velocity of the character root (m/s) in the last update.
+  Vec3 root_velocity() const { return out_.velocities[0]; }
+  // World angular velocity of the character root (scaled axis, rad/s) in the last update.
+  Vec3 root_angular_velocity() const { return out_.angular[0]; }
   // The root displacement of the last update (zero before the first).
   const RootMotion& root_motion() const { return root_motion_; }
 
