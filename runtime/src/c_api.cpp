@@ -2,6 +2,9 @@
 // assets shared between handles and characters, no exception across the boundary.
 #include "lmm/lmm.h"
 
+#include <algorithm>
+#include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -9,7 +12,9 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <vector>
 
+#include "lmm/crowd.hpp"
 #include "lmm/database.hpp"
 #include "lmm/database_character.hpp"
 #include "lmm/learned_character.hpp"
@@ -148,6 +153,14 @@ bool require(const void* pointer, const char* what) {
 void write_xyz(lmm::Vec3 v, float* out) { out[0] = v.x, out[1] = v.y, out[2] = v.z; }
 void write_xyzw(lmm::Quat q, float* out) { out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w; }
 
+// The 4x4 column-major matrix (translation in elements 12..14) of `rotation` then `position`.
+void write_matrix(lmm::Vec3 position, lmm::Quat rotation, float* m) {
+  const lmm::Vec3 columns[3] = {lmm::rotate(rotation, lmm::Vec3{1, 0, 0}), lmm::rotate(rotation, lmm::Vec3{0, 1, 0}),
+                                lmm::rotate(rotation, lmm::Vec3{0, 0, 1})};
+  for (int c = 0; c < 3; ++c) m[4 * c] = columns[c].x, m[4 * c + 1] = columns[c].y, m[4 * c + 2] = columns[c].z, m[4 * c + 3] = 0;
+  m[12] = position.x, m[13] = position.y, m[14] = position.z, m[15] = 1;
+}
+
 lmm::GamepadInput to_input(const lmm_gamepad& g) {
   lmm::GamepadInput input;
   input.left_x = g.left_x;
@@ -176,13 +189,53 @@ struct lmm_character {
   lmm_allocator allocator;
   std::shared_ptr<DatabaseAsset> database;  // whichever the character plays (keeps it alive)
   std::shared_ptr<ModelAsset> model;
-  lmm::DatabaseCharacter database_character;
-  lmm::LearnedCharacter learned_character;
-  lmm::CharacterBase* base = nullptr;  // whichever of the two plays
+  lmm::CharacterBase* base = nullptr;  // the character: its own (OwnedCharacter) or a crowd's
   const lmm::Skeleton* skeleton = nullptr;
+  bool crowd_member = false;  // a crowd's character: updated and released through the crowd
+};
+
+struct lmm_crowd {
+  lmm_allocator allocator;
+  std::shared_ptr<DatabaseAsset> database;  // whichever the crowd plays (keeps it alive)
+  std::shared_ptr<ModelAsset> model;
+  lmm::DatabaseCrowd database_crowd;
+  lmm::LearnedCrowd learned_crowd;
+  std::vector<lmm_character> members;  // handles over the crowd's characters
 };
 
 namespace {
+
+// A character handle that owns its character (whichever of the two plays).
+struct OwnedCharacter : lmm_character {
+  lmm::DatabaseCharacter database_character;
+  lmm::LearnedCharacter learned_character;
+};
+
+// `body(crowd)` on whichever crowd `c` holds.
+template <typename Body>
+auto with_crowd(lmm_crowd& c, const Body& body) {
+  return c.model != nullptr ? body(c.learned_crowd) : body(c.database_crowd);
+}
+template <typename Body>
+auto with_crowd(const lmm_crowd& c, const Body& body) {
+  return c.model != nullptr ? body(c.learned_crowd) : body(c.database_crowd);
+}
+
+// false with a message when `crowd` is null or has no character i.
+bool require_member(const lmm_crowd* crowd, size_t i) {
+  if (!require(crowd, "crowd")) return false;
+  if (i < crowd->members.size()) return true;
+  last_error = "no character " + std::to_string(i) + " in a crowd of " + std::to_string(crowd->members.size());
+  return false;
+}
+
+// false with a message when `character` is null or belongs to a crowd.
+bool require_own_character(const lmm_character* character, const char* what) {
+  if (!require(character, what)) return false;
+  if (!character->crowd_member) return true;
+  last_error = std::string(what) + " belongs to a crowd: update it with lmm_crowd_update";
+  return false;
+}
 
 // A handle over a fresh Asset that holds the file at `path` and is finished by open(asset,
 // error); nullptr with the message (naming the file) otherwise.
@@ -206,7 +259,7 @@ Handle* load_handle(const char* path, const Open& open) {
 template <typename Init>
 lmm_character* create_character(const Init& init) {
   return guarded([&]() -> lmm_character* {
-    lmm_character* c = create<lmm_character>(current_allocator);
+    OwnedCharacter* c = create<OwnedCharacter>(current_allocator);
     if (c == nullptr) return nullptr;
     c->allocator = current_allocator;
     std::string error;
@@ -217,6 +270,48 @@ lmm_character* create_character(const Init& init) {
     }
     return c;
   });
+}
+
+// A crowd of `count` characters made with the current allocator and set up by init(crowd,
+// error), with a handle per character; nullptr with the message otherwise.
+template <typename Init>
+lmm_crowd* create_crowd(size_t count, const Init& init) {
+  if (count < 1 || count > size_t(INT_MAX)) {
+    last_error = "a crowd needs 1 to " + std::to_string(INT_MAX) + " characters, not " + std::to_string(count);
+    return nullptr;
+  }
+  return guarded([&]() -> lmm_crowd* {
+    lmm_crowd* c = create<lmm_crowd>(current_allocator);
+    if (c == nullptr) return nullptr;
+    c->allocator = current_allocator;
+    std::string error;
+    if (!init(*c, int(count), error)) {
+      destroy(c);
+      last_error = error;
+      return nullptr;
+    }
+    const lmm::Skeleton* skeleton = c->model ? &c->model->model->skeleton() : &c->database->database->skeleton();
+    c->members.resize(count);
+    with_crowd(*c, [&](auto& crowd) {
+      for (size_t i = 0; i < count; ++i) {
+        lmm_character& member = c->members[i];
+        member.allocator = c->allocator;
+        member.base = &crowd.character(int(i));
+        member.skeleton = skeleton;
+        member.crowd_member = true;
+      }
+      return 0;
+    });
+    return c;
+  });
+}
+
+// The deadline `budget_seconds` from now (none when not positive; at most an hour ahead).
+lmm::LearnedCrowd::Clock::time_point deadline_after(double budget_seconds) {
+  using Clock = lmm::LearnedCrowd::Clock;
+  if (!(budget_seconds > 0.0)) return lmm::LearnedCrowd::kNoDeadline;
+  const std::chrono::duration<double> budget(std::min(budget_seconds, 3600.0));
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(budget);
 }
 
 }  // namespace
@@ -257,7 +352,7 @@ uint64_t lmm_model_id(const lmm_model* model) { return model != nullptr ? model-
 
 lmm_character* lmm_character_create_database(const lmm_database* database, float x, float z, float heading) {
   if (!require(database, "database")) return nullptr;
-  return create_character([&](lmm_character& c, std::string& error) {
+  return create_character([&](OwnedCharacter& c, std::string& error) {
     c.database = database->asset;
     c.base = &c.database_character;
     c.skeleton = &c.database->database->skeleton();
@@ -268,7 +363,7 @@ lmm_character* lmm_character_create_database(const lmm_database* database, float
 
 lmm_character* lmm_character_create_learned(const lmm_model* model, float x, float z, float heading) {
   if (!require(model, "model")) return nullptr;
-  return create_character([&](lmm_character& c, std::string& error) {
+  return create_character([&](OwnedCharacter& c, std::string& error) {
     c.model = model->asset;
     c.base = &c.learned_character;
     c.skeleton = &c.model->model->skeleton();
@@ -276,10 +371,12 @@ lmm_character* lmm_character_create_learned(const lmm_model* model, float x, flo
   });
 }
 
-void lmm_character_release(lmm_character* character) { destroy(character); }
+void lmm_character_release(lmm_character* character) {
+  if (character != nullptr && !character->crowd_member) destroy(static_cast<OwnedCharacter*>(character));
+}
 
 int lmm_character_update(lmm_character* character, const lmm_gamepad* input, float dt) {
-  if (!require(character, "character") || !require(input, "input")) return 0;
+  if (!require_own_character(character, "character") || !require(input, "input")) return 0;
   character->base->update(to_input(*input), dt);
   return 1;
 }
@@ -288,7 +385,7 @@ int lmm_characters_update(lmm_character* const* characters, const lmm_gamepad* i
                           float dt) {
   if (!require(characters, "characters") || !require(inputs, "inputs")) return 0;
   for (size_t i = begin; i < end; ++i) {
-    if (!require(characters[i], "a character in the range")) return 0;
+    if (!require_own_character(characters[i], "a character in the range")) return 0;
     characters[i]->base->update(to_input(inputs[i]), dt);
   }
   return 1;
@@ -395,14 +492,95 @@ int lmm_character_world_matrices(const lmm_character* character, float* matrices
   if (!fits(character, joint_capacity) || !require(matrices, "matrices")) return 0;
   const auto& positions = character->base->global_positions();
   const auto& rotations = character->base->global_rotations();
-  for (size_t j = 0; j < positions.size(); ++j) {
-    float* m = matrices + 16 * j;
-    const lmm::Vec3 columns[3] = {lmm::rotate(rotations[j], lmm::Vec3{1, 0, 0}),
-                                  lmm::rotate(rotations[j], lmm::Vec3{0, 1, 0}),
-                                  lmm::rotate(rotations[j], lmm::Vec3{0, 0, 1})};
-    for (int c = 0; c < 3; ++c) m[4 * c] = columns[c].x, m[4 * c + 1] = columns[c].y, m[4 * c + 2] = columns[c].z, m[4 * c + 3] = 0;
-    m[12] = positions[j].x, m[13] = positions[j].y, m[14] = positions[j].z, m[15] = 1;
+  for (size_t j = 0; j < positions.size(); ++j) write_matrix(positions[j], rotations[j], matrices + 16 * j);
+  return 1;
+}
+
+lmm_crowd* lmm_crowd_create_database(const lmm_database* database, size_t count) {
+  if (!require(database, "database")) return nullptr;
+  return create_crowd(count, [&](lmm_crowd& c, int n, std::string& error) {
+    c.database = database->asset;
+    return c.database_crowd.init(c.database->database, c.database->search, lmm::CharacterSettings{}, n, error);
+  });
+}
+
+lmm_crowd* lmm_crowd_create_learned(const lmm_model* model, size_t count, int workers) {
+  if (!require(model, "model")) return nullptr;
+  return create_crowd(count, [&](lmm_crowd& c, int n, std::string& error) {
+    c.model = model->asset;
+    return c.learned_crowd.init(c.model->model, lmm::LearnedSettings{}, n, workers, error);
+  });
+}
+
+void lmm_crowd_release(lmm_crowd* crowd) { destroy(crowd); }
+
+size_t lmm_crowd_size(const lmm_crowd* crowd) { return crowd != nullptr ? crowd->members.size() : 0; }
+
+lmm_character* lmm_crowd_character(lmm_crowd* crowd, size_t i) {
+  return require_member(crowd, i) ? &crowd->members[i] : nullptr;
+}
+
+int lmm_crowd_set_input(lmm_crowd* crowd, size_t i, const lmm_gamepad* input) {
+  if (!require_member(crowd, i) || !require(input, "input")) return 0;
+  with_crowd(*crowd, [&](auto& c) {
+    c.set_input(int(i), to_input(*input));
+    return 0;
+  });
+  return 1;
+}
+
+int lmm_crowd_update(lmm_crowd* crowd, size_t begin, size_t end, float dt, int worker, double budget_seconds) {
+  if (!require(crowd, "crowd")) return 0;
+  const int workers = crowd->model != nullptr ? crowd->learned_crowd.workers() : 1;
+  if (worker < 0 || worker >= workers) {
+    last_error = "worker " + std::to_string(worker) + " is outside 0.." + std::to_string(workers - 1);
+    return 0;
   }
+  if (std::isnan(budget_seconds)) {
+    last_error = "budget_seconds is NaN";
+    return 0;
+  }
+  const int first = int(std::min(begin, crowd->members.size())), last = int(std::min(end, crowd->members.size()));
+  const auto deadline = deadline_after(budget_seconds);
+  if (crowd->model != nullptr) {
+    crowd->learned_crowd.update(first, last, dt, worker, deadline);
+  } else {
+    crowd->database_crowd.update(first, last, dt, deadline);
+  }
+  return 1;
+}
+
+int lmm_crowd_set_rate_divisor(lmm_crowd* crowd, size_t i, int divisor) {
+  if (!require_member(crowd, i)) return 0;
+  const int most = lmm::LearnedCrowd::kMaxRateDivisor;
+  if (divisor < 1 || divisor > most) {
+    last_error = "rate divisor " + std::to_string(divisor) + " is outside 1.." + std::to_string(most);
+    return 0;
+  }
+  with_crowd(*crowd, [&](auto& c) {
+    c.set_rate_divisor(int(i), divisor);
+    return 0;
+  });
+  return 1;
+}
+
+int lmm_crowd_set_priorities(lmm_crowd* crowd, const float* priorities, size_t count) {
+  if (!require(crowd, "crowd") || !require(priorities, "priorities")) return 0;
+  if (count != crowd->members.size()) {
+    last_error = std::to_string(count) + " priorities for a crowd of " + std::to_string(crowd->members.size());
+    return 0;
+  }
+  if (!with_crowd(*crowd, [&](auto& c) { return c.set_priorities(priorities, int(count)); })) {
+    last_error = "a priority is NaN";
+    return 0;
+  }
+  return 1;
+}
+
+int lmm_crowd_shown_transform(const lmm_crowd* crowd, size_t i, float matrix[16]) {
+  if (!require_member(crowd, i) || !require(matrix, "matrix")) return 0;
+  const lmm::GroundMove move = with_crowd(*crowd, [&](const auto& c) { return c.shown_move(int(i)); });
+  write_matrix(move.to - lmm::rotate(move.turn, move.from), move.turn, matrix);
   return 1;
 }
 

@@ -4,12 +4,15 @@
 // dt, and characters between updates are shown moved on by their root velocity; priorities order the updates; no allocation.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <thread>
 
+#include "lmm/blob_writer.hpp"
 #include "lmm/crowd.hpp"
+#include "lmm/lmm.h"
 #include "support/allocation_counter.hpp"
 #include "support/synthetic_model.hpp"
 
@@ -299,4 +302,161 @@ TEST(Crowd, RejectsEmptyCrowdsAndNamesTheCause) {
   EXPECT_NE(error.find("at least 1 character"), std::string::npos) << error;
   EXPECT_FALSE(learned.init(nullptr, LearnedSettings{}, 4, 1, error));
   EXPECT_NE(error.find("null"), std::string::npos) << error;
+}
+
+// The C API's crowds (lmm/lmm.h), which load their assets from files.
+namespace {
+
+constexpr float kDt = 1.0f / 60.0f;
+
+// Assets::bundle_bytes() and Assets::database_bytes() written to the test temp folder.
+struct AssetFiles {
+  std::string model = write("crowd-model.lmmw", Assets::bundle_bytes());
+  std::string db = write("crowd-db.mmdb", Assets::database_bytes());
+
+  static std::string write(const std::string& name, const std::vector<uint8_t>& bytes) {
+    const std::string path = testing::TempDir() + name;
+    std::string error;
+    EXPECT_TRUE(write_file_atomic(path, bytes.data(), bytes.size(), error)) << error;
+    return path;
+  }
+};
+
+lmm_gamepad gamepad_of(const GamepadInput& in) {
+  lmm_gamepad g{};
+  g.left_x = in.left_x, g.left_y = in.left_y, g.gait = in.gait;
+  return g;
+}
+
+// Character i of `c_crowd` has the world pose of `character`, bit for bit.
+template <typename Character>
+void expect_same_pose(lmm_crowd* c_crowd, int i, const Character& character, int f) {
+  const size_t joints = character.global_positions().size();
+  std::vector<float> positions(3 * joints), rotations(4 * joints);
+  ASSERT_EQ(lmm_character_world_transforms(lmm_crowd_character(c_crowd, size_t(i)), positions.data(), rotations.data(),
+                                           joints),
+            1)
+      << lmm_last_error();
+  for (size_t j = 0; j < joints; ++j) {
+    const Vec3 p = character.global_positions()[j];
+    const Quat q = character.global_rotations()[j];
+    ASSERT_TRUE(positions[3 * j] == p.x && positions[3 * j + 1] == p.y && positions[3 * j + 2] == p.z &&
+                rotations[4 * j] == q.x && rotations[4 * j + 1] == q.y && rotations[4 * j + 2] == q.z &&
+                rotations[4 * j + 3] == q.w)
+        << "character " << i << " joint " << j << " frame " << f;
+  }
+}
+
+// Runs `c_crowd` and `crowd` (both of `n` characters) for 60 frames with the same inputs, rate
+// divisors 1-3, priorities and two ranges (two workers when learned); every pose equal.
+template <typename Crowd, typename Update>
+void expect_c_crowd_equals(lmm_crowd* c_crowd, Crowd& crowd, int n, int workers, const Update& update) {
+  ASSERT_EQ(lmm_crowd_size(c_crowd), size_t(n));
+  std::vector<float> priority(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(lmm_character_reset(lmm_crowd_character(c_crowd, size_t(i)), start_of(i).x, start_of(i).z, 0.1f * i), 1);
+    crowd.character(i).reset(start_of(i), 0.1f * i);
+    ASSERT_EQ(lmm_crowd_set_rate_divisor(c_crowd, size_t(i), 1 + i % 3), 1);
+    crowd.set_rate_divisor(i, 1 + i % 3);
+    priority[size_t(i)] = float((i * 37) % 11);
+  }
+  ASSERT_EQ(lmm_crowd_set_priorities(c_crowd, priority.data(), size_t(n)), 1);
+  ASSERT_TRUE(crowd.set_priorities(priority.data(), n));
+  const int half = n / 2 + 1;
+  for (int f = 0; f < 60; ++f) {
+    for (int i = 0; i < n; ++i) {
+      const lmm_gamepad g = gamepad_of(input_of(i, f));
+      ASSERT_EQ(lmm_crowd_set_input(c_crowd, size_t(i), &g), 1);
+      crowd.set_input(i, input_of(i, f));
+    }
+    ASSERT_EQ(lmm_crowd_update(c_crowd, 0, size_t(half), dt_of(f), 0, 0.0), 1) << lmm_last_error();
+    ASSERT_EQ(lmm_crowd_update(c_crowd, size_t(half), size_t(n), dt_of(f), workers - 1, 0.0), 1) << lmm_last_error();
+    update(crowd, 0, half, dt_of(f), 0);
+    update(crowd, half, n, dt_of(f), workers - 1);
+    for (int i = 0; i < n; ++i) ASSERT_NO_FATAL_FAILURE(expect_same_pose(c_crowd, i, crowd.character(i), f));
+  }
+}
+
+}  // namespace
+
+TEST(CrowdCApi, CrowdsGiveTheCppCrowdsPosesBitForBit) {
+  const Assets assets;
+  const AssetFiles files;
+  lmm_model* model = lmm_model_load(files.model.c_str());
+  lmm_database* db = lmm_database_load(files.db.c_str());
+  ASSERT_TRUE(model != nullptr && db != nullptr) << lmm_last_error();
+  lmm_crowd* c_learned = lmm_crowd_create_learned(model, kCharacters, 2);
+  lmm_crowd* c_matched = lmm_crowd_create_database(db, 40);
+  ASSERT_TRUE(c_learned != nullptr && c_matched != nullptr) << lmm_last_error();
+  lmm_model_release(model);  // the crowds keep their assets alive
+  lmm_database_release(db);
+  LearnedCrowd learned;
+  DatabaseCrowd matched;
+  std::string error;
+  ASSERT_TRUE(learned.init(assets.model, LearnedSettings{}, kCharacters, 2, error)) << error;
+  ASSERT_TRUE(matched.init(assets.db, assets.search, CharacterSettings{}, 40, error)) << error;
+  expect_c_crowd_equals(c_learned, learned, kCharacters, 2,
+                        [](LearnedCrowd& c, int b, int e, float dt, int w) { c.update(b, e, dt, w); });
+  expect_c_crowd_equals(c_matched, matched, 40, 1,
+                        [](DatabaseCrowd& c, int b, int e, float dt, int) { c.update(b, e, dt); });
+  lmm_crowd_release(c_learned);
+  lmm_crowd_release(c_matched);
+}
+
+TEST(CrowdCApi, ShownTransformIsTheShownMoveAndBadCallsNameTheCause) {
+  const Assets assets;
+  const AssetFiles files;
+  lmm_model* model = lmm_model_load(files.model.c_str());
+  ASSERT_NE(model, nullptr) << lmm_last_error();
+  EXPECT_EQ(lmm_crowd_create_learned(model, 0, 1), nullptr);
+  EXPECT_NE(std::string(lmm_last_error()).find("not 0"), std::string::npos) << lmm_last_error();
+  lmm_crowd* crowd = lmm_crowd_create_learned(model, 8, 2);
+  lmm_model_release(model);
+  ASSERT_NE(crowd, nullptr) << lmm_last_error();
+  LearnedCrowd same;
+  std::string error;
+  ASSERT_TRUE(same.init(assets.model, LearnedSettings{}, 8, 1, error)) << error;
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_EQ(lmm_crowd_set_rate_divisor(crowd, size_t(i), 4), 1);
+    same.set_rate_divisor(i, 4);
+  }
+  for (int f = 0; f < 30; ++f) {
+    const lmm_gamepad forward = gamepad_of(input_of(0, 0));
+    for (int i = 0; i < 8; ++i) {
+      lmm_crowd_set_input(crowd, size_t(i), &forward);
+      same.set_input(i, input_of(0, 0));
+    }
+    ASSERT_EQ(lmm_crowd_update(crowd, 0, 8, kDt, 1, 0.0), 1);
+    same.update(kDt);
+  }
+  for (int i = 0; i < 8; ++i) {  // two of the eight updated on the last frame, six are between updates
+    float m[16];
+    ASSERT_EQ(lmm_crowd_shown_transform(crowd, size_t(i), m), 1);
+    const Vec3 root = same.character(i).root_position(), expected = same.shown_move(i).point(root);
+    EXPECT_NEAR(m[0] * root.x + m[4] * root.y + m[8] * root.z + m[12], expected.x, 1e-5f) << i;
+    EXPECT_NEAR(m[1] * root.x + m[5] * root.y + m[9] * root.z + m[13], expected.y, 1e-5f) << i;
+    EXPECT_NEAR(m[2] * root.x + m[6] * root.y + m[10] * root.z + m[14], expected.z, 1e-5f) << i;
+  }
+  const auto error_has = [](const char* text) { return std::string(lmm_last_error()).find(text) != std::string::npos; };
+  EXPECT_EQ(lmm_crowd_update(crowd, 0, 8, kDt, 2, 0.0), 0);
+  EXPECT_TRUE(error_has("worker 2 is outside 0..1")) << lmm_last_error();
+  EXPECT_EQ(lmm_crowd_update(crowd, 0, 8, kDt, 0, std::nan("")), 0);
+  EXPECT_TRUE(error_has("NaN")) << lmm_last_error();
+  EXPECT_EQ(lmm_crowd_character(crowd, 8), nullptr);
+  EXPECT_TRUE(error_has("no character 8 in a crowd of 8")) << lmm_last_error();
+  EXPECT_EQ(lmm_crowd_set_rate_divisor(crowd, 0, 17), 0);
+  EXPECT_TRUE(error_has("rate divisor 17 is outside 1..16")) << lmm_last_error();
+  const float priorities[8] = {1, 2, 3, std::nanf(""), 5, 6, 7, 8};
+  EXPECT_EQ(lmm_crowd_set_priorities(crowd, priorities, 7), 0);
+  EXPECT_TRUE(error_has("7 priorities for a crowd of 8")) << lmm_last_error();
+  EXPECT_EQ(lmm_crowd_set_priorities(crowd, priorities, 8), 0);
+  EXPECT_TRUE(error_has("NaN")) << lmm_last_error();
+  lmm_character* member = lmm_crowd_character(crowd, 3);
+  const lmm_gamepad still{};
+  EXPECT_EQ(lmm_character_update(member, &still, kDt), 0);
+  EXPECT_TRUE(error_has("belongs to a crowd")) << lmm_last_error();
+  lmm_character_release(member);  // ignored: the crowd owns it
+  EXPECT_EQ(lmm_crowd_update(crowd, 0, 8, kDt, 0, 0.001), 1);
+  EXPECT_EQ(lmm_character_joint_count(member), assets.model->skeleton().joint_count());
+  lmm_crowd_release(crowd);
 }

@@ -23,6 +23,8 @@ typedef struct lmm_database lmm_database;
 typedef struct lmm_model lmm_model;
 /* One animated character (database or learned motion matching). */
 typedef struct lmm_character lmm_character;
+/* Many characters over one asset, updated together (learned crowds batch their networks). */
+typedef struct lmm_crowd lmm_crowd;
 
 /* Memory for the handles, the loaded files and their bookkeeping. Blocks are requested with
  * an alignment of at most 64 bytes; release gets the size that was requested. */
@@ -71,10 +73,10 @@ uint64_t lmm_model_id(const lmm_model* model);
 lmm_character* lmm_character_create_database(const lmm_database* database, float x, float z, float heading);
 /* A learned motion-matching character (no database needed); NULL on failure. */
 lmm_character* lmm_character_create_learned(const lmm_model* model, float x, float z, float heading);
-/* Destroys a character (NULL is ignored). */
+/* Destroys a character (NULL and a crowd's characters are ignored). */
 void lmm_character_release(lmm_character* character);
 
-/* Advances one character by dt seconds (no allocation). */
+/* Advances one character by dt seconds (no allocation); fails on a crowd's character. */
 int lmm_character_update(lmm_character* character, const lmm_gamepad* input, float dt);
 /* Advances characters[i] with inputs[i] for every i in [begin, end): a job system splits a crowd
  * into ranges and runs them on its own threads (no allocation). */
@@ -122,6 +124,41 @@ int lmm_character_world_transforms(const lmm_character* character, float* positi
 /* World transforms of every joint as 4x4 column-major matrices (16 floats each, translation in
  * elements 12..14). */
 int lmm_character_world_matrices(const lmm_character* character, float* matrices, size_t joint_capacity);
+
+/* A crowd of `count` database characters at the origin facing +Z (place them with
+ * lmm_character_reset on lmm_crowd_character); their periodic searches are spread over the search
+ * interval. NULL on failure. */
+lmm_crowd* lmm_crowd_create_database(const lmm_database* database, size_t count);
+/* A crowd of `count` learned characters whose networks run batched across characters, with
+ * `workers` (>= 1) sets of batch scratch: one per lmm_crowd_update call that may run at once.
+ * NULL on failure. */
+lmm_crowd* lmm_crowd_create_learned(const lmm_model* model, size_t count, int workers);
+/* Destroys a crowd and its characters (NULL is ignored). */
+void lmm_crowd_release(lmm_crowd* crowd);
+/* Number of characters (0 for NULL). */
+size_t lmm_crowd_size(const lmm_crowd* crowd);
+/* Character i of the crowd, owned by it (valid while the crowd lives; never release it): every
+ * lmm_character_* call works on it except the updates (lmm_crowd_update updates it). NULL when
+ * i is out of range. */
+lmm_character* lmm_crowd_character(lmm_crowd* crowd, size_t i);
+/* The input character i follows from the next update on. */
+int lmm_crowd_set_input(lmm_crowd* crowd, size_t i, const lmm_gamepad* input);
+/* Updates the characters of ranks [begin, end) (see lmm_crowd_set_priorities; rank = index until
+ * then) by dt with batch scratch `worker` (0 .. workers - 1; 0 for database crowds). Calls over
+ * disjoint ranges with distinct workers may run on different threads at once. With
+ * budget_seconds > 0, the characters not reached when that much time has passed are deferred to
+ * the next call (made up with the summed dt). No allocation. */
+int lmm_crowd_update(lmm_crowd* crowd, size_t begin, size_t end, float dt, int worker, double budget_seconds);
+/* Level of detail: character i updates every `divisor`-th crowd update (1..16) with the summed dt. */
+int lmm_crowd_set_rate_divisor(lmm_crowd* crowd, size_t i, int divisor);
+/* Update order: `count` (= lmm_crowd_size) priorities, higher first, so a budget defers the least
+ * important characters. Fails on NaN. */
+int lmm_crowd_set_priorities(lmm_crowd* crowd, const float* priorities, size_t count);
+/* Where to draw character i between its updates: a rigid world transform (4x4 column-major, as
+ * lmm_character_world_matrices) to apply on the left of its world matrices; it carries the last
+ * pose on at the root's velocity and yaw rate for the time since the last update (identity right
+ * after an update). */
+int lmm_crowd_shown_transform(const lmm_crowd* crowd, size_t i, float matrix[16]);
 
 #ifdef __cplusplus
 }
