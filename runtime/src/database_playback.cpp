@@ -11,15 +11,19 @@ void DatabasePlayback::init(std::shared_ptr<const Database> db, int frame) {
   range_ = clip_index(*db_, frame);
   frame_time_ = frame;
   sample(frame_time_);
+  sample_joint_velocities(frame_time_);
 }
 
 void DatabasePlayback::jump(int frame, const PoseBuffers& out, const std::vector<Quat>& animated) {
   // Root: the velocity difference in character space, decayed later.
   const Vec3 old_root_velocity = inverse_rotate(out.rotations[0], out.velocities[0]);
   const Vec3 old_root_angular = inverse_rotate(out.rotations[0], out.angular[0]);
+  sample_joint_velocities(frame_time_);  // of the pose the last advance() showed
+  inertializer_.keep_shown_velocities(sample_);
   range_ = clip_index(*db_, frame);
   frame_time_ = frame;
   sample(frame_time_);
+  sample_joint_velocities(frame_time_);
   const Quat d_rot = sample_.rotations[0];
   inertializer_.start(out, animated, sample_, old_root_velocity - inverse_rotate(d_rot, sample_.velocities[0]),
                       old_root_angular - inverse_rotate(d_rot, sample_.angular[0]));
@@ -39,17 +43,31 @@ Vec3 DatabasePlayback::local_root_angular() const {
   return inverse_rotate(sample_.rotations[0], sample_.angular[0]) + inertializer_.root_angular_offset();
 }
 
-void DatabasePlayback::sample(double frame_time) {
+DatabasePlayback::SamplePoint DatabasePlayback::sample_point(double frame_time) const {
   const DatabaseRange& range = db_->ranges()[size_t(range_)];
-  frame_ = std::clamp(static_cast<int>(std::floor(frame_time)), range.start, range.stop - 1);
-  const int next = std::min(frame_ + 1, range.stop - 1);
-  const float a = static_cast<float>(std::clamp(frame_time - frame_, 0.0, 1.0));
+  const int frame = std::clamp(static_cast<int>(std::floor(frame_time)), range.start, range.stop - 1);
+  return SamplePoint{frame, std::min(frame + 1, range.stop - 1),
+                     static_cast<float>(std::clamp(frame_time - frame, 0.0, 1.0))};
+}
+
+void DatabasePlayback::sample(double frame_time) {
+  const SamplePoint at = sample_point(frame_time);
+  frame_ = at.frame;
   for (int j = 0; j < db_->joint_count(); ++j) {
     const size_t i = size_t(j);
-    sample_.positions[i] = lerp(db_->positions(frame_)[j], db_->positions(next)[j], a);
-    sample_.rotations[i] = slerp(db_->rotations(frame_)[j], db_->rotations(next)[j], a);
-    sample_.velocities[i] = lerp(db_->velocities(frame_)[j], db_->velocities(next)[j], a);
-    sample_.angular[i] = lerp(db_->angular_velocities(frame_)[j], db_->angular_velocities(next)[j], a);
+    sample_.positions[i] = lerp(db_->positions(at.frame)[j], db_->positions(at.next)[j], at.weight);
+    sample_.rotations[i] = slerp(db_->rotations(at.frame)[j], db_->rotations(at.next)[j], at.weight);
+  }
+  sample_.velocities[0] = lerp(db_->velocities(at.frame)[0], db_->velocities(at.next)[0], at.weight);
+  sample_.angular[0] = lerp(db_->angular_velocities(at.frame)[0], db_->angular_velocities(at.next)[0], at.weight);
+}
+
+void DatabasePlayback::sample_joint_velocities(double frame_time) {
+  const SamplePoint at = sample_point(frame_time);
+  for (int j = 1; j < db_->joint_count(); ++j) {
+    const size_t i = size_t(j);
+    sample_.velocities[i] = lerp(db_->velocities(at.frame)[j], db_->velocities(at.next)[j], at.weight);
+    sample_.angular[i] = lerp(db_->angular_velocities(at.frame)[j], db_->angular_velocities(at.next)[j], at.weight);
   }
 }
 

@@ -60,6 +60,9 @@ void LearnedPlayback::start(const float* state, PoseBuffers& out, CharacterStats
   reset_track(current_, state, stats);
   shown_ = current_.now;
   decode_source(shown_.data(), source_, stats);
+  std::fill(source_.velocities.begin(), source_.velocities.end(), Vec3{});
+  std::fill(source_.angular.begin(), source_.angular.end(), Vec3{});
+  shown_dt_ = 0.0f;
   previous_source_ = source_;
   for (size_t j = 1; j < out.positions.size(); ++j) {
     out.positions[j] = source_.positions[j];
@@ -108,9 +111,9 @@ void LearnedPlayback::finish_advance(bool ok, float dt, float halflife, PoseBuff
   std::swap(previous_source_, source_);
   take_decoded(ok, source_, stats);
   if (transition_ == LearnedTransition::Inertialize) {
-    // The inertializer needs the joints' velocities; latent blending needs none (and they are
-    // not part of the output), so it skips them.
-    velocities_between(previous_source_, source_, dt, source_);
+    // The joints' velocities are needed only when a transition starts (begin_inertialization
+    // computes them then, over shown_dt_); latent blending needs none.
+    shown_dt_ = dt;
     inertializer_.apply(source_, halflife, dt, out);
     return;
   }
@@ -191,6 +194,8 @@ void LearnedPlayback::begin_blend(const float* projected, CharacterStats& stats)
 void LearnedPlayback::begin_inertialization(const float* projected, const PoseBuffers& out, CharacterStats& stats) {
   const Vec3 old_velocity = inverse_rotate(out.rotations[0], out.velocities[0]);
   const Vec3 old_angular = inverse_rotate(out.rotations[0], out.angular[0]);
+  if (shown_dt_ > 0.0f) velocities_between(previous_source_, source_, shown_dt_, source_);  // as last shown
+  inertializer_.keep_shown_velocities(source_);
   reset_track(current_, projected, stats);
   // Source velocities from the new prediction's first step; the source pose itself at the
   // current sub-frame phase, as the next update will show it.

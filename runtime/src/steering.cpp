@@ -210,6 +210,13 @@ void Inertializer::resize(int joints) {
   }
 }
 
+void Inertializer::keep_shown_velocities(const PoseBuffers& source) {
+  for (size_t j = 1; j < offsets_.positions.size(); ++j) {
+    offsets_.velocities[j] = source.velocities[j] + offsets_.velocities[j];
+    offsets_.angular[j] = source.angular[j] + offsets_.angular[j];
+  }
+}
+
 void Inertializer::start(const PoseBuffers& out, const std::vector<Quat>& animated, const PoseBuffers& source,
                          Vec3 root_velocity_offset, Vec3 root_angular_offset) {
   offsets_.positions[0] = root_velocity_offset;
@@ -217,9 +224,9 @@ void Inertializer::start(const PoseBuffers& out, const std::vector<Quat>& animat
   offsets_.velocities[0] = offsets_.angular[0] = Vec3{};
   for (size_t j = 1; j < offsets_.positions.size(); ++j) {
     offsets_.positions[j] = out.positions[j] - source.positions[j];
-    offsets_.velocities[j] = out.velocities[j] - source.velocities[j];
+    offsets_.velocities[j] = offsets_.velocities[j] - source.velocities[j];  // kept shown minus new
     offsets_.rotations_scaled[j] = to_scaled_angle_axis(animated[j] * inverse(source.rotations[j]));
-    offsets_.angular[j] = out.angular[j] - source.angular[j];
+    offsets_.angular[j] = offsets_.angular[j] - source.angular[j];
   }
 }
 
@@ -231,8 +238,6 @@ void Inertializer::apply(const PoseBuffers& source, float halflife, float dt, Po
     if (j == 0) continue;  // the root is integrated from velocities
     out.positions[j] = source.positions[j] + offsets_.positions[j];
     out.rotations[j] = from_scaled_angle_axis(offsets_.rotations_scaled[j]) * source.rotations[j];
-    out.velocities[j] = source.velocities[j] + offsets_.velocities[j];
-    out.angular[j] = source.angular[j] + offsets_.angular[j];
   }
 }
 

@@ -33,11 +33,21 @@ class DatabasePlayback {
   int range() const { return range_; }
   // One past the last frame of the clip being played.
   int clip_stop() const { return db_->ranges()[size_t(range_)].stop; }
-  // The sampled database pose (local; joint 0 in database world).
+  // The sampled database pose (local; joint 0 in database world). The velocities of joints 1..
+  // are those of the last jump (or init): advance() samples only the root's.
   const PoseBuffers& sample() const { return sample_; }
 
  private:
+  // The two frames a fractional frame time of the playing clip lies between, and its weight.
+  struct SamplePoint {
+    int frame, next;
+    float weight;
+  };
+  SamplePoint sample_point(double frame_time) const;
+  // Samples positions and rotations of every joint and the root's velocities; sets frame_.
   void sample(double frame_time);
+  // Samples the velocities of joints 1.. (for a transition).
+  void sample_joint_velocities(double frame_time);
 
   std::shared_ptr<const Database> db_;
   double frame_time_ = 0.0;  // fractional database frame

@@ -98,6 +98,9 @@ class LearnedPlayback {
   Track current_, outgoing_;  // the playing prediction and, while blending, the one left
   double phase_ = 0.0;        // fraction of a model frame between now and next
   float blend_ = 1.0f;        // 0..1 progress of the latent blend (1 = not blending)
+  // dt of the last advance (0: none since start, the shown pose has no joint velocity): the
+  // shown joints' velocities are those from previous_source_ to source_ over it.
+  float shown_dt_ = 0.0f;
   int stepping_tracks_ = 1;   // tracks the model frames of this update step
   std::vector<float> shown_, sample_state_;
   std::vector<float> pose_, decoded_;     // last good decoded pose vector; decoder scratch
