@@ -45,18 +45,21 @@ void dense_scalar_of(const DenseLayer& l, const W* weight, const float* x, int x
   for (int r = 0; r < rows; ++r) {
     const float* xr = x + size_t(map.in_rows != nullptr ? map.in_rows[r] : r) * xs;
     float* yr = y + size_t(map.out_rows != nullptr ? map.out_rows[r] : r) * ys;
+    const size_t expert = map.experts != nullptr ? size_t(map.experts[r]) : 0;
+    const W* weights = weight + expert * l.in * l.out;
+    const float* bias = l.bias + expert * l.out;
     if (map.out_rows != nullptr) {  // one output at a time, then scaled into the target row
       for (int o = 0; o < l.out; ++o) {
-        float sum = l.bias[o];
-        for (int i = 0; i < l.in; ++i) sum += xr[i] * widen(weight[size_t(i) * l.out + o]);
+        float sum = bias[o];
+        for (int i = 0; i < l.in; ++i) sum += xr[i] * widen(weights[size_t(i) * l.out + o]);
         yr[o] += map.out_scale[r] * (gelu ? gelu_scalar(sum) : sum);
       }
       continue;
     }
-    std::copy(l.bias, l.bias + l.out, yr);
+    std::copy(bias, bias + l.out, yr);
     for (int i = 0; i < l.in; ++i) {
       const float xi = xr[i];
-      const W* w = weight + size_t(i) * l.out;
+      const W* w = weights + size_t(i) * l.out;
       for (int o = 0; o < l.out; ++o) yr[o] += xi * widen(w[o]);
     }
     if (!gelu) continue;
@@ -260,8 +263,14 @@ void ModelEvaluator::run_single(const NetworkWeights& net, const float* in, floa
   const int width = net.expert_out();
   float* mix = net.mlp.empty() ? out : mix_.data();
   std::fill(mix, mix + width, 0.0f);
-  const int32_t row0 = 0;
-  for (int j = 0; j < net.top_k; ++j) run_expert(net, experts[j], in, nullptr, 0, 1, &row0, &weights[j], mix);
+  // The routed experts side by side in pairs (independent work that hides each layer's latency),
+  // adding into mix in routing order as one at a time would.
+  const int32_t row0[detail::kExpertPairRows] = {};
+  int j = 0;
+  for (; j + detail::kExpertPairRows <= net.top_k; j += detail::kExpertPairRows) {
+    run_expert(net, 0, &experts[j], in, row0, 0, detail::kExpertPairRows, row0, &weights[j], mix);
+  }
+  for (; j < net.top_k; ++j) run_expert(net, experts[j], nullptr, in, nullptr, 0, 1, row0, &weights[j], mix);
   if (!net.mlp.empty()) run_mlp(net.mlp, mix, 1, out);
 }
 
@@ -294,14 +303,15 @@ void ModelEvaluator::run_experts_grouped(const NetworkWeights& net, const float*
     // A group's rows are distinct (one entry per row and rank), so no two of its slots add into
     // one row of mix.
     if (count > 0) {
-      run_expert(net, g % net.experts, in, slot_row_.data() + first, first, count, slot_row_.data() + first,
+      run_expert(net, g % net.experts, nullptr, in, slot_row_.data() + first, first, count, slot_row_.data() + first,
                  slot_weight_.data() + first, mix);
     }
   }
 }
 
-void ModelEvaluator::run_expert(const NetworkWeights& net, int e, const float* in, const int32_t* in_rows, int first,
-                                int count, const int32_t* mix_rows, const float* weights, float* mix) {
+void ModelEvaluator::run_expert(const NetworkWeights& net, int e, const int32_t* row_experts, const float* in,
+                                const int32_t* in_rows, int first, int count, const int32_t* mix_rows,
+                                const float* weights, float* mix) {
   const detail::DenseKernel dense = kernel_for(path_);
   const float* src = in;
   int src_stride = net.in;
@@ -309,6 +319,7 @@ void ModelEvaluator::run_expert(const NetworkWeights& net, int e, const float* i
     const DenseLayer layer = expert_layer(net.expert_layers[l], e);
     const bool last = l + 1 == net.expert_layers.size();
     detail::RowMap map;
+    map.experts = row_experts;
     if (l == 0) map.in_rows = in_rows;
     float* dst = mix;
     int dst_stride = net.expert_out();

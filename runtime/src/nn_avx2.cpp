@@ -69,8 +69,10 @@ enum class Tail {
 
 // R rows x V vectors of outputs starting at `o`, the last vector as `T` says. With Accumulate,
 // y += scale * output. Each output lane sums bias + x0 w0 + x1 w1 + ... in that order
-// whatever its vector, so every block shape gives the same bits.
-template <int R, int V, Tail T, bool Accumulate, typename W>
+// whatever its vector, so every block shape gives the same bits. Shared: every row uses the
+// layer's weights (loaded once for all rows); otherwise row r uses those of expert
+// rows.expert[r] (the rows' FMA chains then interleave, hiding their latency).
+template <int R, int V, Tail T, bool Accumulate, bool Shared, typename W>
 void block(const DenseLayer& l, const W* weight, const BlockRows<R>& rows, int o, int last, bool gelu) {
   const int shift = T == Tail::Shifted ? 8 - last : 0;
   const __m256i mask = T == Tail::Shifted ? lanes_from(shift) : lane_mask(last);  // the lanes stored
@@ -78,33 +80,40 @@ void block(const DenseLayer& l, const W* weight, const BlockRows<R>& rows, int o
   int at[V];  // first output of each vector
   LMM_UNROLL
   for (int v = 0; v < V; ++v) at[v] = o + 8 * v - (v + 1 == V ? shift : 0);
+  const W* w[R];
   __m256 acc[R][V];
   LMM_UNROLL
-  for (int v = 0; v < V; ++v) {
-    const __m256 b = partial(v) ? _mm256_maskload_ps(l.bias + at[v], mask) : _mm256_loadu_ps(l.bias + at[v]);
+  for (int r = 0; r < R; ++r) {
+    w[r] = weight + size_t(rows.expert[r]) * l.in * l.out;
+    const float* bias = l.bias + size_t(rows.expert[r]) * l.out;
     LMM_UNROLL
-    for (int r = 0; r < R; ++r) acc[r][v] = b;
+    for (int v = 0; v < V; ++v) {
+      acc[r][v] = partial(v) ? _mm256_maskload_ps(bias + at[v], mask) : _mm256_loadu_ps(bias + at[v]);
+    }
   }
-  const W* w = weight;
-  for (int i = 0; i < l.in; ++i, w += l.out) {
-    if constexpr (R == 1) {
+  auto weights = [&](const W* p, int v) { return partial(v) ? load8_first(p + at[v], mask, last) : load8(p + at[v]); };
+  for (int i = 0; i < l.in; ++i) {
+    if constexpr (Shared && R > 1) {  // each weight vector loaded once for all the rows
+      __m256 wv[V];
+      LMM_UNROLL
+      for (int v = 0; v < V; ++v) wv[v] = weights(w[0], v);
+      w[0] += l.out;
+      LMM_UNROLL
+      for (int r = 0; r < R; ++r) {
+        const __m256 xb = _mm256_broadcast_ss(rows.x[r] + i);
+        LMM_UNROLL
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(xb, wv[v], acc[r][v]);
+      }
+    } else {
       // Each weight vector straight into its FMA: 8 accumulators and 8 widened f16 weight
       // vectors would not fit in the 16 registers (an accumulator would live in memory).
-      const __m256 xb = _mm256_broadcast_ss(rows.x[0] + i);
       LMM_UNROLL
-      for (int v = 0; v < V; ++v) {
-        acc[0][v] = _mm256_fmadd_ps(xb, partial(v) ? load8_first(w + at[v], mask, last) : load8(w + at[v]), acc[0][v]);
+      for (int r = 0; r < R; ++r) {
+        const __m256 xb = _mm256_broadcast_ss(rows.x[r] + i);
+        LMM_UNROLL
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(xb, weights(w[r], v), acc[r][v]);
+        w[r] += l.out;
       }
-      continue;
-    }
-    __m256 wv[V];
-    LMM_UNROLL
-    for (int v = 0; v < V; ++v) wv[v] = partial(v) ? load8_first(w + at[v], mask, last) : load8(w + at[v]);
-    LMM_UNROLL
-    for (int r = 0; r < R; ++r) {
-      const __m256 xb = _mm256_broadcast_ss(rows.x[r] + i);
-      LMM_UNROLL
-      for (int v = 0; v < V; ++v) acc[r][v] = _mm256_fmadd_ps(xb, wv[v], acc[r][v]);
     }
   }
   LMM_UNROLL
@@ -132,16 +141,30 @@ void block(const DenseLayer& l, const W* weight, const BlockRows<R>& rows, int o
 template <int R>
 constexpr int max_vectors() { return R == 1 ? 8 : (R == 2 ? 4 : 3); }
 
-// block() on the layer's weights (f32 or f16), accumulating or not.
-template <int R, int V, Tail T>
+// block() on the layer's weights (f32 or f16), accumulating or not, with rows sharing the
+// weights unless `map` gives each row its expert.
+template <int R, int V, Tail T, bool Shared>
 void block_of(const DenseLayer& l, const BlockRows<R>& rows, bool accumulate, int o, int last, bool gelu) {
   if (l.weight_half != nullptr) {
-    accumulate ? block<R, V, T, true>(l, l.weight_half, rows, o, last, gelu)
-               : block<R, V, T, false>(l, l.weight_half, rows, o, last, gelu);
+    accumulate ? block<R, V, T, true, Shared>(l, l.weight_half, rows, o, last, gelu)
+               : block<R, V, T, false, Shared>(l, l.weight_half, rows, o, last, gelu);
   } else {
-    accumulate ? block<R, V, T, true>(l, l.weight, rows, o, last, gelu)
-               : block<R, V, T, false>(l, l.weight, rows, o, last, gelu);
+    accumulate ? block<R, V, T, true, Shared>(l, l.weight, rows, o, last, gelu)
+               : block<R, V, T, false, Shared>(l, l.weight, rows, o, last, gelu);
   }
+}
+
+// block_of() for rows sharing the layer's weights or, with RowMap::experts, each on its own.
+template <int R, int V, Tail T>
+void block_of(const DenseLayer& l, const BlockRows<R>& rows, const RowMap& map, int o, int last, bool gelu) {
+  const bool accumulate = map.out_rows != nullptr;
+  if constexpr (R == kExpertPairRows) {
+    if (map.experts != nullptr) {
+      block_of<R, V, T, false>(l, rows, accumulate, o, last, gelu);
+      return;
+    }
+  }
+  block_of<R, V, T, true>(l, rows, accumulate, o, last, gelu);
 }
 
 // Rows r .. r + R - 1, outputs o .. o + 8 vectors (<= V), the last with `last` lanes.
@@ -155,13 +178,12 @@ void block_or_narrower(const DenseLayer& l, const float* x, int xs, float* y, in
     }
   }
   const BlockRows<R> rows = block_rows<R>(x, xs, y, ys, r, map);
-  const bool accumulate = map.out_rows != nullptr;
   if (last == 8) {
-    block_of<R, V, Tail::None>(l, rows, accumulate, o, last, gelu);
+    block_of<R, V, Tail::None>(l, rows, map, o, last, gelu);
   } else if (l.out >= 8) {
-    block_of<R, V, Tail::Shifted>(l, rows, accumulate, o, last, gelu);
+    block_of<R, V, Tail::Shifted>(l, rows, map, o, last, gelu);
   } else if constexpr (V == 1) {  // layers under 8 wide are one vector
-    block_of<R, 1, Tail::Masked>(l, rows, accumulate, o, last, gelu);
+    block_of<R, 1, Tail::Masked>(l, rows, map, o, last, gelu);
   }
 }
 

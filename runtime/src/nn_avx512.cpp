@@ -6,6 +6,7 @@
 #include "nn_kernels.hpp"
 
 #include <cstddef>
+#include <type_traits>
 
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__FMA__)
 #include <immintrin.h>
@@ -39,27 +40,93 @@ inline __m512 load16(const uint16_t* p, __mmask16 mask) { return _mm512_cvtph_ps
 inline __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
 inline __m512 load16(const uint16_t* p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
 
-// R rows x V vectors of outputs from `o` with the weights `weight` (the layer's, f32 or f16); the
-// last vector's lanes are `mask` (all on when full). With Accumulate, y += scale * output.
-template <int R, int V, bool Accumulate, typename W>
-void block(const DenseLayer& l, const W* weight, const BlockRows<R>& rows, int o, __mmask16 mask, bool gelu) {
-  const W* w = weight + o;
-  __m512 acc[R][V];
+// acc[r][v] = bias[r] + x row r times the weights from weights[r] (f32 or f16) over all the
+// layer's inputs, for rows that each stream their own weights (a single row, or rows with their own
+// experts); the last vector's lanes are `mask`. In 256-bit halves, with the same FMA per lane as in 512 bits (so
+// the same bits): on Zen 4 a 512-bit vcvtph2ps holds the FMA pipes twice as long as two 256-bit
+// ones, and 256-bit loads split across cache lines half as often on rows that are no multiple of
+// 16 floats wide. Single-row f16 layers ran 1.3-1.4x faster this way, f32 ones 0.97-1.09x
+// (docs/benchmarks.md).
+template <int R, int V, typename W>
+[[gnu::always_inline]] inline void stream_products(const DenseLayer& l, const W* const (&weights)[R],
+                                                   const float* const (&bias)[R], const BlockRows<R>& rows,
+                                                   __mmask16 mask, __m512 (&acc)[R][V]) {
+  const W* w[R];  // in registers, not through the reference
+  for (int r = 0; r < R; ++r) w[r] = weights[r];
+  auto lanes = [mask](int v, int half) {  // the lanes of half `half` (0 or 1) of vector v
+    return static_cast<__mmask8>((v + 1 < V ? 0xFFFFu : unsigned(mask)) >> (8 * half));
+  };
+  __m256 lo[R][V], hi[R][V];
   LMM_UNROLL
-  for (int v = 0; v < V; ++v) {
-    const __m512 b = v + 1 < V ? _mm512_loadu_ps(l.bias + o + 16 * v) : _mm512_maskz_loadu_ps(mask, l.bias + o + 16 * v);
+  for (int r = 0; r < R; ++r) {
     LMM_UNROLL
-    for (int r = 0; r < R; ++r) acc[r][v] = b;
+    for (int v = 0; v < V; ++v) {
+      lo[r][v] = _mm256_maskz_loadu_ps(lanes(v, 0), bias[r] + 16 * v);
+      hi[r][v] = _mm256_maskz_loadu_ps(lanes(v, 1), bias[r] + 16 * v + 8);
+    }
   }
-  for (int i = 0; i < l.in; ++i, w += l.out) {
-    __m512 wv[V];
-    LMM_UNROLL
-    for (int v = 0; v < V; ++v) wv[v] = v + 1 < V ? load16(w + 16 * v) : load16(w + 16 * v, mask);
+  // 8 weights from p as f32 (lanes off are 0 and not read); the masked f16 conversion is
+  // AVX-512VL's, so this file needs no F16C flag.
+  auto widen8 = [](const W* p, __mmask8 on) {
+    if constexpr (std::is_same_v<W, uint16_t>) {
+      return _mm256_maskz_cvtph_ps(0xFF, _mm_maskz_loadu_epi16(on, p));
+    } else {
+      return _mm256_maskz_loadu_ps(on, p);
+    }
+  };
+  for (int i = 0; i < l.in; ++i) {
     LMM_UNROLL
     for (int r = 0; r < R; ++r) {
-      const __m512 xb = _mm512_set1_ps(rows.x[r][i]);
+      const __m256 xb = _mm256_set1_ps(rows.x[r][i]);
       LMM_UNROLL
-      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(xb, wv[v], acc[r][v]);
+      for (int v = 0; v < V; ++v) {
+        lo[r][v] = _mm256_fmadd_ps(xb, widen8(w[r] + 16 * v, lanes(v, 0)), lo[r][v]);
+        hi[r][v] = _mm256_fmadd_ps(xb, widen8(w[r] + 16 * v + 8, lanes(v, 1)), hi[r][v]);
+      }
+      w[r] += l.out;
+    }
+  }
+  LMM_UNROLL
+  for (int r = 0; r < R; ++r) {
+    LMM_UNROLL
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_insertf32x8(_mm512_castps256_ps512(lo[r][v]), hi[r][v], 1);
+  }
+}
+
+// R rows x V vectors of outputs from `o` with the weights `weight` (the layer's, f32 or f16); the
+// last vector's lanes are `mask` (all on when full). With Accumulate, y += scale * output.
+// Shared: every row uses the layer's weights (loaded once for all rows); otherwise row r uses
+// those of expert rows.expert[r] (the rows' FMA chains then interleave, hiding their latency).
+template <int R, int V, bool Accumulate, bool Shared, typename W>
+void block(const DenseLayer& l, const W* weight, const BlockRows<R>& rows, int o, __mmask16 mask, bool gelu) {
+  const W* w[R];
+  const float* bias[R];
+  LMM_UNROLL
+  for (int r = 0; r < R; ++r) {
+    w[r] = weight + o + size_t(rows.expert[r]) * l.in * l.out;
+    bias[r] = l.bias + o + size_t(rows.expert[r]) * l.out;
+  }
+  __m512 acc[R][V];
+  if constexpr (!Shared || R == 1) {
+    stream_products<R, V>(l, w, bias, rows, mask, acc);
+  } else {  // each weight vector (f16 widened 512 bits at a time) loaded once for all the rows
+    LMM_UNROLL
+    for (int r = 0; r < R; ++r) {
+      LMM_UNROLL
+      for (int v = 0; v < V; ++v) {
+        acc[r][v] = v + 1 < V ? _mm512_loadu_ps(bias[r] + 16 * v) : _mm512_maskz_loadu_ps(mask, bias[r] + 16 * v);
+      }
+    }
+    for (int i = 0; i < l.in; ++i, w[0] += l.out) {
+      __m512 wv[V];
+      LMM_UNROLL
+      for (int v = 0; v < V; ++v) wv[v] = v + 1 < V ? load16(w[0] + 16 * v) : load16(w[0] + 16 * v, mask);
+      LMM_UNROLL
+      for (int r = 0; r < R; ++r) {
+        const __m512 xb = _mm512_set1_ps(rows.x[r][i]);
+        LMM_UNROLL
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm512_fmadd_ps(xb, wv[v], acc[r][v]);
+      }
     }
   }
   LMM_UNROLL
@@ -75,6 +142,18 @@ void block(const DenseLayer& l, const W* weight, const BlockRows<R>& rows, int o
   }
 }
 
+// block() on the layer's weights (f32 or f16), accumulating or not.
+template <int R, int V, bool Shared>
+void block_of(const DenseLayer& l, const BlockRows<R>& rows, bool accumulate, int o, __mmask16 mask, bool gelu) {
+  if (l.weight_half != nullptr) {
+    accumulate ? block<R, V, true, Shared>(l, l.weight_half, rows, o, mask, gelu)
+               : block<R, V, false, Shared>(l, l.weight_half, rows, o, mask, gelu);
+  } else {
+    accumulate ? block<R, V, true, Shared>(l, l.weight, rows, o, mask, gelu)
+               : block<R, V, false, Shared>(l, l.weight, rows, o, mask, gelu);
+  }
+}
+
 // Rows r .. r + R - 1, `vectors` (<= V) vectors of outputs from `o`, the last with `mask`.
 template <int R, int V>
 void block_or_narrower(const DenseLayer& l, const float* x, int xs, float* y, int ys, int r, const RowMap& map, int o,
@@ -87,13 +166,13 @@ void block_or_narrower(const DenseLayer& l, const float* x, int xs, float* y, in
   }
   const BlockRows<R> rows = block_rows<R>(x, xs, y, ys, r, map);
   const bool accumulate = map.out_rows != nullptr;
-  if (l.weight_half != nullptr) {
-    accumulate ? block<R, V, true>(l, l.weight_half, rows, o, mask, gelu)
-               : block<R, V, false>(l, l.weight_half, rows, o, mask, gelu);
-  } else {
-    accumulate ? block<R, V, true>(l, l.weight, rows, o, mask, gelu)
-               : block<R, V, false>(l, l.weight, rows, o, mask, gelu);
+  if constexpr (R == kExpertPairRows) {
+    if (map.experts != nullptr) {
+      block_of<R, V, false>(l, rows, accumulate, o, mask, gelu);
+      return;
+    }
   }
+  block_of<R, V, true>(l, rows, accumulate, o, mask, gelu);
 }
 
 // The last `left` (< N + 1) rows from `r` as one block of exactly `left` rows.
@@ -124,10 +203,14 @@ void dense_blocks(const DenseLayer& l, const float* x, int xs, int rows, float* 
   }
 }
 
-// Register budgets (32 vector registers): R x V accumulators plus V weights plus a broadcast.
+// Register budgets (32 vector registers): R x V accumulators plus V weights plus a broadcast; rows
+// streaming their own weights hold 2 R V 256-bit halves (a single row's 16 vectors spill two,
+// which ran as fast as 13 vectors a pass).
 void dense_avx512(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, bool gelu, const RowMap& map) {
   switch (rows) {
-    case 1: dense_blocks<1, 8>(l, x, xs, 1, y, ys, map, gelu); break;
+    // One row: up to 256 outputs per pass, so a layer's weights (rows of at most 256) stream
+    // through once, front to back.
+    case 1: dense_blocks<1, 16>(l, x, xs, 1, y, ys, map, gelu); break;
     case 2: dense_blocks<2, 4>(l, x, xs, 2, y, ys, map, gelu); break;
     case 3: dense_blocks<3, 4>(l, x, xs, 3, y, ys, map, gelu); break;
     default:

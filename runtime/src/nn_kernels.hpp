@@ -9,12 +9,19 @@ namespace lmm::detail {
 
 // Optional row mapping of a dense call (used to run experts on their routed rows in place):
 // row r reads x row in_rows[r] (else r); with out_rows, out_scale[r] times row r's output is
-// added to y row out_rows[r] (else row r's output is written to y row r).
+// added to y row out_rows[r] (else row r's output is written to y row r); rows sharing an
+// out_rows target add into it in row order. With experts (calls of exactly 2 rows, e.g. one
+// input's top-2 experts side by side), the layer is expert 0's copy of a stacked expert layer
+// and row r uses expert experts[r]'s weights and bias instead.
 struct RowMap {
   const int32_t* in_rows = nullptr;
   const int32_t* out_rows = nullptr;
   const float* out_scale = nullptr;
+  const int32_t* experts = nullptr;
 };
+
+// Calls with RowMap::experts have this many rows.
+constexpr int kExpertPairRows = 2;
 
 // For r < rows: output row r = act(b + x row (mapped) * W), act = GELU (erf form) when `gelu`,
 // else identity; x rows are x_stride floats apart, y rows y_stride; W is input-major, f32 or f16

@@ -23,12 +23,14 @@ namespace {
 constexpr float kErfPoly[6] = {0.0000430638f, 0.0002765672f, 0.0001520143f, 0.0092705272f, 0.0422820123f, 0.0705230784f};
 constexpr float kErfClamp = 9.0f;  // z beyond this: 1 - erf(z) < 1e-36, and the 16th power stays finite
 
-// The input and output rows of one block of R rows, and the output scale when accumulating.
+// The input and output rows of one block of R rows, the output scale when accumulating, and
+// each row's expert in a stacked expert layer (0 unless RowMap::experts gives them).
 template <int R>
 struct BlockRows {
   const float* x[R];
   float* y[R];
   float scale[R];
+  int expert[R];
 };
 
 // Rows r .. r + R - 1 of a dense call, through `map` where it gives row indices.
@@ -40,6 +42,7 @@ BlockRows<R> block_rows(const float* x, int xs, float* y, int ys, int r, const R
     b.x[j] = x + ptrdiff_t(map.in_rows != nullptr ? map.in_rows[row] : row) * xs;
     b.y[j] = y + ptrdiff_t(map.out_rows != nullptr ? map.out_rows[row] : row) * ys;
     b.scale[j] = map.out_scale != nullptr ? map.out_scale[row] : 0.0f;
+    b.expert[j] = map.experts != nullptr ? map.experts[row] : 0;
   }
   return b;
 }

@@ -80,11 +80,12 @@ class ModelEvaluator {
   void run_chunk(const NetworkWeights& net, const float* in, int rows, float* out);
   void route(const NetworkWeights& net, const float* logits, float* weights, int32_t* experts) const;
   void run_experts_grouped(const NetworkWeights& net, const float* in, int rows, float* mix);
-  // Expert e on `count` rows of `in` (rows in_rows[r], or r when null): hidden layers go
-  // through ping_ / pong_ at slot offset `first`; the last adds weights[r] x its output to
-  // row mix_rows[r] of mix.
-  void run_expert(const NetworkWeights& net, int e, const float* in, const int32_t* in_rows, int first, int count,
-                  const int32_t* mix_rows, const float* weights, float* mix);
+  // Expert e (row r: expert row_experts[r] when given, with e = 0 and count 2) on `count` rows
+  // of `in` (rows in_rows[r], or r when null): hidden layers go through ping_ / pong_ at slot
+  // offset `first`; the last adds weights[r] x its output to row mix_rows[r] of mix.
+  void run_expert(const NetworkWeights& net, int e, const int32_t* row_experts, const float* in,
+                  const int32_t* in_rows, int first, int count, const int32_t* mix_rows, const float* weights,
+                  float* mix);
   const float* run_mlp(const std::vector<DenseLayer>& layers, const float* in, int rows, float* out);
 
   std::shared_ptr<const Model> model_;
