@@ -108,9 +108,17 @@ bool skipped(int frame, int current_frame, const SearchParams& params) {
   return current_frame >= 0 && (frame == current_frame || std::abs(frame - current_frame) < params.ignore_surrounding);
 }
 
+// Frames excluded at the end of each clip.
+int excluded_frames(const SearchParams& params) { return std::max(0, params.ignore_range_end); }
+
 // First excluded frame at the end of `range`.
 int searchable_end(int start, int stop, const SearchParams& params) {
-  return std::max(start, stop - std::max(0, params.ignore_range_end));
+  return std::max(start, stop - excluded_frames(params));
+}
+
+// Offset of box `box`'s column in consecutive [dims][kLargeGroup] tables (large boxes or groups).
+size_t table_column(size_t box, size_t dims) {
+  return box / detail::kLargeGroup * dims * detail::kLargeGroup + box % detail::kLargeGroup;
 }
 
 // Sets min[d * stride] and max[d * stride], d < dims, to the bounds of frames [start, stop) of `db`.
@@ -163,10 +171,12 @@ bool FeatureSearch::build(std::shared_ptr<const Database> database, std::string&
   large_.clear();
   small_.clear();
   large_first_small_.clear();
+  large_clip_stop_.clear();
   for (const DatabaseRange& r : db.ranges()) {
     RangeBoxes rb{r.start, r.stop, static_cast<int>(large_.size()), 0};
     for (int l = r.start; l < r.stop; l += kLargeBoxFrames) {
       large_.push_back(Box{l, std::min(l + kLargeBoxFrames, r.stop)});
+      large_clip_stop_.push_back(r.stop);
       large_first_small_.push_back(static_cast<int>(small_.size()));
       for (int s = l; s < large_.back().stop; s += kSmallBoxFrames) {
         small_.push_back(Box{s, std::min(s + kSmallBoxFrames, r.stop)});
@@ -205,8 +215,22 @@ void FeatureSearch::build_tables() {
   large_min_.assign(groups * p * kLargeGroup, 0.0f);
   large_max_.assign(large_min_.size(), 0.0f);
   for (size_t l = 0; l < large_.size(); ++l) {
-    const size_t at = l / kLargeGroup * p * kLargeGroup + l % kLargeGroup;
+    const size_t at = table_column(l, p);
     box_bounds(db, dims_, large_[l].start, large_[l].stop, &large_min_[at], &large_max_[at], kLargeGroup);
+  }
+  // A group's bounds span its large boxes' (possibly across clips and excluded clip ends: still
+  // a lower bound of every searchable frame in it).
+  group_min_.assign((groups + kLargeGroup - 1) / kLargeGroup * p * kLargeGroup, 0.0f);
+  group_max_.assign(group_min_.size(), 0.0f);
+  group_reach_.assign(groups, 0);
+  for (size_t l = 0; l < large_.size(); ++l) {
+    const size_t g = l / kLargeGroup, from = table_column(l, p), to = table_column(g, p);
+    const bool first = l % kLargeGroup == 0;
+    group_reach_[g] = std::max(group_reach_[g], large_clip_stop_[l] - large_[l].start);
+    for (size_t row = 0; row < p * kLargeGroup; row += kLargeGroup) {
+      group_min_[to + row] = first ? large_min_[from + row] : std::min(group_min_[to + row], large_min_[from + row]);
+      group_max_[to + row] = first ? large_max_[from + row] : std::max(group_max_[to + row], large_max_[from + row]);
+    }
   }
 }
 
@@ -216,14 +240,8 @@ float FeatureSearch::frame_cost(const float* query, int frame) const {
 
 SearchScratch FeatureSearch::make_scratch() const {
   SearchScratch scratch;
-  scratch.large_bounds.assign(large_min_.size() / std::max(1, dims_), 0.0f);
+  scratch.group_bounds.assign(group_min_.size() / size_t(std::max(1, dims_)), 0.0f);
   return scratch;
-}
-
-int FeatureSearch::searchable_large_count(const RangeBoxes& range, int end) const {
-  int count = 0;
-  while (count < range.large_count && large_[size_t(range.first_large + count)].start < end) ++count;
-  return count;
 }
 
 void FeatureSearch::search_large_box(const float* q, int current_frame, const SearchParams& params, int l,
@@ -249,6 +267,38 @@ void FeatureSearch::search_large_box(const float* q, int current_frame, const Se
   }
 }
 
+int FeatureSearch::group_bounds(const float* q, const SearchParams& params, float* bounds) const {
+  const size_t table = size_t(dims_) * detail::kLargeGroup;
+  for (size_t t = 0; t * table < group_min_.size(); ++t) {
+    kernels_.large_bounds(q, dims_, &group_min_[t * table], &group_max_[t * table], &bounds[t * detail::kLargeGroup]);
+  }
+  const int excluded = excluded_frames(params);
+  int best = -1;
+  for (int g = 0; g < static_cast<int>(group_reach_.size()); ++g) {
+    bounds[g] += params.transition_cost;
+    if (group_reach_[size_t(g)] > excluded && (best < 0 || bounds[g] < bounds[best])) best = g;
+  }
+  return best;
+}
+
+void FeatureSearch::search_group(const float* q, int current_frame, const SearchParams& params, int g,
+                                 SearchResult* out, int k, int& found) const {
+  using detail::kLargeGroup;
+  const size_t at = size_t(g) * size_t(dims_) * kLargeGroup;
+  float bounds[kLargeGroup];
+  kernels_.large_bounds(q, dims_, &large_min_[at], &large_max_[at], bounds);
+  // Every searchable large box of the group (its clip's excluded end starts after its first
+  // frame) that can still hold a better frame, in index order (visiting them by ascending bound
+  // saved few boxes and cost more than it saved).
+  const int excluded = excluded_frames(params);
+  const int last = std::min(static_cast<int>(large_.size()), (g + 1) * kLargeGroup);
+  for (int l = g * kLargeGroup; l < last; ++l) {
+    const int end = large_clip_stop_[size_t(l)] - excluded;
+    if (end <= large_[size_t(l)].start || params.transition_cost + bounds[l - g * kLargeGroup] > kth_cost(out, k, found)) continue;
+    search_large_box(q, current_frame, params, l, end, out, k, found);
+  }
+}
+
 int FeatureSearch::start(const float* query, int current_frame, float* q, SearchResult* out, int k) const {
   std::copy(query, query + dims_, q);
   int found = 0;
@@ -263,42 +313,21 @@ int FeatureSearch::start(const float* query, int current_frame, float* q, Search
 
 int FeatureSearch::search(const float* query, int current_frame, const SearchParams& params, SearchResult* out,
                           int k, SearchScratch& scratch) const {
-  if (db_ == nullptr || k <= 0 || scratch.large_bounds.size() != large_min_.size() / size_t(dims_)) return 0;
+  if (db_ == nullptr || k <= 0 || scratch.group_bounds.size() != group_min_.size() / size_t(dims_)) return 0;
   float q[kMaxSearchDims] = {};
   int found = start(query, current_frame, q, out, k);
   if (found < 0) return 0;
   if (current_frame >= db_->frame_count()) current_frame = -1;
-  // Pass 1: the lower bound of every large box, kLargeGroup at a time; remember the most
-  // promising searchable one.
-  const size_t group_size = size_t(dims_) * detail::kLargeGroup;
-  for (size_t g = 0; g * group_size < large_min_.size(); ++g) {
-    kernels_.large_bounds(q, dims_, &large_min_[g * group_size], &large_max_[g * group_size],
-                          &scratch.large_bounds[g * detail::kLargeGroup]);
-  }
-  int best = -1, best_end = 0;
-  for (const RangeBoxes& range : ranges_) {
-    const int end = searchable_end(range.start, range.stop, params);
-    const int count = searchable_large_count(range, end);
-    for (int l = range.first_large; l < range.first_large + count; ++l) {
-      const float bound = params.transition_cost + scratch.large_bounds[size_t(l)];
-      scratch.large_bounds[size_t(l)] = bound;
-      if (best < 0 || bound < scratch.large_bounds[size_t(best)]) {
-        best = l;
-        best_end = end;
-      }
-    }
-  }
+  // Pass 1: the bound of every group; pass 2: the most promising group first (a tight bound
+  // early), then every searchable group that can still hold a better frame.
+  float* bounds = scratch.group_bounds.data();
+  const int best = group_bounds(q, params, bounds);
   if (best < 0) return found;
-  // Pass 2: the most promising box first (a tight bound early), then every box that can still
-  // hold a better frame.
-  search_large_box(q, current_frame, params, best, best_end, out, k, found);
-  for (const RangeBoxes& range : ranges_) {
-    const int end = searchable_end(range.start, range.stop, params);
-    const int count = searchable_large_count(range, end);
-    for (int l = range.first_large; l < range.first_large + count; ++l) {
-      if (l == best || scratch.large_bounds[size_t(l)] > kth_cost(out, k, found)) continue;
-      search_large_box(q, current_frame, params, l, end, out, k, found);
-    }
+  search_group(q, current_frame, params, best, out, k, found);
+  const int excluded = excluded_frames(params);
+  for (int g = 0; g < static_cast<int>(group_reach_.size()); ++g) {
+    if (g == best || group_reach_[size_t(g)] <= excluded || bounds[g] > kth_cost(out, k, found)) continue;
+    search_group(q, current_frame, params, g, out, k, found);
   }
   return found;
 }

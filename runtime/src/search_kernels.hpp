@@ -10,7 +10,7 @@
 
 namespace lmm::detail {
 
-constexpr int kLargeGroup = 8;                                     // large boxes whose bounds are stored together
+constexpr int kLargeGroup = 8;                                     // large boxes per group; boxes or groups per table
 constexpr int kSmallPerLarge = kLargeBoxFrames / kSmallBoxFrames;  // small boxes of one large box
 constexpr int kBlockFrames = kSmallBoxFrames;                      // frames of one feature block
 

@@ -108,6 +108,43 @@ TEST(Search, EveryKernelPathEqualsBruteForceBitForBit) {
   }
 }
 
+// Groups of 8 large boxes over 48 clips of 20 frames (a group spans 8 clips, of which only the first
+// 5 frames are searchable with ignore_range_end = 15). Group 0 holds one feature vector v only, so
+// its bound equals the cost of v exactly; group 3 holds v once among frames whose box contains the
+// query, so it is searched first (bound 0) and sets the k-th cost to that of v. Group 0 must still
+// be searched (its bound equals, not exceeds, the k-th cost) for its lower frames to win the tie.
+TEST(Search, GroupWithBoundEqualToTheKthCostIsSearched) {
+  test::SyntheticDatabase synthetic;
+  synthetic.randomize(std::vector<int>(48, 20), 1);
+  const auto set = [&](int frame, std::vector<float> x) {
+    std::copy(x.begin(), x.end(), synthetic.features.begin() + frame * 5);
+  };
+  for (int f = 0; f < synthetic.range_stop.back(); ++f) set(f, f < 8 * 20 ? std::vector<float>(5, 0.0f) : std::vector<float>(5, 10.0f));
+  const int clip24 = 24 * 20;
+  set(clip24 + 2, std::vector<float>(5, 0.0f));
+  set(clip24 + 20, {3, 0, 0, 0, 0});
+  set(clip24 + 21, {0, 3, 0, 0, 0});
+  AlignedBuffer buffer = test::aligned_copy(synthetic.build());
+  std::string error;
+  const std::shared_ptr<const Database> db = Database::load_buffer(buffer.data(), buffer.size(), error);
+  ASSERT_NE(db, nullptr) << error;
+  FeatureSearch search;
+  ASSERT_TRUE(search.build(db, error)) << error;
+  SearchScratch scratch = search.make_scratch();
+  const float query[5] = {1, 1, 0, 0, 0};
+  const SearchParams params{0.0f, 15, 0};
+  for (int k : {1, 3, 10}) {
+    SearchResult fast[10], slow[10];
+    const int a = search.search(query, -1, params, fast, k, scratch);
+    ASSERT_EQ(a, search.brute_force(query, -1, params, slow, k));
+    EXPECT_EQ(slow[0].frame, 0) << "the construction: frame 0 is the lowest frame of the lowest cost";
+    for (int i = 0; i < a; ++i) {
+      EXPECT_EQ(fast[i].frame, slow[i].frame) << "k " << k << " rank " << i;
+      EXPECT_EQ(fast[i].cost, slow[i].cost) << "k " << k << " rank " << i;
+    }
+  }
+}
+
 TEST(Search, AutoPicksTheWidestKernelPath) {
   SearchFixture fx(3);
   EXPECT_EQ(fx.search.path(), available_kernel_paths().back());

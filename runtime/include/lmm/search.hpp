@@ -1,5 +1,6 @@
 // Exact nearest-neighbour search over a motion database's normalised features, accelerated by
-// basic motion matching's two-level bounding boxes (D. Holden's motion_matching_search).
+// basic motion matching's two-level bounding boxes (D. Holden's motion_matching_search) under a
+// third level: groups of 8 consecutive large boxes.
 #pragma once
 
 #include <memory>
@@ -33,7 +34,7 @@ namespace detail {
 // Internal: one kernel path's distance kernels (see runtime/src/search_kernels.hpp).
 struct SearchKernels {
   // out[j] = squared distance over the first `dims` dimensions from a query to box j of W boxes
-  // stored [dim][W] (W = 8 for large boxes, 4 for the small boxes of one large box).
+  // stored [dim][W] (W = 8 for groups or large boxes, 4 for the small boxes of one large box).
   void (*large_bounds)(const float* query, int dims, const float* min, const float* max, float* out) = nullptr;
   void (*small_bounds)(const float* query, int dims, const float* min, const float* max, float* out) = nullptr;
   // out[j] = squared distance over the first `dims` dimensions from a query to frame j of a
@@ -44,7 +45,7 @@ struct SearchKernels {
 
 // Per-caller working memory of FeatureSearch::search (one per thread or character).
 struct SearchScratch {
-  std::vector<float> large_bounds;  // lower bound of every large box for the current query
+  std::vector<float> group_bounds;  // lower bound of every group of large boxes for the current query
 };
 
 // Bounding boxes over a database's features, laid out per clip. Build once after loading;
@@ -59,9 +60,9 @@ class FeatureSearch {
   // Working memory sized for this index (allocates; call once per caller).
   SearchScratch make_scratch() const;
   // The k lowest (cost, frame) pairs, sorted, written to out[0..k); returns how many were
-  // found. `current_frame` (or -1) is a candidate without transition cost. The large box with
-  // the lowest bound is searched first to tighten the bound early; the answer does not depend
-  // on the visiting order. `scratch` must come from make_scratch of this index. A query with a
+  // found. `current_frame` (or -1) is a candidate without transition cost. The group with the
+  // lowest bound is searched first, to tighten the bound early; the answer does not depend on
+  // the visiting order. `scratch` must come from make_scratch of this index. A query with a
   // non-finite value has no answer (returns 0).
   int search(const float* query, int current_frame, const SearchParams& params, SearchResult* out,
              int k, SearchScratch& scratch) const;
@@ -84,9 +85,13 @@ class FeatureSearch {
     int start = 0, stop = 0;            // clip frames
     int first_large = 0, large_count = 0;
   };
-  // Large boxes of `range` that hold frames before its excluded end.
-  int searchable_large_count(const RangeBoxes& range, int end) const;
   float frame_cost(const float* query, int frame) const;
+  // Pass 1: writes the bound of every group to `bounds`; returns the searchable group with the
+  // lowest bound (-1 when none is searchable).
+  int group_bounds(const float* query, const SearchParams& params, float* bounds) const;
+  // Searches the searchable large boxes of `group` whose bound does not exceed the k-th cost.
+  void search_group(const float* query, int current_frame, const SearchParams& params, int group,
+                    SearchResult* out, int k, int& found) const;
   void search_large_box(const float* query, int current_frame, const SearchParams& params,
                         int large, int end, SearchResult* out, int k, int& found) const;
   int start(const float* query, int current_frame, float* query_copy, SearchResult* out, int k) const;
@@ -100,11 +105,16 @@ class FeatureSearch {
   std::vector<RangeBoxes> ranges_;
   std::vector<Box> large_, small_;
   std::vector<int> large_first_small_;  // first small box of each large box
+  std::vector<int> large_clip_stop_;    // stop of the clip holding each large box
+  // Per group: the most frames from one of its large boxes' start to its clip's stop (the group
+  // holds a searchable frame when this exceeds the excluded clip end).
+  std::vector<int> group_reach_;
   // Structure-of-arrays copies (unused columns zero): the features of small box s as block s
-  // ([dim][16 frames]); the bounds of the small boxes of large box l as group l ([dim][4 boxes]);
-  // the bounds of large boxes 8g..8g+7 as group g ([dim][8 boxes]).
+  // ([dim][16 frames]); the bounds of the small boxes of large box l as table l ([dim][4 boxes]);
+  // the bounds of large boxes 8g..8g+7 (group g) as table g ([dim][8 boxes]); the bounds of
+  // groups 8t..8t+7 as table t ([dim][8 groups]).
   std::vector<float> blocks_;
-  std::vector<float> small_min_, small_max_, large_min_, large_max_;
+  std::vector<float> small_min_, small_max_, large_min_, large_max_, group_min_, group_max_;
 };
 
 }  // namespace lmm
