@@ -233,6 +233,7 @@ bool PathFollower::init(std::shared_ptr<const Database> database, const FeatureS
   const float fps = db.fps();
   const int match_frames = std::max(1, int(std::lround(settings.match_interval * fps)));
   lhmm_.init(database, search, settings.search, settings.k, settings.levels, match_frames);
+  lhmm_.prune = settings.prune;
   look_ahead_ = std::max(1, int(std::lround(settings.query.look_ahead * fps)));
   corner_advance_ = std::max(1, int(std::lround(settings.query.corner_advance * fps)));
   levels_.assign(size_t(settings.levels), Level{});

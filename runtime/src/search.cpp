@@ -29,9 +29,10 @@ void insert_sorted(SearchResult* out, int k, int& found, int frame, float cost) 
 
 // Pruning bound: a box whose lower bound exceeds the k-th cost cannot contribute (equal
 // bounds are kept, as an equal cost with a lower frame index would still enter the list).
-// Infinite while the list is not full, so nothing is pruned then (not even infinite costs).
-float kth_cost(const SearchResult* out, int k, int found) {
-  return found < k ? INFINITY : out[k - 1].cost;
+// params.max_cost (by default infinite: nothing is pruned, not even infinite costs) while the
+// list is not full.
+float kth_cost(const SearchResult* out, int k, int found, const SearchParams& params) {
+  return found < k ? params.max_cost : out[k - 1].cost;
 }
 
 // The kSearchLanes lanes of one distance, `stride` floats apart, combined in a fixed order (the
@@ -257,11 +258,11 @@ void FeatureSearch::search_large_box(const float* q, int current_frame, const Se
   for (int s = first; s < large_first_small_[size_t(l) + 1]; ++s) {
     const Box& small = small_[size_t(s)];
     if (small.start >= end) return;
-    if (base + bounds[s - first] > kth_cost(out, k, found)) continue;
+    if (base + bounds[s - first] > kth_cost(out, k, found, params)) continue;
     kernels_.block_costs(q, dims_, &blocks_[size_t(s) * p * kBlockFrames], costs);
     for (int f = small.start; f < std::min(small.stop, end); ++f) {
       const float cost = base + costs[f - small.start];
-      if (cost > kth_cost(out, k, found) || skipped(f, current_frame, params)) continue;
+      if (cost > kth_cost(out, k, found, params) || skipped(f, current_frame, params)) continue;
       insert_sorted(out, k, found, f, cost);
     }
   }
@@ -294,19 +295,21 @@ void FeatureSearch::search_group(const float* q, int current_frame, const Search
   const int last = std::min(static_cast<int>(large_.size()), (g + 1) * kLargeGroup);
   for (int l = g * kLargeGroup; l < last; ++l) {
     const int end = large_clip_stop_[size_t(l)] - excluded;
-    if (end <= large_[size_t(l)].start || params.transition_cost + bounds[l - g * kLargeGroup] > kth_cost(out, k, found)) continue;
+    if (end <= large_[size_t(l)].start || params.transition_cost + bounds[l - g * kLargeGroup] > kth_cost(out, k, found, params)) continue;
     search_large_box(q, current_frame, params, l, end, out, k, found);
   }
 }
 
-int FeatureSearch::start(const float* query, int current_frame, float* q, SearchResult* out, int k) const {
+int FeatureSearch::start(const float* query, int current_frame, const SearchParams& params, float* q,
+                         SearchResult* out, int k) const {
   std::copy(query, query + dims_, q);
   int found = 0;
   for (int d = 0; d < dims_; ++d) {
     if (!std::isfinite(q[d])) return -1;  // no answer for a non-finite query
   }
   if (current_frame >= 0 && current_frame < db_->frame_count()) {
-    insert_sorted(out, k, found, current_frame, frame_cost(q, current_frame));
+    const float cost = frame_cost(q, current_frame);
+    if (cost <= params.max_cost) insert_sorted(out, k, found, current_frame, cost);
   }
   return found;
 }
@@ -315,7 +318,7 @@ int FeatureSearch::search(const float* query, int current_frame, const SearchPar
                           int k, SearchScratch& scratch) const {
   if (db_ == nullptr || k <= 0 || scratch.group_bounds.size() != group_min_.size() / size_t(dims_)) return 0;
   float q[kMaxSearchDims] = {};
-  int found = start(query, current_frame, q, out, k);
+  int found = start(query, current_frame, params, q, out, k);
   if (found < 0) return 0;
   if (current_frame >= db_->frame_count()) current_frame = -1;
   // Pass 1: the bound of every group; pass 2: the most promising group first (a tight bound
@@ -326,7 +329,7 @@ int FeatureSearch::search(const float* query, int current_frame, const SearchPar
   search_group(q, current_frame, params, best, out, k, found);
   const int excluded = excluded_frames(params);
   for (int g = 0; g < static_cast<int>(group_reach_.size()); ++g) {
-    if (g == best || group_reach_[size_t(g)] <= excluded || bounds[g] > kth_cost(out, k, found)) continue;
+    if (g == best || group_reach_[size_t(g)] <= excluded || bounds[g] > kth_cost(out, k, found, params)) continue;
     search_group(q, current_frame, params, g, out, k, found);
   }
   return found;
@@ -336,7 +339,7 @@ int FeatureSearch::brute_force(const float* query, int current_frame, const Sear
                                SearchResult* out, int k) const {
   if (db_ == nullptr || k <= 0) return 0;
   float q[kMaxSearchDims] = {};
-  int found = start(query, current_frame, q, out, k);
+  int found = start(query, current_frame, params, q, out, k);
   if (found < 0) return 0;
   if (current_frame >= db_->frame_count()) current_frame = -1;
   // Every frame, a block at a time through the portable kernel.
@@ -347,7 +350,8 @@ int FeatureSearch::brute_force(const float* query, int current_frame, const Sear
     for (int s = large_first_small_[size_t(range.first_large)]; s < last_small && small_[size_t(s)].start < end; ++s) {
       block_costs_scalar(q, dims_, &blocks_[size_t(s) * size_t(dims_) * detail::kBlockFrames], costs);
       for (int f = small_[size_t(s)].start; f < std::min(small_[size_t(s)].stop, end); ++f) {
-        if (!skipped(f, current_frame, params)) insert_sorted(out, k, found, f, params.transition_cost + costs[f - small_[size_t(s)].start]);
+        const float cost = params.transition_cost + costs[f - small_[size_t(s)].start];
+        if (!skipped(f, current_frame, params) && cost <= params.max_cost) insert_sorted(out, k, found, f, cost);
       }
     }
   }

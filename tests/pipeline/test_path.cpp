@@ -140,6 +140,7 @@ TEST_F(PathTest, LhmmMakesOneSearchPerNodeOfItsTree) {
     PathRunOptions o;
     o.follower.k = shapes[s].first;
     o.follower.levels = shapes[s].second;
+    o.follower.prune = false;
     CharacterTrack track;
     Path path;
     const PathMetrics m = run_path(db_, search_, straight(1.3f, 4.0f), o, track, path);

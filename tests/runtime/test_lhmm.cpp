@@ -86,10 +86,36 @@ TEST(Lhmm, SearchesOncePerNodeOfTheTree) {
   for (const auto& shape : shapes) {
     LhmmSearch s;
     s.init(fx.db, fx.search, SearchParams{}, shape[0], shape[1], 10);
+    s.prune = false;
     Hooks::Context context;
     int best = -1;
     long_horizon_match(s, hooks, RootSample{}, 100, context, shape[1], -1, best);
     EXPECT_EQ(s.knn_calls, shape[2]) << "k " << shape[0] << " l " << shape[1];
     EXPECT_GE(best, 0);
   }
+}
+
+TEST(Lhmm, BranchAndBoundGivesTheWholeTreesAnswerWithFewerSearches) {
+  SearchFixture fx(6);
+  Hooks hooks{*fx.db};
+  const int shapes[][2] = {{3, 3}, {10, 3}, {2, 4}, {4, 2}};
+  long long searches[2] = {0, 0};
+  for (const auto& shape : shapes) {
+    LhmmSearch whole, pruned;
+    whole.init(fx.db, fx.search, SearchParams{}, shape[0], shape[1], 10);
+    pruned.init(fx.db, fx.search, SearchParams{}, shape[0], shape[1], 10);
+    whole.prune = false;
+    for (int frame = 5; frame < fx.db->frame_count(); frame += 173) {
+      const RootSample root{Vec3{0.01f * float(frame % 50), 0, 0}, Quat{}};
+      Hooks::Context a, b;
+      int whole_best = -1, pruned_best = -1;
+      const float whole_cost = long_horizon_match(whole, hooks, root, frame, a, shape[1], -1, whole_best);
+      const float pruned_cost = long_horizon_match(pruned, hooks, root, frame, b, shape[1], -1, pruned_best);
+      ASSERT_EQ(pruned_best, whole_best) << "k " << shape[0] << " l " << shape[1] << " frame " << frame;
+      ASSERT_EQ(pruned_cost, whole_cost) << "k " << shape[0] << " l " << shape[1] << " frame " << frame;
+    }
+    searches[0] += whole.knn_calls;
+    searches[1] += pruned.knn_calls;
+  }
+  EXPECT_LT(searches[1], searches[0]);
 }

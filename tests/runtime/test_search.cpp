@@ -88,6 +88,39 @@ TEST(Search, EqualsBruteForceOnRandomQueries) {
   EXPECT_EQ(expect_equals_brute_force(fx.search, 400), 1200);
 }
 
+// With max_cost, the answers are those of the unlimited search that cost at most max_cost (the
+// accelerated search and brute force alike), including a current frame; none below the first.
+TEST(Search, MaxCostKeepsExactlyTheAnswersCostingNoMore) {
+  SearchFixture fx(11);
+  const Database& db = *fx.db;
+  std::mt19937 rng(8);
+  std::uniform_int_distribution<int> frame(0, db.frame_count() - 1);
+  std::vector<float> query(size_t(fx.search.dims()));
+  for (int trial = 0; trial < 120; ++trial) {
+    const int near = frame(rng);
+    for (int d = 0; d < fx.search.dims(); ++d) query[size_t(d)] = db.features(near)[d] + 0.05f * float(d % 3);
+    const int current = trial % 2 == 0 ? -1 : frame(rng);
+    SearchParams params;
+    SearchResult all[10];
+    const int n = fx.search.search(query.data(), current, params, all, 10, fx.scratch);
+    ASSERT_EQ(n, 10);
+    // Limits: exactly the 4th cost (ties kept), halfway between the 7th and 8th, below the first.
+    for (float limit : {all[3].cost, 0.5f * (all[6].cost + all[7].cost), 0.5f * all[0].cost}) {
+      params.max_cost = limit;
+      int expected = 0;
+      while (expected < n && all[expected].cost <= limit) ++expected;
+      SearchResult fast[10], slow[10];
+      ASSERT_EQ(fx.search.search(query.data(), current, params, fast, 10, fx.scratch), expected) << trial;
+      ASSERT_EQ(fx.search.brute_force(query.data(), current, params, slow, 10), expected) << trial;
+      for (int i = 0; i < expected; ++i) {
+        EXPECT_EQ(fast[i].frame, all[i].frame) << trial;
+        EXPECT_EQ(fast[i].cost, all[i].cost) << trial;
+        EXPECT_EQ(slow[i].frame, all[i].frame) << trial;
+      }
+    }
+  }
+}
+
 // Every kernel path (portable, AVX2, AVX-512, as this build and CPU allow) returns the frames and
 // costs of the portable brute force, bit for bit, on a narrow and a wide database.
 TEST(Search, EveryKernelPathEqualsBruteForceBitForBit) {

@@ -48,6 +48,8 @@ cxxopts::Options make_options() {
        cxxopts::value<std::string>()->default_value("constrained"))
       ("no-smooth", "do not smooth the path")
       ("foot-lock", "lock feet in contact with two-joint IK (Lee, Kwon & Lee 2023 App. A)")
+      ("no-prune", "search every node of the LHMM tree (the paper's kNN call count) instead of skipping the "
+                   "branches that cannot win (same matches)")
       ("no-adjust", "do not pull the root towards the desired path point (Lee, Kwon & Lee 2023's method as published)")
       ("adjust-halflife", "seconds: halflife of the pull towards the path", cxxopts::value<float>()->default_value("0.2"))
       ("adjust-ratio", "the pull's speed limit as a fraction of the root's speed", cxxopts::value<float>()->default_value("0.2"))
@@ -89,6 +91,7 @@ PathRunOptions run_options(const cxxopts::ParseResult& args) {
   if (args.count("speed-scale")) o.shaping.speed_scale = args["speed-scale"].as<float>();
   o.follower.adjust_to_path = !args.count("no-adjust");
   o.follower.foot_lock = args.count("foot-lock") > 0;
+  o.follower.prune = args.count("no-prune") == 0;
   o.follower.adjustment_halflife = args["adjust-halflife"].as<float>();
   o.follower.adjustment_max_ratio = args["adjust-ratio"].as<float>();
   if (!(o.follower.adjustment_halflife > 0.0f) || !(o.follower.adjustment_max_ratio >= 0.0f)) {

@@ -100,6 +100,9 @@ struct PathQuerySettings {
 struct PathFollowerSettings {
   int k = 3;                          // nearest neighbours per level (Lee, Kwon & Lee 2023 Sec. VIII-A)
   int levels = 3;                     // l; LHMM(1, 1) is basic motion matching
+  // Branch and bound in LHMM (LhmmSearch::prune: the same matches, fewer searches); false
+  // searches every node of the tree, as Lee, Kwon & Lee 2023 Table 1 counts kNN calls.
+  bool prune = true;
   float match_interval = 1.0f / 6.0f; // s: N = 5 frames at 30 Hz (Lee, Kwon & Lee 2023 App. A)
   float inertialization_halflife = 0.1f;
   // Pull the root towards the desired path point like the gamepad character's pull towards its

@@ -3,6 +3,7 @@
 // third level: groups of 8 consecutive large boxes.
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,9 @@ struct SearchParams {
   float transition_cost = 0.0f;  // added to every candidate except the current frame
   int ignore_range_end = 20;     // frames at the end of each clip that are never returned
   int ignore_surrounding = 20;   // candidates closer than this to the current frame are skipped
+  // Answers costing more are left out (fewer than k may be found); a finite limit lets the
+  // search skip the boxes whose bound exceeds it from the start.
+  float max_cost = INFINITY;
 };
 
 // One search answer: a frame and its squared distance (plus transition cost).
@@ -94,7 +98,8 @@ class FeatureSearch {
                     SearchResult* out, int k, int& found) const;
   void search_large_box(const float* query, int current_frame, const SearchParams& params,
                         int large, int end, SearchResult* out, int k, int& found) const;
-  int start(const float* query, int current_frame, float* query_copy, SearchResult* out, int k) const;
+  int start(const float* query, int current_frame, const SearchParams& params, float* query_copy, SearchResult* out,
+            int k) const;
   // Fills blocks_ and the bound tables from db_ (after the boxes are laid out).
   void build_tables();
 
