@@ -226,7 +226,7 @@ bool ModelEvaluator::init(std::shared_ptr<const Model> bundle, int batch_capacit
 bool ModelEvaluator::ready() const { return model_ != nullptr; }
 
 void ModelEvaluator::route(const NetworkWeights& net, const float* logits, float* weights, int32_t* experts) const {
-  // Seed 004 Eq. 2-3: softmax, top-k, renormalised; the softmax's denominator cancels in the
+  // Kleanthous & Martini 2023 Eq. 2-3: softmax, top-k, renormalised; the softmax's denominator cancels in the
   // renormalisation, so the weights come straight from the k largest logits.
   float best[kMaxTopK];
   const detail::TopKKernel top_k = path_ == KernelPath::Scalar ? &detail::top_k_scalar : detail::top_k_avx2_kernel();

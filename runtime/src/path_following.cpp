@@ -268,7 +268,7 @@ int PathFollower::desired_position(Vec3 root, const Context& context) const {
     case DesiredPosition::Constrained:
       break;
   }
-  // Seed 002 Eq. 1 with alpha = 0: never back along the path, at most beta ahead.
+  // Lee, Kwon & Lee 2023 Eq. 1 with alpha = 0: never back along the path, at most beta ahead.
   return path_->nearest(root, context.desired_previous, context.desired_previous + look_ahead_);
 }
 
@@ -343,7 +343,7 @@ void PathFollower::compute_query(const RootSample& root, int frame, Context& con
   context.corner = -1;
   int j = settings_.query.corner_fix ? corner_after(desired, level) : -1;
   if (j >= 0 && desired == context.desired_previous && desired < path.last()) {
-    // Seed 002 App. D: stalled in front of a sharp corner, step ahead by c and revise again.
+    // Lee, Kwon & Lee 2023 App. D: stalled in front of a sharp corner, step ahead by c and revise again.
     desired = std::min(path.last(), desired + corner_advance_);
     future_points(desired, level);
     j = corner_after(desired, level);

@@ -133,7 +133,7 @@ TEST(PathFiles, CsvAndJsonPathsAndErrorsNameTheLine) {
 }
 
 TEST_F(PathTest, LhmmMakesOneSearchPerNodeOfItsTree) {
-  // Seed 002 Table 1: 13 kNN calls for LHMM(3, 3), 111 for LHMM(10, 3), 1 for BMM.
+  // Lee, Kwon & Lee 2023 Table 1: 13 kNN calls for LHMM(3, 3), 111 for LHMM(10, 3), 1 for BMM.
   const std::pair<int, int> shapes[] = {{3, 3}, {2, 4}, {1, 1}, {3, 2}};
   const int expected[] = {13, 15, 1, 4};
   for (size_t s = 0; s < 4; ++s) {

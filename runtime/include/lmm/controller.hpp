@@ -73,11 +73,11 @@ void apply_controller_values(const std::vector<ControllerValue>& values, Control
 // Stick direction (world, length <= 1) after the camera azimuth: x right, y forward.
 Vec3 stick_direction(float stick_x, float stick_y, float camera_azimuth);
 
-// Seed 001 desired_velocity_update: the stick in world space, scaled per direction relative to
+// Basic motion matching's desired_velocity_update: the stick in world space, scaled per direction relative to
 // the character's facing `rotation` by forward / side / back speeds.
 Vec3 desired_velocity(const GamepadInput& input, Quat rotation, const ControllerSettings& settings);
 
-// Seed 001 desired_rotation_update: face the camera / right stick when strafing, else the
+// Basic motion matching's desired_rotation_update: face the camera / right stick when strafing, else the
 // desired velocity while the stick is held; otherwise keep `current`.
 Quat desired_rotation(const GamepadInput& input, Quat current, Vec3 desired_velocity);
 

@@ -63,14 +63,6 @@ struct LhmmSearch {
 // (Algorithm 1's alignment of a candidate's pose N frames later to the current root).
 RootSample aligned_root(const Database& db, const RootSample& root, int from, int to);
 
-// Seed 002 Algorithm 1 from the character root `root` playing database frame `frame`: the
-// query's k nearest frames (1 at the last level), each continued N frames, aligned and searched
-// again l - 1 levels deep. Returns the cheapest total (sum of squared feature distances) and
-// its first frame in `best_frame` (-1 when nothing was found). `current_frame` (or -1) is the
-// top level's continuing candidate. Hooks:
-//   void compute_query(const RootSample& root, int frame, Context& context, int level, float* query)
-//   Context update_context(const Context& context) const
-// No allocation.
 // Whether a candidate of cost x at level `depth` cannot lead to a cheaper total than found so
 // far: at this level or any above, the partial sum it starts (formed as long_horizon_match forms
 // totals; adding the deeper costs, never negative, cannot lower it) is not below that level's best.
@@ -96,6 +88,15 @@ inline float useful_cost_limit(const LhmmSearch& s, int depth) {
   return limit;
 }
 
+// Lee, Kwon & Lee 2023 Algorithm 1 from the character root `root` playing database frame `frame`:
+// the query's k nearest frames (1 at the last level), each continued N frames, aligned and
+// searched again l - 1 levels deep. Returns the cheapest total (sum of squared feature distances)
+// and its first frame in `best_frame` (-1 when nothing was found); with s.prune, branches that
+// cannot beat a total found already are not searched (the same answer). `current_frame` (or -1) is the
+// top level's continuing candidate. Hooks:
+//   void compute_query(const RootSample& root, int frame, Context& context, int level, float* query)
+//   Context update_context(const Context& context) const
+// No allocation.
 template <typename Hooks, typename Context>
 float long_horizon_match(LhmmSearch& s, Hooks& hooks, const RootSample& root, int frame, Context& context, int levels,
                          int current_frame, int& best_frame) {

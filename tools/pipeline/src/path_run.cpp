@@ -276,7 +276,7 @@ void write_path_svg(const std::string& file, const Path& path, const CharacterTr
 std::vector<TestPath> test_paths() {
   std::vector<TestPath> paths;
   {
-    // Seed 002 Fig. 9: a circle (radius 4 m here) whose speed rises linearly from 0 to 9 m/s
+    // Lee, Kwon & Lee 2023 Fig. 9: a circle (radius 4 m here) whose speed rises linearly from 0 to 9 m/s
     // over one and a half laps.
     const float radius = 4.0f, total = 1.5f * kTwoPi * radius;
     const float duration = 2.0f * total / 9.0f, acceleration = 9.0f / duration;
