@@ -11,9 +11,13 @@ step characters, read their joints into numpy arrays.
     character.update(lmmkit.Gamepad(left_y=1.0), 1 / 60)
     translation, turn_xyzw = character.root_motion()           # ... by this much,
     character.set_root(my_capsule_position, my_capsule_rotation_xyzw)  # ... and says where it went
+    crowd = lib.learned_crowd(model, 1024, workers=2)           # many characters, batched networks
+    crowd.set_input(0, lmmkit.Gamepad(left_y=1.0))
+    crowd.update(1 / 60)                                       # or ranges: begin, end, worker
 
 Run as a script it repeats tests/c_api/walk.c (same script, same printed root positions), which
-the ctest case c_api.walk compares with the C and C++ programs.
+the ctest case c_api.walk compares with the C and C++ programs, and checks that a crowd's character
+0 follows the script's first 2 s with the same pose, bit for bit.
 """
 import argparse
 import ctypes
@@ -59,6 +63,17 @@ _SIGNATURES = {
     "lmm_character_root_rotation": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P]),
     "lmm_character_world_transforms": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, _FLOAT_P, ctypes.c_size_t]),
     "lmm_character_world_matrices": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, ctypes.c_size_t]),
+    "lmm_crowd_create_database": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t]),
+    "lmm_crowd_create_learned": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]),
+    "lmm_crowd_release": (None, [ctypes.c_void_p]),
+    "lmm_crowd_size": (ctypes.c_size_t, [ctypes.c_void_p]),
+    "lmm_crowd_character": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t]),
+    "lmm_crowd_set_input": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(Gamepad)]),
+    "lmm_crowd_update": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t, ctypes.c_float,
+                                        ctypes.c_int, ctypes.c_double]),
+    "lmm_crowd_set_rate_divisor": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]),
+    "lmm_crowd_set_priorities": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, ctypes.c_size_t]),
+    "lmm_crowd_shown_transform": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, _FLOAT_P]),
 }
 
 
@@ -151,6 +166,44 @@ class Character(_Handle):
         return column_major.transpose(0, 2, 1).copy()
 
 
+class Crowd(_Handle):
+    """Many characters over one asset, updated together (docs/c-api.md#crowds)."""
+
+    def __init__(self, lib, handle):
+        super().__init__(lib, handle, lib.c.lmm_crowd_release)
+        self.size = lib.c.lmm_crowd_size(handle)
+
+    def character(self, i):
+        """Character i, owned by the crowd (the object keeps the crowd alive); updated by update()."""
+        member = Character(self._lib, self._lib.check(self._lib.c.lmm_crowd_character(self._handle, i)))
+        member.crowd = self
+        return member
+
+    def set_input(self, i, gamepad):
+        """The input character i follows from the next update on."""
+        self._lib.check(self._lib.c.lmm_crowd_set_input(self._handle, i, ctypes.byref(gamepad)))
+
+    def update(self, dt, begin=0, end=None, worker=0, budget_seconds=0.0):
+        """Updates the characters of ranks [begin, end) by dt with batch scratch `worker`."""
+        end = self.size if end is None else end
+        self._lib.check(self._lib.c.lmm_crowd_update(self._handle, begin, end, dt, worker, budget_seconds))
+
+    def set_rate_divisor(self, i, divisor):
+        """Level of detail: character i updates every `divisor`-th update (1..16)."""
+        self._lib.check(self._lib.c.lmm_crowd_set_rate_divisor(self._handle, i, divisor))
+
+    def set_priorities(self, priorities):
+        """Update order, higher first: one value per character."""
+        values = np.ascontiguousarray(priorities, dtype=np.float32)
+        self._lib.check(self._lib.c.lmm_crowd_set_priorities(self._handle, _floats(values), values.size))
+
+    def shown_transform(self, i):
+        """Where to draw character i between its updates: a 4x4 matrix to put before its world matrices."""
+        column_major = np.zeros((4, 4), dtype=np.float32)
+        self._lib.check(self._lib.c.lmm_crowd_shown_transform(self._handle, i, _floats(column_major)))
+        return column_major.T.copy()
+
+
 class Library:
     """The lmmkit shared library (liblmmkit.so) and its asset loaders."""
 
@@ -183,6 +236,14 @@ class Library:
         """A learned motion-matching character."""
         return Character(self, self.check(self.c.lmm_character_create_learned(model._handle, x, z, heading)))
 
+    def database_crowd(self, database, count):
+        """A crowd of `count` database characters at the origin (place them with character(i).reset())."""
+        return Crowd(self, self.check(self.c.lmm_crowd_create_database(database._handle, count)))
+
+    def learned_crowd(self, model, count, workers=1):
+        """A crowd of `count` learned characters, `workers` concurrent update calls at most."""
+        return Crowd(self, self.check(self.c.lmm_crowd_create_learned(model._handle, count, workers)))
+
 
 # The script of tests/c_api/walk_script.h.
 WALK_FRAMES, TELEPORT_FRAME, RESET_FRAME = 780, 600, 720
@@ -214,6 +275,22 @@ def follow_script(character, frame, start_x):
         character.reset(start_x, 0.0, 0.0)
 
 
+CROWD_FRAMES = 120  # before the script's teleport, set_root and reset
+
+
+def check_crowd_member(crowd, character, gamepad, name):
+    """Updates `crowd` (worker 1 for the second half) and exits unless its character 0 has the pose of
+    `character` (the same input, updated alone) bit for bit."""
+    for i in range(crowd.size):
+        crowd.set_input(i, gamepad)
+    crowd.update(ctypes.c_float(1.0 / 60.0).value, 0, 1, 0)
+    crowd.update(ctypes.c_float(1.0 / 60.0).value, 1, crowd.size, 1 if name == "learned" else 0)
+    member_positions, member_rotations = crowd.character(0).world_transforms()
+    positions, rotations = character.world_transforms()
+    if not (np.array_equal(member_positions, positions) and np.array_equal(member_rotations, rotations)):
+        sys.exit("lmmkit.py: the %s crowd's character 0 and the %s character made alone differ" % (name, name))
+
+
 def main():
     parser = argparse.ArgumentParser(description="Run a database and a learned character through the script of "
                                                  "tests/c_api/walk_script.h (as tests/c_api/walk.c).")
@@ -226,12 +303,19 @@ def main():
     start_x = {"database": 0.0, "learned": 2.0}
     characters = {"database": lib.database_character(database, start_x["database"], 0.0, 0.0),
                   "learned": lib.learned_character(model, start_x["learned"], 0.0, 0.0)}
+    # Crowds whose character 0 (search phase 0, as a character made alone) follows the script's
+    # first seconds alongside.
+    crowds = {"database": lib.database_crowd(database, 3), "learned": lib.learned_crowd(model, 3, 2)}
+    for name, crowd in crowds.items():
+        crowd.character(0).reset(start_x[name], 0.0, 0.0)
     database.close()  # the characters keep the assets alive
     model.close()
     for frame in range(1, WALK_FRAMES + 1):
         for name, character in characters.items():
             character.update(walk_input(frame), ctypes.c_float(1.0 / 60.0).value)
             follow_script(character, frame, start_x[name])
+            if frame <= CROWD_FRAMES:
+                check_crowd_member(crowds[name], character, walk_input(frame), name)
         if frame % 60 == 0:
             for name, character in characters.items():
                 root = character.root_position()
