@@ -211,13 +211,9 @@ struct OwnedCharacter : lmm_character {
   lmm::LearnedCharacter learned_character;
 };
 
-// `body(crowd)` on whichever crowd `c` holds.
-template <typename Body>
-auto with_crowd(lmm_crowd& c, const Body& body) {
-  return c.model != nullptr ? body(c.learned_crowd) : body(c.database_crowd);
-}
-template <typename Body>
-auto with_crowd(const lmm_crowd& c, const Body& body) {
+// `body(crowd)` on whichever crowd `c` (an lmm_crowd, const or not) holds.
+template <typename Crowd, typename Body>
+auto with_crowd(Crowd& c, const Body& body) {
   return c.model != nullptr ? body(c.learned_crowd) : body(c.database_crowd);
 }
 
