@@ -318,7 +318,8 @@ case "$case_name" in
       run "$tools/lmm-bench" crowd --model "$work/model.lmmw" --characters 1,9 --frames 3 --repetitions 1 --lod 1,2 \
         --json "$work/crowd.json"
       expect_rc 0; expect_out "characters/ms"; expect_out "rate divisor 2 vs full rate"
-      for key in chars_per_ms us_per_char ms_per_frame speedup_vs_individual joint_error_cm root_error_cm; do
+      for key in chars_per_ms us_per_char ms_per_frame speedup_vs_individual cpu_us_per_char individual_cpu_us_per_char \
+          joint_error_cm root_error_cm; do
         [[ -n "$(json_number "$work/crowd.json" "$key")" ]] || fail "crowd JSON lacks $key"
       done
       run "$tools/lmm-bench" crowd --model "$work/model.lmmw" --characters 16 --soak 2 --json "$work/soak.json"

@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+#include <time.h>
+
 #include <cxxopts.hpp>
 
 #include "bench_common.hpp"
@@ -108,17 +110,36 @@ struct Population {
   }
 };
 
-// Seconds per frame of `frames` frames of `step(thread)` on the pool, after `prepare()`.
-double time_frames(FramePool& pool, int frames, const std::function<void()>& prepare,
-                   const std::function<void(int)>& step) {
-  double total = 0.0;
+// CPU time of the calling thread in seconds (time it ran, not time it waited for a core).
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+// Per frame: wall seconds, and CPU seconds summed over the threads.
+struct FrameTimes {
+  double wall = 0.0, cpu = 0.0;
+};
+
+// FrameTimes of `frames` frames of `step(thread)` on the pool, after `prepare()`.
+FrameTimes time_frames(FramePool& pool, int frames, const std::function<void()>& prepare,
+                       const std::function<void(int)>& step) {
+  std::vector<double> cpu(size_t(pool.threads()), 0.0);  // each thread adds to its own entry
+  const std::function<void(int)> timed = [&](int t) {
+    const double start = thread_cpu_seconds();
+    step(t);
+    cpu[size_t(t)] += thread_cpu_seconds() - start;
+  };
+  FrameTimes total;
   for (int f = 0; f < frames; ++f) {
     prepare();
     const auto start = Clock::now();
-    pool.run(step);
-    total += seconds_since(start);
+    pool.run(timed);
+    total.wall += seconds_since(start);
   }
-  return total / frames;
+  for (double c : cpu) total.cpu += c;
+  return FrameTimes{total.wall / frames, total.cpu / frames};
 }
 
 // Differences between two characters: the mean distance (m) of their joints in root space
@@ -148,6 +169,7 @@ struct DrawnRoots {
 struct CrowdFigures {
   int characters = 0;
   double ms_per_frame = 0.0, alone_ms_per_frame = 0.0, speedup = 0.0;
+  double cpu_us_per_char = 0.0, alone_cpu_us_per_char = 0.0;  // CPU time per character update
   double deferred_per_frame = 0.0;  // character updates a --budget put off, per frame
   double updates_per_frame = 0.0;   // character updates made per frame (< characters with --lod / --budget)
   std::vector<PoseDifference> lod_error;  // per rate divisor, mean differences from full rate (m)
@@ -215,13 +237,15 @@ CrowdFigures measure(Population<Crowd, Character>& p, const Options& o, FramePoo
   time_frames(pool, kWarmupFrames, next_frame, crowd_step);
   p.frame = 0;
   time_frames(pool, kWarmupFrames, [&] { ++p.frame; }, alone_step);
-  std::vector<double> crowd_s, alone_s, ratio;
+  std::vector<double> crowd_s, alone_s, ratio, crowd_cpu, alone_cpu;
   for (int r = 0; r < o.repetitions; ++r) {
     const int first = p.frame;
-    crowd_s.push_back(time_frames(pool, o.frames, next_frame, crowd_step));
+    const FrameTimes crowd = time_frames(pool, o.frames, next_frame, crowd_step);
     p.frame = first;  // the same frames (inputs) for the individual characters
-    alone_s.push_back(time_frames(pool, o.frames, [&] { ++p.frame; }, alone_step));
-    ratio.push_back(alone_s.back() / crowd_s.back());
+    const FrameTimes alone = time_frames(pool, o.frames, [&] { ++p.frame; }, alone_step);
+    crowd_s.push_back(crowd.wall), crowd_cpu.push_back(crowd.cpu);
+    alone_s.push_back(alone.wall), alone_cpu.push_back(alone.cpu);
+    ratio.push_back(alone.wall / crowd.wall);
   }
   CrowdFigures fig;
   long deferred = 0, updates = 0;
@@ -236,6 +260,8 @@ CrowdFigures measure(Population<Crowd, Character>& p, const Options& o, FramePoo
   fig.ms_per_frame = median(crowd_s) * 1e3;
   fig.alone_ms_per_frame = median(alone_s) * 1e3;
   fig.speedup = median(ratio);
+  fig.cpu_us_per_char = median(crowd_cpu) * 1e6 / p.size();
+  fig.alone_cpu_us_per_char = median(alone_cpu) * 1e6 / p.size();
   return fig;
 }
 
@@ -394,10 +420,11 @@ std::vector<int> parse_ints(const std::string& text, const char* option) {
 }
 
 void print_figures(const CrowdFigures& f, int threads, const std::vector<int>& divisors) {
-  std::printf("  %5d characters: %8.3f ms/frame  %8.0f characters/ms  %6.2f us/character (thread time)  "
-              "one by one %8.3f ms/frame  speedup %.2fx\n",
+  std::printf("  %5d characters: %8.3f ms/frame  %8.0f characters/ms  %6.2f us/character (threads x wall)  "
+              "one by one %8.3f ms/frame  speedup %.2fx\n"
+              "        CPU time per character update: %.2f us (one by one %.2f us)\n",
               f.characters, f.ms_per_frame, f.characters / f.ms_per_frame, f.ms_per_frame * 1e3 * threads / f.characters,
-              f.alone_ms_per_frame, f.speedup);
+              f.alone_ms_per_frame, f.speedup, f.cpu_us_per_char, f.alone_cpu_us_per_char);
   if (f.updates_per_frame < f.characters) {
     std::printf("        %.1f character updates per frame (%.1f deferred by the budget)\n", f.updates_per_frame,
                 f.deferred_per_frame);
@@ -420,6 +447,8 @@ JsonObject figures_json(const CrowdFigures& f, int threads, const std::vector<in
       .number("us_per_char", f.ms_per_frame * 1e3 * threads / f.characters)
       .number("individual_ms_per_frame", f.alone_ms_per_frame)
       .number("speedup_vs_individual", f.speedup)
+      .number("cpu_us_per_char", f.cpu_us_per_char)
+      .number("individual_cpu_us_per_char", f.alone_cpu_us_per_char)
       .number("updates_per_frame", f.updates_per_frame)
       .number("deferred_per_frame", f.deferred_per_frame);
   std::vector<JsonObject> lod;
