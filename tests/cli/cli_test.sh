@@ -405,6 +405,40 @@ case "$case_name" in
     [[ "$(json_number "$work/nan.json" nan_frames)" == 0 ]] || fail "NaN input reached the pose"
     run "$tools/lmm-sim" --model "$work/model.lmmw" --random --transition wobble; expect_rc 1; expect_out "--transition"
     ;;
+  strafe)
+    # Issue 16: strafe requests (facing held, stick left / right / back) are met by sideways and
+    # backward clips. One style's sidesteps, backward walk and walk of Bandai's dataset-1
+    # (bandai-d1-loco, the sibling of bandai-loco; its "sad" sidesteps travel sideways).
+    need_data
+    d1="${LMM_D1_DATA:-$LMM_DATA/../bandai-d1-loco}"
+    if [[ ! -f "$d1/dataset-1_walk-left_sad_001.bvh" ]]; then
+      [[ -n "${CI:-}" ]] && fail "no bandai-d1-loco next to LMM_DATA (or set LMM_D1_DATA)"
+      echo "skipped: bandai-d1-loco is not next to LMM_DATA (set LMM_D1_DATA)"
+      exit 77
+    fi
+    run "$tools/lmm-import" "$d1"/dataset-1_{walk-left,walk-right,walk-back,walk}_sad_001.bvh --out "$work/strafe.mmdb"
+    expect_rc 0
+    run "$tools/lmm-sim" --db "$work/strafe.mmdb" --random --random-strafe --seconds 30 --seed 1 --json "$work/strafe.json"
+    expect_rc 0; expect_out "strafing frames played from sideways / backward clips"
+    for key in strafe_facing_error_deg strafe_velocity_error_m_s strafe_speed_ratio strafe_clip_share \
+               forward_facing_error_deg forward_velocity_error_m_s forward_speed_ratio; do
+      awk -v v="$(json_number "$work/strafe.json" "$key")" 'BEGIN { exit !(v == v + 0 && v >= 0) }' ||
+        fail "sim $key is not a finite number: '$(json_number "$work/strafe.json" "$key")'"
+    done
+    [[ "$(json_number "$work/strafe.json" strafe_frames)" -gt 600 ]] || fail "fewer than 600 strafing frames in 30 s"
+    awk -v v="$(json_number "$work/strafe.json" strafe_clip_share)" 'BEGIN { exit !(v >= 0.8) }' ||
+      fail "strafing played from sideways / backward clips $(json_number "$work/strafe.json" strafe_clip_share) of the time, expected >= 0.8"
+    awk -v v="$(json_number "$work/strafe.json" strafe_facing_error_deg)" 'BEGIN { exit !(v <= 15) }' ||
+      fail "strafing facing error $(json_number "$work/strafe.json" strafe_facing_error_deg) deg, target <= 15"
+    awk -v v="$(json_number "$work/strafe.json" strafe_speed_ratio)" 'BEGIN { exit !(v >= 0.8 && v <= 1.2) }' ||
+      fail "strafing speed $(json_number "$work/strafe.json" strafe_speed_ratio) x desired, target 0.8-1.2"
+    grep -q '"travel": "side"' "$work/strafe.json" || fail "no sideways clip among strafe_clips"
+    # Without sideways or backward clips the same requests are played from forward clips.
+    run "$tools/lmm-import" "$d1/dataset-1_walk_sad_001.bvh" --out "$work/walk.mmdb"; expect_rc 0
+    run "$tools/lmm-sim" --db "$work/walk.mmdb" --random --random-strafe --seconds 30 --seed 1 --json "$work/walk.json"
+    expect_rc 0
+    [[ "$(json_number "$work/walk.json" strafe_clip_share)" == 0 ]] || fail "a walk-only database played sideways clips"
+    ;;
   path)
     need_data
     run "$tools/lmm-path" --help; expect_rc 0; expect_out "--ablation"

@@ -34,6 +34,7 @@ cxxopts::Options make_options() {
       ("scripts", "random input scripts for the controller comparison", cxxopts::value<int>()->default_value("4"))
       ("input", "input script (CSV, as lmm-sim --input) for the controller comparison instead of random ones; repeatable",
        cxxopts::value<std::vector<std::string>>())
+      ("random-strafe", "random scripts with strafe requests (as lmm-sim --random-strafe)")
       ("seconds", "seconds per controller script", cxxopts::value<float>()->default_value("30"))
       ("seed", "random seed", cxxopts::value<uint32_t>()->default_value("12345"))
       ("controller", "controller config (TOML, docs/configs.md) for both controllers; speeds left out are "
@@ -81,6 +82,7 @@ int run(int argc, char** argv) {
   o.controller_seconds = args["seconds"].as<float>();
   o.seed = args["seed"].as<uint32_t>();
   if (args.count("input")) o.input_scripts = args["input"].as<std::vector<std::string>>();
+  o.random_strafe = args.count("random-strafe") > 0;
   o.controller_config = args["controller"].as<std::string>();
   if (o.rollout_starts < 1 || o.projector_queries < 1 || o.controller_scripts < 1 || !(o.controller_seconds >= 1.0f)) {
     throw InputError("--starts, --queries and --scripts must be >= 1 and --seconds >= 1");

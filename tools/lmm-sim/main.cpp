@@ -1,5 +1,6 @@
 // lmm-sim: drive database (--db) or learned (--model) motion-matching characters from scripted or
 // random gamepad input.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -28,7 +29,8 @@ cxxopts::Options make_options() {
       ("input", "input script (CSV)", cxxopts::value<std::string>())
       ("random", "use seeded random input")
       ("seed", "random seed (character i uses seed + i)", cxxopts::value<uint32_t>()->default_value("1"))
-      ("random-strafe", "let the random input strafe (needs sideways / backwards steps in the data)")
+      ("random-strafe", "random input with strafe requests: facing held, stick left, right or back (needs sideways / "
+       "backward steps in the data)")
       ("seconds", "simulated time", cxxopts::value<float>()->default_value("60"))
       ("dt", "time step in seconds (0 < dt <= 0.25)", cxxopts::value<float>()->default_value("0.0166667"))
       ("characters", "number of characters", cxxopts::value<int>()->default_value("1"))
@@ -69,6 +71,35 @@ void write_outputs(const std::string& dir, const Skeleton& skeleton, const std::
   write_root_csv(dir + "/root.csv", tracks, dt);
   write_svg(dir + "/plot.svg", skeleton, tracks, dt);
   spdlog::info("wrote {}/motion.bvh ({} m per unit), {}/root.csv, {}/plot.svg", dir, format_number(unit_scale), dir, dir);
+}
+
+// Prints the errors of one kind of request (lmm::pipeline::RequestErrors).
+void print_requests(const char* kind, const RequestErrors& e) {
+  if (e.frames == 0) return;
+  std::printf("  %s (%d settled frames): median facing error %.1f deg, median velocity error %.2f m/s, mean speed / desired %.2f\n",
+              kind, e.frames, e.facing_error_deg, e.velocity_error_m_s, e.speed_ratio);
+}
+
+// The clips most strafing frames were played from (at most `count`, most first) with their share.
+std::vector<JsonObject> top_strafe_clips(const Database& db, const std::vector<int>& frames_per_clip, size_t count) {
+  std::vector<size_t> order;
+  long total = 0;
+  for (size_t c = 0; c < frames_per_clip.size(); ++c) {
+    if (frames_per_clip[c] > 0) order.push_back(c);
+    total += frames_per_clip[c];
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return frames_per_clip[a] > frames_per_clip[b]; });
+  order.resize(std::min(order.size(), count));
+  const char* travel_names[] = {"still", "forward", "side", "back"};
+  const std::vector<Travel> travel = clip_travel(db);
+  std::vector<JsonObject> clips;
+  for (size_t c : order) {
+    clips.push_back(JsonObject()
+                        .text("clip", db.ranges()[c].name)
+                        .text("travel", travel_names[int(travel[c])])
+                        .number("share", double(frames_per_clip[c]) / double(total)));
+  }
+  return clips;
 }
 
 CharacterSettings database_settings(const cxxopts::ParseResult& args) {
@@ -165,6 +196,13 @@ int run(int argc, char** argv) {
               m.characters, m.frames, dt, m.searches, m.transitions, m.us_per_update, m.foot_slide_cm_per_s,
               m.jitter, m.trajectory_error_m, m.nan_frames, m.still_frames, m.sanitized_inputs, m.clamped_dt,
               m.forced_projections, m.nonfinite_states, m.clamped_states, m.max_joint_distance_m);
+  print_requests("strafing", m.strafe);
+  print_requests("forward", m.forward);
+  std::vector<JsonObject> strafe_clips;
+  if (m.strafe.frames > 0 && !learned) {
+    std::printf("  strafing frames played from sideways / backward clips: %.1f%%\n", 100.0 * m.strafe_clip_share);
+    strafe_clips = top_strafe_clips(*db, m.strafe_frames_per_clip, 5);
+  }
   if (m.sanitized_inputs > 0) spdlog::warn("{} non-finite input values were treated as zero", m.sanitized_inputs);
   if (args.count("out")) write_outputs(args["out"].as<std::string>(), skeleton, tracks, dt, unit_scale);
   if (args.count("json")) {
@@ -186,6 +224,16 @@ int run(int argc, char** argv) {
                    .number("nonfinite_states", m.nonfinite_states)
                    .number("clamped_states", m.clamped_states)
                    .number("max_joint_distance_m", m.max_joint_distance_m)
+                   .number("strafe_frames", m.strafe.frames)
+                   .number("strafe_facing_error_deg", m.strafe.facing_error_deg)
+                   .number("strafe_velocity_error_m_s", m.strafe.velocity_error_m_s)
+                   .number("strafe_speed_ratio", m.strafe.speed_ratio)
+                   .number("strafe_clip_share", m.strafe_clip_share)
+                   .number("forward_frames", m.forward.frames)
+                   .number("forward_facing_error_deg", m.forward.facing_error_deg)
+                   .number("forward_velocity_error_m_s", m.forward.velocity_error_m_s)
+                   .number("forward_speed_ratio", m.forward.speed_ratio)
+                   .objects("strafe_clips", strafe_clips)
                    .text("controller", learned ? "learned" : "database")
                    .boolean("foot_lock", !learned && args.count("foot-lock") > 0));
   }

@@ -254,13 +254,25 @@ double root_difference(const std::vector<CharacterTrack>& a, const std::vector<C
   return count ? sum / double(count) : kNaN;
 }
 
+// The strafing and forward-locomotion errors of one controller's run (keys after `prefix`);
+// a kind of request the scripts never made adds no keys.
+void request_metrics(const std::string& prefix, const SimMetrics& m, Evaluation& e) {
+  for (const auto& [kind, r] : {std::make_pair("forward", m.forward), std::make_pair("strafe", m.strafe)}) {
+    if (r.frames == 0) continue;
+    e.metrics.emplace_back(prefix + kind + "_facing_error_deg", r.facing_error_deg);
+    e.metrics.emplace_back(prefix + kind + "_velocity_error_m_s", r.velocity_error_m_s);
+    e.metrics.emplace_back(prefix + kind + "_speed_ratio", r.speed_ratio);
+  }
+}
+
 // The learned and the database controller on the same seeded random input.
 void controller_metrics(EvalContext& c, Evaluation& e) {
   std::vector<InputScript> scripts;
   for (const std::string& file : c.options.input_scripts) scripts.push_back(load_input_script(file));
   const int random_scripts = c.options.input_scripts.empty() ? c.options.controller_scripts : 0;
   for (int i = 0; i < random_scripts; ++i) {
-    scripts.push_back(random_input_script(c.options.seed + uint32_t(i), c.options.controller_seconds));
+    scripts.push_back(random_input_script(c.options.seed + uint32_t(i), c.options.controller_seconds,
+                                          c.options.random_strafe));
   }
   const float dt = 1.0f / 60.0f;
   // Both controllers steer with the same tunables: the database's speeds unless a config says otherwise.
@@ -287,6 +299,9 @@ void controller_metrics(EvalContext& c, Evaluation& e) {
   e.metrics.emplace_back("still_frames", learned.still_frames);
   e.metrics.emplace_back("us_per_update", learned.us_per_update);
   e.metrics.emplace_back("database_us_per_update", db.us_per_update);
+  request_metrics("", learned, e);
+  request_metrics("database_", db, e);
+  if (db.strafe.frames > 0) e.metrics.emplace_back("database_strafe_clip_share", db.strafe_clip_share);
   c.log("controllers: " + std::to_string(scripts.size()) + " input scripts x " +
         std::to_string(c.options.controller_seconds) + " s on both");
 }

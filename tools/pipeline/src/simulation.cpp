@@ -10,6 +10,7 @@
 
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/report.hpp"
+#include "lmm/pipeline/strafe_metrics.hpp"
 
 namespace lmm::pipeline {
 namespace {
@@ -88,7 +89,48 @@ InputScript load_input_script(const std::string& path) {
   return script;
 }
 
+namespace {
+
+// Seeded random strafing mixed with forward locomotion: each key (every 1-3 s) strafes (45%:
+// facing the camera, held over consecutive strafing keys, stick left, right or back +-15 degrees
+// at walk gait), moves (40%: any stick direction, camera drifting, run gait 40% of the time) or
+// idles (15%).
+InputScript random_strafe_script(uint32_t seed, float seconds) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  InputScript script;
+  float camera = 0.0f;
+  bool strafing = false;
+  for (float t = 0.0f; t < seconds; t += 1.0f + 2.0f * unit(rng)) {
+    InputKey key;
+    key.time = t;
+    const float kind = unit(rng);
+    const bool held_facing = strafing && kind < 0.45f;
+    if (!held_facing) camera += (unit(rng) - 0.5f) * 1.0f;
+    key.input.camera_azimuth = camera;
+    strafing = kind < 0.45f;
+    if (strafing) {
+      const float directions[] = {90.0f, 180.0f, 270.0f};  // stick left, back, right (degrees from up)
+      const float degrees = directions[std::min(2, int(3.0f * unit(rng)))] + 30.0f * (unit(rng) - 0.5f);
+      const float magnitude = 0.75f + 0.25f * unit(rng);
+      key.input.strafe = true;
+      key.input.left_x = -magnitude * std::sin(degrees * kDegToRad);
+      key.input.left_y = magnitude * std::cos(degrees * kDegToRad);
+    } else if (kind < 0.85f) {
+      const float angle = 6.2831853f * unit(rng), magnitude = 0.5f + 0.5f * unit(rng);
+      key.input.left_x = magnitude * std::sin(angle);
+      key.input.left_y = magnitude * std::cos(angle);
+      key.input.gait = unit(rng) < 0.4f ? 1.0f : 0.0f;
+    }
+    script.keys.push_back(key);
+  }
+  return script;
+}
+
+}  // namespace
+
 InputScript random_input_script(uint32_t seed, float seconds, bool strafe) {
+  if (strafe) return random_strafe_script(seed, seconds);
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
   InputScript script;
@@ -104,13 +146,7 @@ InputScript random_input_script(uint32_t seed, float seconds, bool strafe) {
       key.input.left_y = magnitude * std::cos(angle);
     }
     key.input.gait = unit(rng) < 0.4f ? 1.0f : 0.0f;
-    const float strafe_roll = unit(rng);
-    key.input.strafe = strafe && strafe_roll < 0.15f;
-    if (key.input.strafe && unit(rng) < 0.5f) {
-      const float aim = 6.2831853f * unit(rng);
-      key.input.right_x = std::sin(aim);
-      key.input.right_y = std::cos(aim);
-    }
+    unit(rng);  // the strafe roll of earlier versions: kept so that seeded scripts stay the same
     script.keys.push_back(key);
   }
   return script;
@@ -124,7 +160,24 @@ struct SimShape {
   std::vector<int> contact_joints;
   int horizon_offset = 0;  // last trajectory offset (frames of the data)
   float fps = 30.0f;
+  const Database* db = nullptr;      // the database characters play (null for learned ones)
+  std::vector<Travel> clip_travel;   // direction of travel of each clip of `db`
 };
+
+// Index of the database clip a character plays (-1: none).
+int played_clip(const DatabaseCharacter& character, const SimShape& shape) {
+  return clip_index(*shape.db, character.current_frame());
+}
+int played_clip(const LearnedCharacter&, const SimShape&) { return -1; }
+
+// Whether two inputs are exactly the same (every stick, the camera, strafe and gait).
+bool same_input(const GamepadInput& a, const GamepadInput& b) {
+  return a.left_x == b.left_x && a.left_y == b.left_y && a.right_x == b.right_x && a.right_y == b.right_y &&
+         a.camera_azimuth == b.camera_azimuth && a.strafe == b.strafe && a.gait == b.gait;
+}
+
+// Seconds an unchanged input must be held before a frame counts for the strafing metrics.
+constexpr float kSettleSeconds = 0.5f;
 
 // The last trajectory offset of `schema`; InputError when it has none (nothing to steer with).
 int steering_horizon(const FeatureSchema& schema) {
@@ -152,6 +205,7 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
   const int still_window = std::max(1, static_cast<int>(std::lround(0.25f / dt)));
   std::vector<double> update_us;
   MetricsAccumulator acc;
+  StrafeMetrics requests(shape.clip_travel);
   tracks.assign(scripts.size(), CharacterTrack{});
   for (size_t c = 0; c < scripts.size(); ++c) {
     Character character;
@@ -161,7 +215,7 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
     track.clip.joints = joints;
     std::vector<Vec3> predicted;  // predicted root `horizon` updates ahead, per frame
     std::vector<Vec3> previous_positions, before_previous;
-    float held_since = -1.0f;
+    float held_since = -1.0f, input_since = 0.0f;
     GamepadInput previous_input;
     for (int f = 0; f < m.frames; ++f) {
       const float time = float(f) * dt;
@@ -204,7 +258,14 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
       const bool held = stick_length(input) >= 0.5f;
       const bool same = std::fabs(input.left_x - previous_input.left_x) + std::fabs(input.left_y - previous_input.left_y) < 0.05f;
       held_since = held ? (held_since < 0.0f || !same ? time : held_since) : -1.0f;
+      if (!same_input(input, previous_input)) input_since = time;
       previous_input = input;
+      if (time - input_since >= kSettleSeconds) {
+        const Quat desired_facing = desired_rotation(input, character.simulation().rotation, character.desired_velocity());
+        requests.add(classify_request(input, desired_facing, character.desired_velocity()), character.root_rotation(),
+                     character.root_velocity(), desired_facing, character.desired_velocity(),
+                     played_clip(character, shape));
+      }
       if (held && time - held_since >= 0.5f && f >= still_window) {
         // Standing still: neither moving (0.1 m/s) nor turning (0.3 rad/s) over the window.
         const Vec3 moved = track.root.back() - track.root[size_t(f - still_window)];
@@ -227,6 +288,10 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
   m.jitter = acc.jitter_count ? acc.jitter_sum / double(acc.jitter_count) : 0.0;
   m.trajectory_error_m = acc.trajectory_count ? acc.trajectory_sum / double(acc.trajectory_count) : 0.0;
   m.us_per_update = median(update_us);
+  m.strafe = requests.strafe();
+  m.forward = requests.forward();
+  m.strafe_clip_share = requests.strafe_clip_share();
+  m.strafe_frames_per_clip = requests.strafe_frames_per_clip();
   return m;
 }
 
@@ -236,8 +301,8 @@ SimMetrics run_simulation(const std::shared_ptr<const Database>& database, const
                           const CharacterSettings& settings, const std::vector<InputScript>& scripts, float seconds,
                           float dt, std::vector<CharacterTrack>& tracks) {
   const Database& db = *database;
-  const SimShape shape{db.joint_count(), db.contact_joints(),
-                       steering_horizon(db.schema()), db.fps()};
+  const SimShape shape{db.joint_count(), db.contact_joints(), steering_horizon(db.schema()), db.fps(), &db,
+                       clip_travel(db)};
   auto init = [&](DatabaseCharacter& character, size_t c) {
     std::string error;
     if (!character.init(database, search, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
@@ -250,7 +315,7 @@ SimMetrics run_simulation(const std::shared_ptr<const Model>& bundle, const Lear
                           std::vector<CharacterTrack>& tracks) {
   const Model& model = *bundle;
   const SimShape shape{model.skeleton().joint_count(), model.contact_joints(),
-                       steering_horizon(model.schema()), model.fps()};
+                       steering_horizon(model.schema()), model.fps(), nullptr, {}};
   auto init = [&](LearnedCharacter& character, size_t c) {
     std::string error;
     if (!character.init(bundle, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);

@@ -22,6 +22,7 @@ struct EvalOptions {
   int controller_scripts = 4;   // seeded random input scripts run on both controllers
   float controller_seconds = 30.0f;
   std::vector<std::string> input_scripts;  // CSV input scripts to run instead (lmm-sim --input format)
+  bool random_strafe = false;   // random scripts with strafe requests (lmm-sim --random-strafe)
   std::string controller_config;  // --controller file ("" = speeds measured from the database)
   uint32_t seed = 12345;
   std::function<void(const std::string&)> log;  // progress lines

@@ -10,6 +10,7 @@
 #include "lmm/database_character.hpp"
 #include "lmm/learned_character.hpp"
 #include "lmm/pipeline/motion.hpp"
+#include "lmm/pipeline/strafe_metrics.hpp"
 
 namespace lmm::pipeline {
 
@@ -33,9 +34,10 @@ struct InputScript {
 // naming the file and line of a bad row, a missing column or decreasing time.
 InputScript load_input_script(const std::string& path);
 
-// A seeded random script of `seconds`: held stick directions with pauses, gait changes, a
-// drifting camera and, with `strafe`, strafing segments (which need sideways and backwards
-// steps in the database; the Bandai locomotion set has none).
+// A seeded random script of `seconds`: held stick directions with pauses, gait changes and a
+// drifting camera; with `strafe`, strafe requests instead of part of them (facing the camera,
+// held, while the stick points left, right or back at walk gait; they need sideways and
+// backward steps in the database, e.g. Bandai's dataset-1 walk-left / -right / -back clips).
 InputScript random_input_script(uint32_t seed, float seconds, bool strafe = false);
 
 // What one simulated run measured.
@@ -56,6 +58,11 @@ struct SimMetrics {
   double trajectory_error_m = 0;   // predicted root vs actual root, 1 s ahead
   double max_joint_distance_m = 0; // farthest any joint got from the character root
   double us_per_update = 0;        // median controller update cost
+  // Frames whose whole input was unchanged for 0.5 s, by request (classify_request): strafing
+  // (facing held, moving sideways or backwards) and forward locomotion.
+  RequestErrors strafe, forward;
+  double strafe_clip_share = 0;    // strafing frames played from sideways / backward clips (NaN: unknown)
+  std::vector<int> strafe_frames_per_clip;  // database characters: strafing frames per clip (range)
 };
 
 // Mean horizontal speed (cm/s) of contact joints while their character reports contact.
