@@ -4,6 +4,8 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
+#include <utility>
 
 #include "search_kernels.hpp"
 
@@ -112,28 +114,86 @@ bool skipped(int frame, int current_frame, const SearchParams& params) {
 // Frames excluded at the end of each clip.
 int excluded_frames(const SearchParams& params) { return std::max(0, params.ignore_range_end); }
 
-// First excluded frame at the end of `range`.
-int searchable_end(int start, int stop, const SearchParams& params) {
-  return std::max(start, stop - excluded_frames(params));
-}
-
-// Offset of box `box`'s column in consecutive [dims][kLargeGroup] tables (large boxes or groups).
+// Offset of box `box`'s column in consecutive [dims][kLargeGroup] tables (large boxes, groups or
+// super groups).
 size_t table_column(size_t box, size_t dims) {
   return box / detail::kLargeGroup * dims * detail::kLargeGroup + box % detail::kLargeGroup;
 }
 
-// Sets min[d * stride] and max[d * stride], d < dims, to the bounds of frames [start, stop) of `db`.
-void box_bounds(const Database& db, int dims, int start, int stop, float* min, float* max, int stride) {
+// Sets min[d * stride] and max[d * stride], d < dims, to the bounds of the first `count` (> 0)
+// frames of a feature block ([dim][kBlockFrames]).
+void block_bounds(const float* block, int dims, int count, float* min, float* max, int stride) {
   for (int d = 0; d < dims; ++d) {
-    min[size_t(d) * stride] = FLT_MAX;
-    max[size_t(d) * stride] = -FLT_MAX;
+    const float* row = block + size_t(d) * detail::kBlockFrames;
+    min[size_t(d) * stride] = *std::min_element(row, row + count);
+    max[size_t(d) * stride] = *std::max_element(row, row + count);
   }
-  for (int f = start; f < stop; ++f) {
-    const float* x = db.features(f);
-    for (int d = 0; d < dims; ++d) {
-      min[size_t(d) * stride] = std::min(min[size_t(d) * stride], x[d]);
-      max[size_t(d) * stride] = std::max(max[size_t(d) * stride], x[d]);
+}
+
+// Parent j spans children 8j..8j+7 (of `reach.size()` children, their bounds the columns of
+// consecutive [dims][kLargeGroup] tables): its bounds, the columns of the parent tables, and its
+// reach are theirs merged.
+void merge_columns(const std::vector<float>& min, const std::vector<float>& max, const std::vector<int>& reach,
+                   size_t dims, std::vector<float>& parent_min, std::vector<float>& parent_max,
+                   std::vector<int>& parent_reach) {
+  using detail::kLargeGroup;
+  const size_t parents = (reach.size() + kLargeGroup - 1) / kLargeGroup;
+  parent_min.assign((parents + kLargeGroup - 1) / kLargeGroup * dims * kLargeGroup, 0.0f);
+  parent_max.assign(parent_min.size(), 0.0f);
+  parent_reach.assign(parents, 0);
+  for (size_t i = 0; i < reach.size(); ++i) {
+    const size_t j = i / kLargeGroup, from = table_column(i, dims), to = table_column(j, dims);
+    const bool first = i % kLargeGroup == 0;
+    parent_reach[j] = std::max(parent_reach[j], reach[i]);
+    for (size_t row = 0; row < dims * kLargeGroup; row += kLargeGroup) {
+      parent_min[to + row] = first ? min[from + row] : std::min(parent_min[to + row], min[from + row]);
+      parent_max[to + row] = first ? max[from + row] : std::max(parent_max[to + row], max[from + row]);
     }
+  }
+}
+
+// Items of which cluster() measures the spread (the split dimension matters more than its
+// precision: 64 gave tighter boxes on bandai-loco than all of them, and builds faster).
+constexpr long kClusterSample = 64;
+
+// Reorders the items [first, last) (indices of rows of `rows`, `dims` floats each) so that every
+// run of `chunk` items from `first` is a cluster: halves split at a multiple of `chunk` along the
+// dimension in which (about kClusterSample of) the items spread most, at the median, recursively
+// (a k-d tree). `keys` is scratch of at least last - first entries.
+void cluster(int* first, int* last, int chunk, const float* rows, size_t dims,
+             std::vector<std::pair<float, int>>& keys) {
+  const long n = long(last - first);
+  if (n <= chunk) return;
+  float lo[kMaxSearchDims], hi[kMaxSearchDims];
+  std::fill(lo, lo + dims, FLT_MAX);
+  std::fill(hi, hi + dims, -FLT_MAX);
+  for (const int* i = first; i < last; i += std::max(1L, n / kClusterSample)) {
+    const float* row = rows + size_t(*i) * dims;
+    for (size_t d = 0; d < dims; ++d) {
+      lo[d] = row[d] < lo[d] ? row[d] : lo[d];
+      hi[d] = row[d] > hi[d] ? row[d] : hi[d];
+    }
+  }
+  size_t widest = 0;
+  for (size_t d = 1; d < dims; ++d) {
+    if (hi[d] - lo[d] > hi[widest] - lo[widest]) widest = d;
+  }
+  for (long i = 0; i < n; ++i) keys[size_t(i)] = {rows[size_t(first[i]) * dims + widest], first[i]};
+  const long middle = (n + chunk - 1) / chunk / 2 * chunk;
+  std::nth_element(keys.begin(), keys.begin() + middle, keys.begin() + n);  // by value, then index
+  for (long i = 0; i < n; ++i) first[i] = keys[size_t(i)].second;
+  cluster(first, first + middle, chunk, rows, dims, keys);
+  cluster(first + middle, last, chunk, rows, dims, keys);
+}
+
+// cluster() into runs of sizes[0], each of them into runs of sizes[1], ... (a run's subruns
+// before the next run, while its rows are in cache).
+void cluster_levels(int* first, int* last, const int* sizes, size_t levels, const float* rows, size_t dims,
+                    std::vector<std::pair<float, int>>& keys) {
+  if (levels == 0) return;
+  cluster(first, last, sizes[0], rows, dims, keys);
+  for (int* run = first; run < last; run += std::min(long(sizes[0]), long(last - run))) {
+    cluster_levels(run, std::min(last, run + sizes[0]), sizes + 1, levels - 1, rows, dims, keys);
   }
 }
 
@@ -168,27 +228,40 @@ bool FeatureSearch::build(std::shared_ptr<const Database> database, std::string&
   path_ = path;
   kernels_ = kernels_for(path);
   dims_ = db.schema().dims;
-  ranges_.clear();
-  large_.clear();
-  small_.clear();
-  large_first_small_.clear();
-  large_clip_stop_.clear();
-  for (const DatabaseRange& r : db.ranges()) {
-    RangeBoxes rb{r.start, r.stop, static_cast<int>(large_.size()), 0};
-    for (int l = r.start; l < r.stop; l += kLargeBoxFrames) {
-      large_.push_back(Box{l, std::min(l + kLargeBoxFrames, r.stop)});
-      large_clip_stop_.push_back(r.stop);
-      large_first_small_.push_back(static_cast<int>(small_.size()));
-      for (int s = l; s < large_.back().stop; s += kSmallBoxFrames) {
-        small_.push_back(Box{s, std::min(s + kSmallBoxFrames, r.stop)});
-      }
-      ++rb.large_count;
-    }
-    ranges_.push_back(rb);
-  }
-  large_first_small_.push_back(static_cast<int>(small_.size()));
+  build_boxes();
   build_tables();
   return true;
+}
+
+void FeatureSearch::build_boxes() {
+  using detail::kBlockFrames;
+  using detail::kLargeGroup;
+  using detail::kSmallPerLarge;
+  const Database& db = *db_;
+  // Order the frames by their features: the frames of each super group first, then of each group
+  // within it, of each large box, of each small box.
+  std::vector<int> order(size_t(db.frame_count()));
+  for (size_t f = 0; f < order.size(); ++f) order[f] = int(f);
+  const int sizes[] = {kBlockFrames * kSmallPerLarge * kLargeGroup * kLargeGroup,
+                       kBlockFrames * kSmallPerLarge * kLargeGroup, kBlockFrames * kSmallPerLarge, kBlockFrames};
+  std::vector<std::pair<float, int>> keys(order.size());
+  cluster_levels(order.data(), order.data() + order.size(), sizes, std::size(sizes), db.features(0), size_t(dims_),
+                 keys);
+  std::vector<int> clip_stop(order.size());
+  for (const DatabaseRange& r : db.ranges()) std::fill(clip_stop.begin() + r.start, clip_stop.begin() + r.stop, r.stop);
+  const size_t smalls = (order.size() + kBlockFrames - 1) / kBlockFrames;
+  frames_.assign(smalls * kBlockFrames, -1);
+  frame_reach_.assign(frames_.size(), 0);
+  small_reach_.assign(smalls, 0);
+  large_reach_.assign((smalls + kSmallPerLarge - 1) / kSmallPerLarge, 0);
+  for (size_t i = 0; i < order.size(); ++i) {
+    frames_[i] = order[i];
+    frame_reach_[i] = clip_stop[size_t(order[i])] - order[i];
+    int& small_reach = small_reach_[i / kBlockFrames];
+    int& large_reach = large_reach_[i / kBlockFrames / kSmallPerLarge];
+    small_reach = std::max(small_reach, frame_reach_[i]);
+    large_reach = std::max(large_reach, frame_reach_[i]);
+  }
 }
 
 void FeatureSearch::build_tables() {
@@ -197,42 +270,37 @@ void FeatureSearch::build_tables() {
   using detail::kSmallPerLarge;
   const Database& db = *db_;
   const size_t p = size_t(dims_);
-  blocks_.assign(small_.size() * p * kBlockFrames, 0.0f);
-  for (size_t s = 0; s < small_.size(); ++s) {
-    for (int f = small_[s].start; f < small_[s].stop; ++f) {
-      float* column = &blocks_[s * p * kBlockFrames + size_t(f - small_[s].start)];
-      for (int d = 0; d < dims_; ++d) column[size_t(d) * kBlockFrames] = db.features(f)[d];
-    }
+  const size_t smalls = small_reach_.size(), larges = large_reach_.size();
+  blocks_.assign(smalls * p * kBlockFrames, 0.0f);
+  for (size_t i = 0; i < frames_.size() && frames_[i] >= 0; ++i) {
+    float* column = &blocks_[i / kBlockFrames * p * kBlockFrames + i % kBlockFrames];
+    for (int d = 0; d < dims_; ++d) column[size_t(d) * kBlockFrames] = db.features(frames_[i])[d];
   }
-  small_min_.assign(large_.size() * p * kSmallPerLarge, 0.0f);
+  small_min_.assign(larges * p * kSmallPerLarge, 0.0f);
   small_max_.assign(small_min_.size(), 0.0f);
-  for (size_t l = 0; l < large_.size(); ++l) {
-    for (int s = large_first_small_[l]; s < large_first_small_[l + 1]; ++s) {
-      const size_t at = l * p * kSmallPerLarge + size_t(s - large_first_small_[l]);
-      box_bounds(db, dims_, small_[size_t(s)].start, small_[size_t(s)].stop, &small_min_[at], &small_max_[at], kSmallPerLarge);
-    }
+  for (size_t s = 0; s < smalls; ++s) {
+    const size_t at = s / kSmallPerLarge * p * kSmallPerLarge + s % kSmallPerLarge;
+    const int count = int(std::count_if(&frames_[s * kBlockFrames], &frames_[s * kBlockFrames] + kBlockFrames,
+                                        [](int f) { return f >= 0; }));
+    block_bounds(&blocks_[s * p * kBlockFrames], dims_, count, &small_min_[at], &small_max_[at], kSmallPerLarge);
   }
-  const size_t groups = (large_.size() + kLargeGroup - 1) / kLargeGroup;
+  const size_t groups = (larges + kLargeGroup - 1) / kLargeGroup;
   large_min_.assign(groups * p * kLargeGroup, 0.0f);
   large_max_.assign(large_min_.size(), 0.0f);
-  for (size_t l = 0; l < large_.size(); ++l) {
-    const size_t at = table_column(l, p);
-    box_bounds(db, dims_, large_[l].start, large_[l].stop, &large_min_[at], &large_max_[at], kLargeGroup);
-  }
-  // A group's bounds span its large boxes' (possibly across clips and excluded clip ends: still
-  // a lower bound of every searchable frame in it).
-  group_min_.assign((groups + kLargeGroup - 1) / kLargeGroup * p * kLargeGroup, 0.0f);
-  group_max_.assign(group_min_.size(), 0.0f);
-  group_reach_.assign(groups, 0);
-  for (size_t l = 0; l < large_.size(); ++l) {
-    const size_t g = l / kLargeGroup, from = table_column(l, p), to = table_column(g, p);
-    const bool first = l % kLargeGroup == 0;
-    group_reach_[g] = std::max(group_reach_[g], large_clip_stop_[l] - large_[l].start);
-    for (size_t row = 0; row < p * kLargeGroup; row += kLargeGroup) {
-      group_min_[to + row] = first ? large_min_[from + row] : std::min(group_min_[to + row], large_min_[from + row]);
-      group_max_[to + row] = first ? large_max_[from + row] : std::max(group_max_[to + row], large_max_[from + row]);
+  for (size_t l = 0; l < larges; ++l) {
+    const size_t at = table_column(l, p), from = l * p * kSmallPerLarge;
+    const size_t count = std::min(smalls - l * kSmallPerLarge, size_t(kSmallPerLarge));
+    for (size_t d = 0; d < p; ++d) {
+      const float* lo = &small_min_[from + d * kSmallPerLarge];
+      const float* hi = &small_max_[from + d * kSmallPerLarge];
+      large_min_[at + d * kLargeGroup] = *std::min_element(lo, lo + count);
+      large_max_[at + d * kLargeGroup] = *std::max_element(hi, hi + count);
     }
   }
+  // A group's bounds span its large boxes' and a super group's its groups' (possibly across
+  // clips and excluded clip ends: still a lower bound of every searchable frame in it).
+  merge_columns(large_min_, large_max_, large_reach_, p, group_min_, group_max_, group_reach_);
+  merge_columns(group_min_, group_max_, group_reach_, p, super_min_, super_max_, super_reach_);
 }
 
 float FeatureSearch::frame_cost(const float* query, int frame) const {
@@ -241,45 +309,79 @@ float FeatureSearch::frame_cost(const float* query, int frame) const {
 
 SearchScratch FeatureSearch::make_scratch() const {
   SearchScratch scratch;
-  scratch.group_bounds.assign(group_min_.size() / size_t(std::max(1, dims_)), 0.0f);
+  scratch.super_bounds.assign(super_min_.size() / size_t(std::max(1, dims_)), 0.0f);
   return scratch;
 }
 
-void FeatureSearch::search_large_box(const float* q, int current_frame, const SearchParams& params, int l,
-                                     int end, SearchResult* out, int k, int& found) const {
-  using detail::kBlockFrames;
-  using detail::kSmallPerLarge;
-  const size_t p = size_t(dims_);
-  const float base = params.transition_cost;
-  float bounds[kSmallPerLarge], costs[kBlockFrames];
-  const size_t group = size_t(l) * p * kSmallPerLarge;
-  kernels_.small_bounds(q, dims_, &small_min_[group], &small_max_[group], bounds);
-  const int first = large_first_small_[size_t(l)];
-  for (int s = first; s < large_first_small_[size_t(l) + 1]; ++s) {
-    const Box& small = small_[size_t(s)];
-    if (small.start >= end) return;
-    if (base + bounds[s - first] > kth_cost(out, k, found, params)) continue;
-    kernels_.block_costs(q, dims_, &blocks_[size_t(s) * p * kBlockFrames], costs);
-    for (int f = small.start; f < std::min(small.stop, end); ++f) {
-      const float cost = base + costs[f - small.start];
-      if (cost > kth_cost(out, k, found, params) || skipped(f, current_frame, params)) continue;
-      insert_sorted(out, k, found, f, cost);
+void FeatureSearch::search_block(int current_frame, const SearchParams& params, int s, const float* costs,
+                                 SearchResult* out, int k, int& found) const {
+  const int excluded = excluded_frames(params);
+  const size_t first = size_t(s) * detail::kBlockFrames;
+  for (size_t i = 0; i < size_t(detail::kBlockFrames); ++i) {
+    const float cost = params.transition_cost + costs[i];
+    const int frame = frames_[first + i];
+    if (frame_reach_[first + i] <= excluded || cost > kth_cost(out, k, found, params) ||
+        skipped(frame, current_frame, params)) {
+      continue;
     }
+    insert_sorted(out, k, found, frame, cost);
   }
 }
 
-int FeatureSearch::group_bounds(const float* q, const SearchParams& params, float* bounds) const {
-  const size_t table = size_t(dims_) * detail::kLargeGroup;
-  for (size_t t = 0; t * table < group_min_.size(); ++t) {
-    kernels_.large_bounds(q, dims_, &group_min_[t * table], &group_max_[t * table], &bounds[t * detail::kLargeGroup]);
+void FeatureSearch::search_large_box(const float* q, int current_frame, const SearchParams& params, int l,
+                                     SearchResult* out, int k, int& found) const {
+  using detail::kBlockFrames;
+  using detail::kSmallPerLarge;
+  const size_t p = size_t(dims_);
+  const int excluded = excluded_frames(params);
+  float bounds[kSmallPerLarge], costs[kBlockFrames];
+  const size_t table = size_t(l) * p * kSmallPerLarge;
+  kernels_.small_bounds(q, dims_, &small_min_[table], &small_max_[table], bounds);
+  const int first = l * kSmallPerLarge, last = std::min(static_cast<int>(small_reach_.size()), first + kSmallPerLarge);
+  for (int s = first; s < last; ++s) {
+    if (small_reach_[size_t(s)] <= excluded ||
+        params.transition_cost + bounds[s - first] > kth_cost(out, k, found, params)) {
+      continue;
+    }
+    kernels_.block_costs(q, dims_, &blocks_[size_t(s) * p * kBlockFrames], costs);
+    search_block(current_frame, params, s, costs, out, k, found);
   }
+}
+
+int FeatureSearch::searchable_children(float* bounds, const SearchParams& params, const std::vector<int>& reach,
+                                       int first, int last) const {
   const int excluded = excluded_frames(params);
   int best = -1;
-  for (int g = 0; g < static_cast<int>(group_reach_.size()); ++g) {
-    bounds[g] += params.transition_cost;
-    if (group_reach_[size_t(g)] > excluded && (best < 0 || bounds[g] < bounds[best])) best = g;
+  for (int i = first; i < last; ++i) {
+    bounds[i - first] += params.transition_cost;
+    if (reach[size_t(i)] > excluded && (best < 0 || bounds[i - first] < bounds[best - first])) best = i;
   }
   return best;
+}
+
+template <class Search>
+void FeatureSearch::search_children(const float* bounds, const SearchParams& params, const std::vector<int>& reach,
+                                    int first, int last, int best, const SearchResult* out, int k, const int& found,
+                                    const Search& search_child) const {
+  if (best < 0) return;
+  const int excluded = excluded_frames(params);
+  if (!(bounds[best - first] > kth_cost(out, k, found, params))) search_child(best);
+  for (int i = first; i < last; ++i) {
+    if (i == best || reach[size_t(i)] <= excluded || bounds[i - first] > kth_cost(out, k, found, params)) continue;
+    search_child(i);
+  }
+}
+
+void FeatureSearch::search_super(const float* q, int current_frame, const SearchParams& params, int u,
+                                 SearchResult* out, int k, int& found) const {
+  using detail::kLargeGroup;
+  const size_t at = size_t(u) * size_t(dims_) * kLargeGroup;
+  float bounds[kLargeGroup];
+  kernels_.large_bounds(q, dims_, &group_min_[at], &group_max_[at], bounds);
+  const int first = u * kLargeGroup, last = std::min(static_cast<int>(group_reach_.size()), first + kLargeGroup);
+  const int best = searchable_children(bounds, params, group_reach_, first, last);
+  search_children(bounds, params, group_reach_, first, last, best, out, k, found,
+                  [&](int g) { search_group(q, current_frame, params, g, out, k, found); });
 }
 
 void FeatureSearch::search_group(const float* q, int current_frame, const SearchParams& params, int g,
@@ -288,16 +390,10 @@ void FeatureSearch::search_group(const float* q, int current_frame, const Search
   const size_t at = size_t(g) * size_t(dims_) * kLargeGroup;
   float bounds[kLargeGroup];
   kernels_.large_bounds(q, dims_, &large_min_[at], &large_max_[at], bounds);
-  // Every searchable large box of the group (its clip's excluded end starts after its first
-  // frame) that can still hold a better frame, in index order (visiting them by ascending bound
-  // saved few boxes and cost more than it saved).
-  const int excluded = excluded_frames(params);
-  const int last = std::min(static_cast<int>(large_.size()), (g + 1) * kLargeGroup);
-  for (int l = g * kLargeGroup; l < last; ++l) {
-    const int end = large_clip_stop_[size_t(l)] - excluded;
-    if (end <= large_[size_t(l)].start || params.transition_cost + bounds[l - g * kLargeGroup] > kth_cost(out, k, found, params)) continue;
-    search_large_box(q, current_frame, params, l, end, out, k, found);
-  }
+  const int first = g * kLargeGroup, last = std::min(static_cast<int>(large_reach_.size()), first + kLargeGroup);
+  const int best = searchable_children(bounds, params, large_reach_, first, last);
+  search_children(bounds, params, large_reach_, first, last, best, out, k, found,
+                  [&](int l) { search_large_box(q, current_frame, params, l, out, k, found); });
 }
 
 int FeatureSearch::start(const float* query, int current_frame, const SearchParams& params, float* q,
@@ -316,22 +412,22 @@ int FeatureSearch::start(const float* query, int current_frame, const SearchPara
 
 int FeatureSearch::search(const float* query, int current_frame, const SearchParams& params, SearchResult* out,
                           int k, SearchScratch& scratch) const {
-  if (db_ == nullptr || k <= 0 || scratch.group_bounds.size() != group_min_.size() / size_t(dims_)) return 0;
+  if (db_ == nullptr || k <= 0 || scratch.super_bounds.size() != super_min_.size() / size_t(dims_)) return 0;
   float q[kMaxSearchDims] = {};
   int found = start(query, current_frame, params, q, out, k);
   if (found < 0) return 0;
   if (current_frame >= db_->frame_count()) current_frame = -1;
-  // Pass 1: the bound of every group; pass 2: the most promising group first (a tight bound
-  // early), then every searchable group that can still hold a better frame.
-  float* bounds = scratch.group_bounds.data();
-  const int best = group_bounds(q, params, bounds);
-  if (best < 0) return found;
-  search_group(q, current_frame, params, best, out, k, found);
-  const int excluded = excluded_frames(params);
-  for (int g = 0; g < static_cast<int>(group_reach_.size()); ++g) {
-    if (g == best || group_reach_[size_t(g)] <= excluded || bounds[g] > kth_cost(out, k, found, params)) continue;
-    search_group(q, current_frame, params, g, out, k, found);
+  // Pass 1: the bound of every super group; pass 2: the most promising one first (a tight bound
+  // early), then every searchable super group that can still hold a better frame.
+  float* bounds = scratch.super_bounds.data();
+  const size_t table = size_t(dims_) * detail::kLargeGroup;
+  for (size_t t = 0; t * table < super_min_.size(); ++t) {
+    kernels_.large_bounds(q, dims_, &super_min_[t * table], &super_max_[t * table], &bounds[t * detail::kLargeGroup]);
   }
+  const int supers = static_cast<int>(super_reach_.size());
+  const int best = searchable_children(bounds, params, super_reach_, 0, supers);
+  search_children(bounds, params, super_reach_, 0, supers, best, out, k, found,
+                  [&](int u) { search_super(q, current_frame, params, u, out, k, found); });
   return found;
 }
 
@@ -342,16 +438,16 @@ int FeatureSearch::brute_force(const float* query, int current_frame, const Sear
   int found = start(query, current_frame, params, q, out, k);
   if (found < 0) return 0;
   if (current_frame >= db_->frame_count()) current_frame = -1;
-  // Every frame, a block at a time through the portable kernel.
+  // Every frame, a block at a time through the portable kernel (with its own test of each frame,
+  // independent of search_block's).
   float costs[detail::kBlockFrames];
-  for (const RangeBoxes& range : ranges_) {
-    const int end = searchable_end(range.start, range.stop, params);
-    const int last_small = large_first_small_[size_t(range.first_large + range.large_count)];
-    for (int s = large_first_small_[size_t(range.first_large)]; s < last_small && small_[size_t(s)].start < end; ++s) {
-      block_costs_scalar(q, dims_, &blocks_[size_t(s) * size_t(dims_) * detail::kBlockFrames], costs);
-      for (int f = small_[size_t(s)].start; f < std::min(small_[size_t(s)].stop, end); ++f) {
-        const float cost = params.transition_cost + costs[f - small_[size_t(s)].start];
-        if (!skipped(f, current_frame, params) && cost <= params.max_cost) insert_sorted(out, k, found, f, cost);
+  for (size_t s = 0; s < small_reach_.size(); ++s) {
+    block_costs_scalar(q, dims_, &blocks_[s * size_t(dims_) * detail::kBlockFrames], costs);
+    for (size_t i = s * detail::kBlockFrames; i < (s + 1) * detail::kBlockFrames; ++i) {
+      const float cost = params.transition_cost + costs[i % detail::kBlockFrames];
+      if (frame_reach_[i] > excluded_frames(params) && !skipped(frames_[i], current_frame, params) &&
+          cost <= params.max_cost) {
+        insert_sorted(out, k, found, frames_[i], cost);
       }
     }
   }

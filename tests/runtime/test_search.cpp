@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -141,41 +142,97 @@ TEST(Search, EveryKernelPathEqualsBruteForceBitForBit) {
   }
 }
 
-// Groups of 8 large boxes over 48 clips of 20 frames (a group spans 8 clips, of which only the first
-// 5 frames are searchable with ignore_range_end = 15). Group 0 holds one feature vector v only, so
-// its bound equals the cost of v exactly; group 3 holds v once among frames whose box contains the
-// query, so it is searched first (bound 0) and sets the k-th cost to that of v. Group 0 must still
-// be searched (its bound equals, not exceeds, the k-th cost) for its lower frames to win the tie.
-TEST(Search, GroupWithBoundEqualToTheKthCostIsSearched) {
+// A database of `clips` clips of `length` frames whose 5 features are zero but the first, which
+// is first_feature(frame, stop of its clip).
+std::shared_ptr<const Database> clips_database(AlignedBuffer& buffer, int clips, int length,
+                                               const std::function<float(int, int)>& first_feature) {
   test::SyntheticDatabase synthetic;
-  synthetic.randomize(std::vector<int>(48, 20), 1);
-  const auto set = [&](int frame, std::vector<float> x) {
-    std::copy(x.begin(), x.end(), synthetic.features.begin() + frame * 5);
-  };
-  for (int f = 0; f < synthetic.range_stop.back(); ++f) set(f, f < 8 * 20 ? std::vector<float>(5, 0.0f) : std::vector<float>(5, 10.0f));
-  const int clip24 = 24 * 20;
-  set(clip24 + 2, std::vector<float>(5, 0.0f));
-  set(clip24 + 20, {3, 0, 0, 0, 0});
-  set(clip24 + 21, {0, 3, 0, 0, 0});
-  AlignedBuffer buffer = test::aligned_copy(synthetic.build());
+  synthetic.randomize(std::vector<int>(size_t(clips), length), 1);
+  std::fill(synthetic.features.begin(), synthetic.features.end(), 0.0f);
+  for (int f = 0; f < clips * length; ++f) {
+    synthetic.features[size_t(f) * 5] = first_feature(f, (f / length + 1) * length);
+  }
+  buffer = test::aligned_copy(synthetic.build());
   std::string error;
-  const std::shared_ptr<const Database> db = Database::load_buffer(buffer.data(), buffer.size(), error);
-  ASSERT_NE(db, nullptr) << error;
+  std::shared_ptr<const Database> db = Database::load_buffer(buffer.data(), buffer.size(), error);
+  EXPECT_NE(db, nullptr) << error;
+  return db;
+}
+
+// Every frame is v = 0 but frame `bait`, w = (1, 0, 0, 0, 0). Every box holding only v bounds
+// the query's cost to v exactly: those boxes tie with the k-th cost once it is v's, and must
+// still be searched (a lower frame wins the tie). w lies in a box with the last frames (the
+// boxes cluster frames by features, equal features by index), whose bound is below v's cost, so
+// it is searched first and fills the list with w and late frames of cost v; frames 0, 1, ...,
+// in boxes (and groups and super groups: 12,000 frames make three) bounded by exactly v's cost,
+// must then replace them.
+TEST(Search, BoxWithBoundEqualToTheKthCostIsSearched) {
+  AlignedBuffer buffer;
+  const int bait = 11990;
+  const std::shared_ptr<const Database> db =
+      clips_database(buffer, 3, 4000, [](int f, int) { return f == bait ? 1.0f : 0.0f; });
+  ASSERT_NE(db, nullptr);
   FeatureSearch search;
+  std::string error;
   ASSERT_TRUE(search.build(db, error)) << error;
   SearchScratch scratch = search.make_scratch();
   const float query[5] = {1, 1, 0, 0, 0};
-  const SearchParams params{0.0f, 15, 0};
-  for (int k : {1, 3, 10}) {
+  const SearchParams params{0.0f, 0, 0};
+  for (int k : {2, 3, 10}) {
     SearchResult fast[10], slow[10];
     const int a = search.search(query, -1, params, fast, k, scratch);
     ASSERT_EQ(a, search.brute_force(query, -1, params, slow, k));
-    EXPECT_EQ(slow[0].frame, 0) << "the construction: frame 0 is the lowest frame of the lowest cost";
+    EXPECT_EQ(slow[0].frame, bait) << "the construction: w is the nearest";
+    EXPECT_EQ(slow[1].frame, 0) << "the construction: frame 0 is the lowest frame of the next cost";
     for (int i = 0; i < a; ++i) {
       EXPECT_EQ(fast[i].frame, slow[i].frame) << "k " << k << " rank " << i;
       EXPECT_EQ(fast[i].cost, slow[i].cost) << "k " << k << " rank " << i;
     }
   }
+}
+
+// The first feature of every frame is its distance to its clip's end (1 to 200 in 100 clips),
+// so the boxes cluster frames by that distance, the nearest to the end first: the first group
+// of the first super group holds only excluded clip ends (ignore_range_end = 20), its later
+// groups frames up to 41 from the end. A query 21 from the end must find those 21 from the end
+// (cost 0, the lowest frames first), not skip the super group for its first group.
+TEST(Search, SkipsExcludedClipEndsOnlyWhereNothingElseIs) {
+  AlignedBuffer buffer;
+  const std::shared_ptr<const Database> db =
+      clips_database(buffer, 100, 200, [](int f, int stop) { return float(stop - f); });
+  ASSERT_NE(db, nullptr);
+  FeatureSearch search;
+  std::string error;
+  ASSERT_TRUE(search.build(db, error)) << error;
+  SearchScratch scratch = search.make_scratch();
+  const float query[5] = {21, 0, 0, 0, 0};
+  const SearchParams params{0.0f, 20, 0};
+  SearchResult fast[10], slow[10];
+  ASSERT_EQ(search.search(query, -1, params, fast, 10, scratch), 10);
+  ASSERT_EQ(search.brute_force(query, -1, params, slow, 10), 10);
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(slow[i].frame, 200 * i + 179) << "the construction: 21 frames before each clip's end";
+    EXPECT_EQ(fast[i].frame, slow[i].frame) << "rank " << i;
+    EXPECT_EQ(fast[i].cost, slow[i].cost) << "rank " << i;
+  }
+}
+
+// On 40,000 frames (ten super groups, in two tables) in clips of 40 to 1,000 frames, so that the
+// clustered boxes mix frames of many clips and clip ends: the answers of brute force.
+TEST(Search, EqualsBruteForceOnManySuperGroups) {
+  test::SyntheticDatabase synthetic;
+  std::mt19937 rng(12);
+  std::vector<int> lengths;
+  for (int frames = 0; frames < 40000; frames += lengths.back()) lengths.push_back(40 + int(rng() % 960));
+  synthetic.randomize(lengths, 12);
+  AlignedBuffer buffer = test::aligned_copy(synthetic.build());
+  std::string error;
+  const std::shared_ptr<const Database> db = Database::load_buffer(buffer.data(), buffer.size(), error);
+  ASSERT_NE(db, nullptr) << error;
+  ASSERT_GT(db->frame_count(), 9 * 4096);
+  FeatureSearch search;
+  ASSERT_TRUE(search.build(db, error)) << error;
+  EXPECT_EQ(expect_equals_brute_force(search, 60), 180);
 }
 
 TEST(Search, AutoPicksTheWidestKernelPath) {
