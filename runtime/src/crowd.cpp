@@ -229,8 +229,8 @@ void LearnedCrowd::decode_block(Worker& w, int count) {
   for (int k = 0; k < count; ++k) {
     LearnedCharacter& c = character(w.members[size_t(k)]);
     const float dt = w.dt[size_t(k)];
-    copy_row(w.poses.data() + size_t(k) * pose, pose, c.playback_.decode_target());
-    c.playback_.finish_advance(ok, dt, c.settings_.inertialization_halflife, c.out_, c.stats_);
+    c.playback_.finish_advance(w.poses.data() + size_t(k) * pose, ok, dt, c.settings_.inertialization_halflife, c.out_,
+                               c.stats_);
     c.end_frame(dt);
   }
 }

@@ -44,8 +44,7 @@ bool LearnedPlayback::init(std::shared_ptr<const Model> model, LearnedTransition
   }
   shown_.assign(size_t(state_size_), 0.0f);
   sample_state_ = shown_;
-  pose_.assign(size_t(model_->pose_layout().size()), 0.0f);
-  decoded_ = pose_;
+  decoded_.assign(size_t(model_->pose_layout().size()), 0.0f);
   contacts_.assign(size_t(model_->pose_layout().contacts), 0.0f);
   const int joints = model_->skeleton().joint_count();
   for (PoseBuffers* p : {&source_, &previous_source_}) p->resize(joints);
@@ -84,7 +83,8 @@ void LearnedPlayback::advance(float dt, float halflife, PoseBuffers& out, Charac
     for (int t = 0; t < stepping_tracks_; ++t) step_track(stepping_track(t), stats);
   }
   const float* shown = compose_shown();
-  finish_advance(evaluator_.decode(shown, decoded_.data()), dt, halflife, out, stats);
+  const bool ok = evaluator_.decode(shown, decoded_.data());
+  finish_advance(decoded_.data(), ok, dt, halflife, out, stats);
 }
 
 int LearnedPlayback::begin_advance(float dt) {
@@ -106,10 +106,11 @@ LearnedPlayback::StepRow LearnedPlayback::prepare_step(int t) {
 
 void LearnedPlayback::finish_step(int t, bool ok, CharacterStats& stats) { take_step(stepping_track(t), ok, stats); }
 
-void LearnedPlayback::finish_advance(bool ok, float dt, float halflife, PoseBuffers& out, CharacterStats& stats) {
+void LearnedPlayback::finish_advance(const float* decoded, bool ok, float dt, float halflife, PoseBuffers& out,
+                                     CharacterStats& stats) {
   // The last pose becomes the previous one; the decode overwrites every position and rotation.
   std::swap(previous_source_, source_);
-  take_decoded(ok, source_, stats);
+  take_decoded(decoded, ok, source_, stats);
   if (transition_ == LearnedTransition::Inertialize) {
     // The joints' velocities are needed only when a transition starts (begin_inertialization
     // computes them then, over shown_dt_); latent blending needs none.
@@ -124,11 +125,11 @@ void LearnedPlayback::finish_advance(bool ok, float dt, float halflife, PoseBuff
 }
 
 Vec3 LearnedPlayback::local_root_velocity() const {
-  return pose_root_velocity(model_->pose_layout(), pose_.data()) + inertializer_.root_velocity_offset();
+  return root_velocity_ + inertializer_.root_velocity_offset();
 }
 
 Vec3 LearnedPlayback::local_root_angular() const {
-  return pose_root_angular_velocity(model_->pose_layout(), pose_.data()) + inertializer_.root_angular_offset();
+  return root_angular_ + inertializer_.root_angular_offset();
 }
 
 void LearnedPlayback::keep_in_range(float* state, CharacterStats& stats) const {
@@ -204,26 +205,26 @@ void LearnedPlayback::begin_inertialization(const float* projected, const PoseBu
   velocities_between(previous_source_, source_, 1.0f / model_->fps(), source_);
   sample_track(current_, sample_state_.data());
   decode_source(sample_state_.data(), source_, stats);  // positions and rotations only
-  const PoseVectorLayout& layout = model_->pose_layout();
-  inertializer_.start(out, out.rotations, source_, old_velocity - pose_root_velocity(layout, pose_.data()),
-                      old_angular - pose_root_angular_velocity(layout, pose_.data()));
+  inertializer_.start(out, out.rotations, source_, old_velocity - root_velocity_, old_angular - root_angular_);
   previous_source_ = source_;
 }
 
 void LearnedPlayback::decode_source(const float* state, PoseBuffers& pose, CharacterStats& stats) {
-  take_decoded(evaluator_.decode(state, decoded_.data()), pose, stats);
+  const bool ok = evaluator_.decode(state, decoded_.data());
+  take_decoded(decoded_.data(), ok, pose, stats);
 }
 
-void LearnedPlayback::take_decoded(bool ok, PoseBuffers& pose, CharacterStats& stats) {
-  if (!ok || !all_finite(decoded_.data(), decoded_.size())) {
+void LearnedPlayback::take_decoded(const float* decoded, bool ok, PoseBuffers& pose, CharacterStats& stats) {
+  const PoseVectorLayout& layout = model_->pose_layout();
+  if (!ok || !all_finite(decoded, size_t(layout.size()))) {
     ++stats.nonfinite_states;
     pose = previous_source_;  // keep the last good pose
     return;
   }
-  std::swap(pose_, decoded_);  // the decoder's buffer becomes the last good pose
-  pose_from_vector(model_->pose_layout(), pose_.data(), pose.positions.data(), pose.rotations.data());
-  const int contact = model_->pose_layout().contact();
-  for (size_t k = 0; k < contacts_.size(); ++k) contacts_[k] = pose_[size_t(contact) + k];
+  pose_from_vector(layout, decoded, pose.positions.data(), pose.rotations.data());
+  root_velocity_ = pose_root_velocity(layout, decoded);
+  root_angular_ = pose_root_angular_velocity(layout, decoded);
+  for (size_t k = 0; k < contacts_.size(); ++k) contacts_[k] = decoded[size_t(layout.contact()) + k];
 }
 
 }  // namespace lmm

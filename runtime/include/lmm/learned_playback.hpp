@@ -42,7 +42,7 @@ class LearnedPlayback {
   // advance() in parts, so a crowd can evaluate many characters' networks as batches with the
   // same results: begin_advance, then per model frame and stepping track t the row from
   // prepare_step(t) stepped by the caller and given to finish_step, then the state from
-  // compose_shown() decoded by the caller into decode_target() and given to finish_advance.
+  // compose_shown() decoded by the caller and given to finish_advance.
   // Advances the sub-frame phase by dt seconds; the number of model frames to step.
   int begin_advance(float dt);
   // Tracks stepped per model frame this update (1, or 2 while latent blending).
@@ -57,10 +57,10 @@ class LearnedPlayback {
   void finish_step(int t, bool ok, CharacterStats& stats);
   // The state to decode this update (latent ++ normalised features).
   const float* compose_shown();
-  // Where the caller writes the decoded pose vector (pose_layout().size() floats).
-  float* decode_target() { return decoded_.data(); }
-  // Takes the decoded pose (ok: the network ran) and writes joints 1.. of `out` as advance().
-  void finish_advance(bool ok, float dt, float halflife, PoseBuffers& out, CharacterStats& stats);
+  // Takes the `decoded` pose vector (pose_layout().size() floats; ok: the network ran) and writes
+  // joints 1.. of `out` as advance().
+  void finish_advance(const float* decoded, bool ok, float dt, float halflife, PoseBuffers& out,
+                      CharacterStats& stats);
 
   // Root velocity and angular velocity of the decoded pose, character space, with the
   // transition's decaying offsets.
@@ -86,7 +86,7 @@ class LearnedPlayback {
   void begin_blend(const float* projected, CharacterStats& stats);
   void begin_inertialization(const float* projected, const PoseBuffers& out, CharacterStats& stats);
   void decode_source(const float* state, PoseBuffers& pose, CharacterStats& stats);
-  void take_decoded(bool ok, PoseBuffers& pose, CharacterStats& stats);
+  void take_decoded(const float* decoded, bool ok, PoseBuffers& pose, CharacterStats& stats);
 
   std::shared_ptr<const Model> model_;
   ModelEvaluator evaluator_;
@@ -103,7 +103,8 @@ class LearnedPlayback {
   float shown_dt_ = 0.0f;
   int stepping_tracks_ = 1;   // tracks the model frames of this update step
   std::vector<float> shown_, sample_state_;
-  std::vector<float> pose_, decoded_;     // last good decoded pose vector; decoder scratch
+  std::vector<float> decoded_;            // decoder output of single (not crowd) updates
+  Vec3 root_velocity_, root_angular_;     // root motion of the last good decoded pose, character space
   PoseBuffers source_, previous_source_;  // decoded pose now and one update earlier
   std::vector<float> contacts_;           // decoder contact probabilities
 };
