@@ -54,7 +54,7 @@ struct SearchScratch {
   std::vector<float> super_bounds;  // lower bound of every super group for the current query
 };
 
-// Bounding boxes over a database's features, clustered. Build once after loading (about 0.1 s
+// Bounding boxes over a database's features, clustered. Build once after loading (about 0.15 s
 // for 425k frames); search calls never allocate and may run concurrently with distinct scratches.
 class FeatureSearch {
  public:
