@@ -8,17 +8,6 @@
 namespace lmm {
 namespace {
 
-// Largest magnitude a stored weight or statistic may have: the largest f16 value. Trained
-// networks stay far below it; a flipped exponent bit usually does not.
-constexpr float kMaxMagnitude = 65504.0f;
-
-bool all_plausible(const float* v, uint64_t n) {
-  for (uint64_t i = 0; i < n; ++i) {
-    if (!(std::abs(v[i]) <= kMaxMagnitude)) return false;
-  }
-  return true;
-}
-
 // Whether every f16 value is finite (finite halves are at most 65504 in magnitude).
 bool all_finite_half(const uint16_t* v, uint64_t n) {
   for (uint64_t i = 0; i < n; ++i) {

@@ -100,13 +100,6 @@ void top_k_scalar(const float* logits, int count, int k, float* best, int32_t* e
 namespace {
 
 // The dense kernel of `path` (Auto already resolved).
-detail::DenseKernel kernel_for(KernelPath path) {
-  switch (path) {
-    case KernelPath::Avx512: return detail::dense_avx512_kernel();
-    case KernelPath::Avx2: return detail::dense_avx2_kernel();
-    default: return &detail::dense_scalar;
-  }
-}
 
 // Expert `e`'s copy of a stacked expert layer.
 DenseLayer expert_layer(const DenseLayer& stacked, int e) {
@@ -178,6 +171,50 @@ bool avx2_available() {
 #endif
 }
 
+namespace detail {
+
+DenseKernel dense_kernel_for(KernelPath path) {
+  switch (path) {
+    case KernelPath::Avx512: return dense_avx512_kernel();
+    case KernelPath::Avx2: return dense_avx2_kernel();
+    default: return &dense_scalar;
+  }
+}
+
+GruStepKernel gru_step_kernel_for(KernelPath path) {
+  return path == KernelPath::Avx2 || path == KernelPath::Avx512 ? gru_step_avx2_kernel() : &gru_step_scalar;
+}
+
+bool resolve_kernel_path(KernelPath& path, std::string& error) {
+  if (path == KernelPath::Auto) path = available_kernel_paths().back();
+  if (path == KernelPath::Avx2 && !avx2_available()) {
+    error = "the AVX2/FMA kernels are not available in this build or on this CPU";
+    return false;
+  }
+  if (path == KernelPath::Avx512 && !avx512_available()) {
+    error = "the AVX-512 kernels are not available in this build or on this CPU";
+    return false;
+  }
+  return true;
+}
+
+void gru_step_scalar(const float* a, const float* w, const float* bias, int hidden, int padded, float* h,
+                     float* scratch) {
+  const int width = 3 * padded;
+  std::copy(bias, bias + width, scratch);
+  for (int i = 0; i < hidden; ++i) {
+    for (int j = 0; j < width; ++j) scratch[j] += h[i] * w[size_t(i) * width + j];
+  }
+  for (int i = 0; i < padded; ++i) {
+    const float r = sigmoid(a[i] + scratch[i]);
+    const float z = sigmoid(a[padded + i] + scratch[padded + i]);
+    const float n = std::tanh(a[2 * padded + i] + r * scratch[2 * padded + i]);
+    h[i] = (1.0f - z) * n + z * h[i];
+  }
+}
+
+}  // namespace detail
+
 bool ModelEvaluator::init(std::shared_ptr<const Model> bundle, int batch_capacity, KernelPath path,
                           std::string& error) {
   if (bundle == nullptr) {
@@ -189,15 +226,7 @@ bool ModelEvaluator::init(std::shared_ptr<const Model> bundle, int batch_capacit
     error = "batch capacity " + std::to_string(batch_capacity) + " is not in 1.." + std::to_string(kMaxBatchCapacity);
     return false;
   }
-  if (path == KernelPath::Auto) path = available_kernel_paths().back();
-  if (path == KernelPath::Avx2 && !avx2_available()) {
-    error = "the AVX2/FMA kernels are not available in this build or on this CPU";
-    return false;
-  }
-  if (path == KernelPath::Avx512 && !avx512_available()) {
-    error = "the AVX-512 kernels are not available in this build or on this CPU";
-    return false;
-  }
+  if (!detail::resolve_kernel_path(path, error)) return false;
   const NetworkWeights* nets[] = {&model.decoder(), &model.stepper(), &model.projector(), &model.encoder()};
   int width = 1, experts = 1, top_k = 1;
   for (const NetworkWeights* net : nets) {
@@ -237,7 +266,7 @@ void ModelEvaluator::route(const NetworkWeights& net, const float* logits, float
 }
 
 const float* ModelEvaluator::run_mlp(const std::vector<DenseLayer>& layers, const float* in, int rows, float* out) {
-  const detail::DenseKernel dense = kernel_for(path_);
+  const detail::DenseKernel dense = detail::dense_kernel_for(path_);
   const float* src = in;
   int src_stride = layers.empty() ? 0 : layers.front().in;
   for (size_t l = 0; l < layers.size(); ++l) {
@@ -255,7 +284,7 @@ void ModelEvaluator::run_single(const NetworkWeights& net, const float* in, floa
     run_mlp(net.mlp, in, 1, out);
     return;
   }
-  const detail::DenseKernel dense = kernel_for(path_);
+  const detail::DenseKernel dense = detail::dense_kernel_for(path_);
   dense(net.gate, in, net.in, 1, logits_.data(), net.experts, false, detail::RowMap{});
   float weights[kMaxTopK];
   int32_t experts[kMaxTopK];
@@ -275,7 +304,7 @@ void ModelEvaluator::run_single(const NetworkWeights& net, const float* in, floa
 }
 
 void ModelEvaluator::run_experts_grouped(const NetworkWeights& net, const float* in, int rows, float* mix) {
-  const detail::DenseKernel dense = kernel_for(path_);
+  const detail::DenseKernel dense = detail::dense_kernel_for(path_);
   const int k = net.top_k, width = net.expert_out(), groups = k * net.experts;
   dense(net.gate, in, net.in, rows, logits_.data(), net.experts, false, detail::RowMap{});
   // Slots are grouped by (routing rank, expert): every row adds its best expert's output first,
@@ -312,7 +341,7 @@ void ModelEvaluator::run_experts_grouped(const NetworkWeights& net, const float*
 void ModelEvaluator::run_expert(const NetworkWeights& net, int e, const int32_t* row_experts, const float* in,
                                 const int32_t* in_rows, int first, int count, const int32_t* mix_rows,
                                 const float* weights, float* mix) {
-  const detail::DenseKernel dense = kernel_for(path_);
+  const detail::DenseKernel dense = detail::dense_kernel_for(path_);
   const float* src = in;
   int src_stride = net.in;
   for (size_t l = 0; l < net.expert_layers.size(); ++l) {

@@ -350,10 +350,77 @@ void top_k_avx2(const float* logits, int count, int k, float* best, int32_t* exp
   }
 }
 
+// exp(x), x clamped to [-87.3, 88.3]: 2^n e^r with n = round(x / ln 2), r = x - n ln 2 (ln 2 split
+// in two for exactness) and e^r from the Cephes expf polynomial (relative error < 2e-7).
+__m256 exp_avx2(__m256 x) {
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3f)), _mm256_set1_ps(88.3f));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  constexpr float kPoly[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                              4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+  __m256 p = _mm256_set1_ps(kPoly[0]);
+  for (int k = 1; k < 6; ++k) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kPoly[k]));
+  p = _mm256_add_ps(_mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r), _mm256_set1_ps(1.0f));
+  const __m256i exponent = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(exponent));
+}
+
+// 1 / (1 + exp(-x)): the reciprocal estimate refined by one Newton step (relative error < 1e-6;
+// cheaper than a division).
+__m256 sigmoid_avx2(__m256 x) {
+  const __m256 y = _mm256_add_ps(_mm256_set1_ps(1.0f), exp_avx2(_mm256_sub_ps(_mm256_setzero_ps(), x)));
+  const __m256 estimate = _mm256_rcp_ps(y);
+  return _mm256_mul_ps(estimate, _mm256_fnmadd_ps(y, estimate, _mm256_set1_ps(2.0f)));
+}
+
+// tanh(x) = 2 sigmoid(2x) - 1.
+__m256 tanh_avx2(__m256 x) {
+  const __m256 s = sigmoid_avx2(_mm256_add_ps(x, x));
+  return _mm256_sub_ps(_mm256_add_ps(s, s), _mm256_set1_ps(1.0f));
+}
+
+// out[0, 8V) = bias + sum over i < hidden of h[i] * w row i (rows `width` apart), in V registers.
+template <int V>
+void hidden_product(const float* bias, const float* w, int width, const float* h, int hidden, float* out) {
+  __m256 acc[V];
+  LMM_UNROLL
+  for (int v = 0; v < V; ++v) acc[v] = _mm256_loadu_ps(bias + 8 * v);
+  for (int i = 0; i < hidden; ++i) {
+    const __m256 x = _mm256_broadcast_ss(h + i);
+    const float* row = w + size_t(i) * width;
+    LMM_UNROLL
+    for (int v = 0; v < V; ++v) acc[v] = _mm256_fmadd_ps(x, _mm256_loadu_ps(row + 8 * v), acc[v]);
+  }
+  LMM_UNROLL
+  for (int v = 0; v < V; ++v) _mm256_storeu_ps(out + 8 * v, acc[v]);
+}
+
+// gru_step_scalar's contract: the hidden matrix-vector product 96, 32 or 8 outputs at a time,
+// then the gates 8 units at a time.
+void gru_step_avx2(const float* a, const float* w, const float* bias, int hidden, int padded, float* h,
+                   float* scratch) {
+  const int width = 3 * padded;
+  int j = 0;
+  for (; j + 96 <= width; j += 96) hidden_product<12>(bias + j, w + j, width, h, hidden, scratch + j);
+  for (; j + 32 <= width; j += 32) hidden_product<4>(bias + j, w + j, width, h, hidden, scratch + j);
+  for (; j < width; j += 8) hidden_product<1>(bias + j, w + j, width, h, hidden, scratch + j);
+  for (int i = 0; i < padded; i += 8) {
+    const __m256 r = sigmoid_avx2(_mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(scratch + i)));
+    const __m256 z = sigmoid_avx2(_mm256_add_ps(_mm256_loadu_ps(a + padded + i), _mm256_loadu_ps(scratch + padded + i)));
+    const __m256 n = tanh_avx2(
+        _mm256_fmadd_ps(r, _mm256_loadu_ps(scratch + 2 * padded + i), _mm256_loadu_ps(a + 2 * padded + i)));
+    const __m256 old = _mm256_loadu_ps(h + i);
+    _mm256_storeu_ps(h + i, _mm256_fmadd_ps(z, _mm256_sub_ps(old, n), n));  // (1 - z) n + z h
+  }
+}
+
 }  // namespace
 
 DenseKernel dense_avx2_kernel() { return &dense_avx2; }
 TopKKernel top_k_avx2_kernel() { return &top_k_avx2; }
+GruStepKernel gru_step_avx2_kernel() { return &gru_step_avx2; }
 
 }  // namespace lmm::detail
 
@@ -363,6 +430,7 @@ namespace lmm::detail {
 
 DenseKernel dense_avx2_kernel() { return nullptr; }
 TopKKernel top_k_avx2_kernel() { return nullptr; }
+GruStepKernel gru_step_avx2_kernel() { return nullptr; }
 
 }  // namespace lmm::detail
 

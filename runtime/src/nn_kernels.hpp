@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "lmm/model.hpp"
+#include "lmm/nn.hpp"
 
 namespace lmm::detail {
 
@@ -40,10 +42,32 @@ void top_k_scalar(const float* logits, int count, int k, float* best, int32_t* e
 void dense_scalar(const DenseLayer& layer, const float* x, int x_stride, int rows, float* y,
                   int y_stride, bool gelu, const RowMap& map);
 
-// AVX2/FMA kernels, or nullptr when this build has none (non-x86 targets).
+// One step of a GRU cell with torch's gate order (reset r, update z, new n), in a layout padded
+// for SIMD: `padded` (a multiple of 8, >= hidden) values per gate block. Given the input part
+// a = x W_ih + b_ih (3 x padded), the hidden weights w (hidden rows of 3 x padded, input-major) and
+// bias (3 x padded), sets b = h W_hh + b_hh (into `scratch`, 3 x padded) and h = (1 - z) n + z h
+// with r = sigmoid(a_r + b_r), z = sigmoid(a_z + b_z), n = tanh(a_n + r b_n), for all `padded`
+// values of h (padding lanes with zero weights stay zero).
+using GruStepKernel = void (*)(const float* a, const float* w, const float* bias, int hidden, int padded, float* h,
+                               float* scratch);
+void gru_step_scalar(const float* a, const float* w, const float* bias, int hidden, int padded, float* h,
+                     float* scratch);
+
+// AVX2/FMA kernels, or nullptr when this build has none (non-x86 targets). The AVX2 GRU step
+// uses a polynomial exp (relative error < 2e-7).
 DenseKernel dense_avx2_kernel();
 TopKKernel top_k_avx2_kernel();
-// AVX-512 dense kernel, or nullptr when this build has none (its top-k is the AVX2 one).
+GruStepKernel gru_step_avx2_kernel();
+// AVX-512 dense kernel, or nullptr when this build has none (its top-k and GRU step are the
+// AVX2 ones).
 DenseKernel dense_avx512_kernel();
+
+// The dense kernel of `path` (Scalar, Avx2 or Avx512, available).
+DenseKernel dense_kernel_for(KernelPath path);
+// The GRU step kernel of `path` (Scalar, Avx2 or Avx512, available).
+GruStepKernel gru_step_kernel_for(KernelPath path);
+// Replaces Auto by the widest available path; false with a message when `path` is not available
+// in this build or on this CPU.
+bool resolve_kernel_path(KernelPath& path, std::string& error);
 
 }  // namespace lmm::detail

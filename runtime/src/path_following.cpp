@@ -11,6 +11,7 @@ namespace lmm {
 namespace {
 
 constexpr float kDegToRad = 0.017453292f;
+constexpr int kFacingHistory = 1024;  // root facings kept for DirectionNet's window (one per update)
 
 Vec3 point_of(const PathSample& s) { return Vec3{s.x, 0.0f, s.z}; }
 
@@ -220,9 +221,17 @@ bool PathFollower::init(std::shared_ptr<const Database> database, const FeatureS
             " fps; two or more at the database's " + std::to_string(db.fps()) + " fps are needed";
     return false;
   }
-  if (!std::isfinite(settings.query.facing_offset) || !(settings.query.max_speed > 0.0f)) {
-    error = "the facing offset must be finite and the speed limit positive";
+  if (!std::isfinite(settings.query.facing_offset) || !std::isfinite(settings.query.start_facing_offset) ||
+      !(settings.query.max_speed > 0.0f)) {
+    error = "the facing offsets must be finite and the speed limit positive";
     return false;
+  }
+  if (settings.query.direction != nullptr) {
+    if (!direction_.init(settings.query.direction, KernelPath::Auto, error)) return false;
+    const DirectionNet& net = *settings.query.direction;
+    window_points_.assign(2 * size_t(net.window()), 0.0f);
+    window_facings_.assign(2 * size_t(net.present() + 1), 0.0f);
+    predicted_.assign(2 * size_t(net.future_steps()), 0.0f);
   }
   db_ = database;
   search_ = &search;
@@ -248,7 +257,8 @@ bool PathFollower::init(std::shared_ptr<const Database> database, const FeatureS
   playback_.init(database, db.ranges()[0].start);
   out_ = playback_.sample();
   out_.positions[0] = path.points[0];
-  out_.rotations[0] = quat_from_heading(path.tangent(0.0f));
+  const Quat start_turn = quat_from_angle_axis(settings.query.start_facing_offset, Vec3{0.0f, 1.0f, 0.0f});
+  out_.rotations[0] = quat_from_heading(rotate(start_turn, path.tangent(0.0f)));
   out_.velocities[0] = out_.angular[0] = Vec3{};
   update_globals(db.skeleton().parents);
   animated_ = out_.rotations;
@@ -256,7 +266,64 @@ bool PathFollower::init(std::shared_ptr<const Database> database, const FeatureS
   corner_ = -1;
   since_match_ = settings.match_interval;  // match at the first update
   elapsed_frames_ = 0.0;
+  clock_ = 0.0;
+  facing_history_.assign(kFacingHistory, rotate(out_.rotations[0], Vec3{0.0f, 0.0f, 1.0f}));
+  facing_times_.assign(kFacingHistory, 0.0);
+  facing_next_ = 0;
+  predicted_at_ = -1;
   return true;
+}
+
+void PathFollower::record_facing() {
+  facing_history_[size_t(facing_next_)] = on_ground(rotate(out_.rotations[0], Vec3{0.0f, 0.0f, 1.0f}));
+  facing_times_[size_t(facing_next_)] = clock_;
+  facing_next_ = (facing_next_ + 1) % kFacingHistory;
+}
+
+Vec3 PathFollower::facing_before(double seconds) const {
+  const double wanted = clock_ - seconds;
+  for (int i = 1; i <= kFacingHistory; ++i) {
+    const int h = (facing_next_ - i + kFacingHistory) % kFacingHistory;
+    if (facing_times_[size_t(h)] <= wanted) return facing_history_[size_t(h)];
+  }
+  return facing_history_[size_t(facing_next_)];  // the oldest kept (padding before the start)
+}
+
+void PathFollower::predict_facings(int desired) {
+  const DirectionNet& net = *direction_.net();
+  ++stats_.direction_calls;
+  const float points_per_step = net.step_seconds() * path_->fps;
+  const Vec3 origin = path_->points[size_t(desired)];
+  const Quat heading = heading_of(out_.rotations[0]);
+  for (int t = 0; t < net.window(); ++t) {
+    const Vec3 p = inverse_rotate(heading, path_->at(float(desired) + float(t - net.present()) * points_per_step) - origin);
+    window_points_[size_t(2 * t)] = p.x, window_points_[size_t(2 * t + 1)] = p.z;
+  }
+  for (int t = 0; t <= net.present(); ++t) {
+    const Vec3 f = inverse_rotate(heading, facing_before(double(net.present() - t) * net.step_seconds()));
+    window_facings_[size_t(2 * t)] = f.x, window_facings_[size_t(2 * t + 1)] = f.z;
+  }
+  predicted_at_ = desired;
+  predicted_heading_ = heading;
+  if (!direction_.predict(window_points_.data(), window_facings_.data(), predicted_.data())) {
+    ++stats_.direction_failures;
+    predicted_at_ = -1;
+  }
+}
+
+Vec3 PathFollower::query_facing(float index, Quat turn) const {
+  if (predicted_at_ < 0) return rotate(turn, path_->tangent(index));
+  // Step 0 is the present facing (+Z of the prediction's frame), step j > 0 predicted_[j - 1].
+  const DirectionNet& net = *direction_.net();
+  const float steps = std::clamp((index - float(predicted_at_)) / (net.step_seconds() * path_->fps), 0.0f,
+                                 float(net.future_steps()));
+  const int below = std::min(int(steps), net.future_steps() - 1);
+  auto step = [&](int j) {
+    return j == 0 ? Vec3{0.0f, 0.0f, 1.0f} : Vec3{predicted_[size_t(2 * j - 2)], 0.0f, predicted_[size_t(2 * j - 1)]};
+  };
+  const float a = steps - float(below);
+  const Vec3 local = step(below) * (1.0f - a) + step(below + 1) * a;
+  return rotate(predicted_heading_, length(local) > 1e-6f ? normalize(local) : step(below));
 }
 
 int PathFollower::desired_position(Vec3 root, const Context& context) const {
@@ -367,8 +434,7 @@ void PathFollower::compute_query(const RootSample& root, int frame, Context& con
   context.desired = desired;
   const Quat turn = quat_from_angle_axis(settings_.query.facing_offset, Vec3{0.0f, 1.0f, 0.0f});
   for (size_t m = 0; m < offsets.size(); ++m) {
-    const Vec3 facing = rotate(turn, path.tangent(level.indices[m]));
-    level.trajectory[m] = RootSample{level.positions[m], quat_from_heading(facing)};
+    level.trajectory[m] = RootSample{level.positions[m], quat_from_heading(query_facing(level.indices[m], turn))};
   }
   QueryJob job = query_job_for(*db_);
   job.pose_features = Span<const float>(db_->features(frame), size_t(db_->schema().dims));
@@ -390,6 +456,7 @@ void PathFollower::match(int previous_desired) {
   // The playing frame continues as a candidate while its clip has N more frames.
   const int frame = playback_.frame();
   const int current = frame + lhmm_.step_frames < playback_.clip_stop() - 1 ? frame : -1;
+  if (direction_.net() != nullptr) predict_facings(desired_);
   int best = -1;
   long_horizon_match(lhmm_, *this, root, frame, context, settings_.levels, current, best);
   stats_.knn_calls = lhmm_.knn_calls;
@@ -408,6 +475,7 @@ void PathFollower::update(float dt) {
   }
   ++stats_.updates;
   begin_root_motion();
+  clock_ += dt;
   elapsed_frames_ += double(dt) * db_->fps();
   since_match_ += dt;
   const int previous = desired_;  // i_d of the previous frame (Lee, Kwon & Lee 2023 Eq. 1's i_d_prev)
@@ -430,6 +498,7 @@ void PathFollower::update(float dt) {
     feet_.apply(db_->contacts(playback_.frame()), settings_.foot_unlock_distance, settings_.foot_blend_halflife, dt,
                 db_->skeleton().parents, out_, global_positions_, global_rotations_);
   }
+  record_facing();
   end_root_motion();
 }
 

@@ -271,6 +271,36 @@ case "$case_name" in
     done
     [[ -n "$(json_number "$work/stepper.json" rollout_error_cm_2s)" ]] || fail "stepper JSON lacks rollout_error_cm_2s"
     [[ -n "$(json_number "$work/projector.json" projector_feature_error)" ]] || fail "projector JSON lacks projector_feature_error"
+    # DirectionNet (issue 16): train with the longest walk held out, export, follow paths with it.
+    cp "$configs/training/tiny.toml" "$work/direction.toml"
+    printf 'holdout = ["walk_normal_001"]\n' >>"$work/direction.toml"  # tiny.toml ends with its [direction] table
+    run "$tools/lmm-train" direction --db "$work/db.mmdb" --config "$work/direction.toml" --out "$work/dn" \
+      --json "$work/direction.json"
+    expect_rc 0; expect_out "training windows"
+    for key in direction_error_deg_forward_net direction_error_deg_forward_tangent direction_samples_forward; do
+      [[ -n "$(json_number "$work/direction.json" "$key")" ]] || fail "direction JSON lacks $key"
+    done
+    run "$tools/lmm-export" --in "$work/dn" --direction --out "$work/d.lmdn"; expect_rc 0; expect_out "DirectionNet"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --test-path sideways-shuffle --facing net --direction-net "$work/d.lmdn" \
+      --json "$work/path-net.json"
+    expect_rc 0; expect_out "DirectionNet predictions"
+    (( $(json_number "$work/path-net.json" direction_calls) > 0 )) || fail "--facing net made no DirectionNet prediction"
+    [[ -n "$(json_number "$work/path-net.json" facing_error_deg)" ]] || fail "path JSON lacks facing_error_deg"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --facing net; expect_rc 1; expect_out "--direction-net"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --facing net --facing-offset 30 \
+      --direction-net "$work/d.lmdn"
+    expect_rc 1; expect_out "--facing joystick"
+    head -c 300 "$work/d.lmdn" >"$work/cut.lmdn"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --facing net --direction-net "$work/cut.lmdn"
+    expect_rc 1; expect_out "$work/cut.lmdn"
+    if [[ -x "$tools/lmm-bench" ]]; then
+      run "$tools/lmm-bench" direction --model "$work/d.lmdn" --db "$work/db.mmdb" --calls 20 --repetitions 1 \
+        --json "$work/bench-direction.json"
+      expect_rc 0; expect_out "us per prediction"
+      for key in us_per_call ms_per_lhmm ratio_to_lhmm; do
+        [[ -n "$(json_number "$work/bench-direction.json" "$key")" ]] || fail "bench direction JSON lacks $key"
+      done
+    fi
     # lmm-export: the folder's checkpoints -> bundles; then lmm-bench nn times them.
     run "$tools/lmm-export" --help; expect_rc 0; expect_out "--with-encoder"
     run "$tools/lmm-export" --in "$work/none" --out "$work/x.lmmw"; expect_rc 1; expect_out "run.toml"

@@ -38,3 +38,5 @@ inline bool parse_or_stop(cxxopts::Options& o, int argc, char** argv, const char
 int bench_nn(int argc, char** argv);
 // lmm-bench crowd: crowd update timings against one-by-one updates (bench_crowd.cpp).
 int bench_crowd(int argc, char** argv);
+// lmm-bench direction: DirectionNet prediction cost against an LHMM call (bench_direction.cpp).
+int bench_direction(int argc, char** argv);

@@ -7,6 +7,7 @@
 //                                                              runtime network inference (bench_nn.cpp)
 //   lmm-bench crowd (--model X.lmmw | --db X.mmdb) [--characters ...] [--threads T] [--lod ...] [--json PATH]
 //                                                              crowd vs one-by-one updates (bench_crowd.cpp)
+//   lmm-bench direction --model X.lmdn --db X.mmdb [--json PATH] DirectionNet vs an LHMM call (bench_direction.cpp)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -298,6 +299,7 @@ int run(int argc, char** argv) {
   if (command == "search") return bench_search(argc - 1, argv + 1);
   if (command == "nn") return bench_nn(argc - 1, argv + 1);
   if (command == "crowd") return bench_crowd(argc - 1, argv + 1);
+  if (command == "direction") return bench_direction(argc - 1, argv + 1);
 #ifdef LMM_HAVE_FAISS
   if (command == "train") return bench_train(argc - 1, argv + 1);
 #endif
@@ -307,6 +309,7 @@ int run(int argc, char** argv) {
             "       lmm-bench nn (--model X.lmmw [--baseline Y.lmmw] | --preset NAME --db X.mmdb) [--json PATH]\n"
             "       lmm-bench crowd (--model X.lmmw | --db X.mmdb) [--characters 1,64,1024,4096] [--threads 2] [--lod 1,2,4]\n"
             "                       [--json PATH]\n"
+            "       lmm-bench direction --model X.lmdn --db X.mmdb [--k 3 --l 3] [--calls 1000] [--json PATH]\n"
             "       lmm-bench train --db X.mmdb [--preset NAME] [--steps N] [--json PATH] (built with training)\n"
             "Each command has --help.");
   return command == "-h" || command == "--help" ? 0 : 2;

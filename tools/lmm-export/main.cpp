@@ -1,10 +1,12 @@
-// lmm-export: turn a training folder's checkpoints into one runtime model bundle (*.lmmw).
+// lmm-export: turn a training folder's checkpoints into one runtime model bundle (*.lmmw), or its
+// DirectionNet checkpoint into a DirectionNet bundle (*.lmdn).
 #include <cstdio>
 
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
 #include "lmm/pipeline/report.hpp"
+#include "lmm/training/direction.hpp"
 #include "lmm/training/export.hpp"
 
 using namespace lmm;
@@ -19,12 +21,14 @@ int run(int argc, char** argv) {
       "Export the decoder, stepper and projector trained in DIR (by lmm-train --out DIR) as one runtime "
       "bundle: Lipschitz scales folded into the weights, normalisation statistics, skeleton, feature schema, "
       "frame rate and preset name included. The database and preset are read from DIR/run.toml.\n"
-      "  lmm-export --in DIR --out model.lmmw [--half] [--with-encoder] [--db X.mmdb]");
+      "  lmm-export --in DIR --out model.lmmw [--half] [--with-encoder] [--db X.mmdb]\n"
+      "  lmm-export --in DIR --direction --out direction.lmdn   (DirectionNet, from lmm-train direction)");
   options.add_options()
       ("in", "training folder (checkpoints + run.toml)", cxxopts::value<std::string>())
       ("out", "bundle to write (*.lmmw, written atomically)", cxxopts::value<std::string>())
       ("half", "store layer weights as f16 (about half the size; SMoE gates and statistics stay f32)")
       ("with-encoder", "also export the encoder (not needed at run time)")
+      ("direction", "export DIR/direction.pt (lmm-train direction) as a DirectionNet bundle instead")
       ("db", "use this database instead of the one in DIR/run.toml", cxxopts::value<std::string>())
       ("json", "write a summary as JSON to this path", cxxopts::value<std::string>())
       ("h,help", "show this help");
@@ -36,6 +40,11 @@ int run(int argc, char** argv) {
   if (!args.count("in") || !args.count("out")) {
     spdlog::error("lmm-export: need --in DIR and --out FILE (see --help)");
     return 2;
+  }
+  if (args.count("direction")) {
+    export_direction(args["in"].as<std::string>(), args["out"].as<std::string>());
+    spdlog::info("wrote {}: DirectionNet", args["out"].as<std::string>());
+    return 0;
   }
   ExportOptions o;
   o.in_dir = args["in"].as<std::string>();

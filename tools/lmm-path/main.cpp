@@ -24,15 +24,18 @@ cxxopts::Options make_options() {
       "Follow a drawn path with long-horizon motion matching LHMM(k, l) (Lee, Kwon & Lee 2023) and write the motion (BVH),\n"
       "root trajectory (CSV), a top-view plot (SVG) and metrics (JSON). A path file is CSV with a header\n"
       "t,x,z (seconds, metres on the ground) or JSON [[t, x, z], ...]. --ablation runs the built-in test paths\n"
-      "through Lee, Kwon & Lee 2023's Table 2 ablation and Table 1 configurations instead.\n"
+      "through Lee, Kwon & Lee 2023's Table 2 ablation and Table 1 configurations instead; --facing-table compares the\n"
+      "facing modes (Sec. VI-D: tangent, joystick, DirectionNet) on the test paths and paths walked sideways or backwards.\n"
       "  lmm-path --db X.mmdb --path P.csv [--k 3 --l 3] [--mode local|global] [--speed-scale 1] --out DIR [--json PATH]");
   o.add_options()
       ("db", "motion database (*.mmdb)", cxxopts::value<std::string>())
       ("path", "path file (CSV t,x,z or JSON); repeat for several characters, each with its own path",
        cxxopts::value<std::vector<std::string>>())
-      ("test-path", "use a built-in test path: circle-accelerating, sharp-corners, s-curve, hand-drawn",
-       cxxopts::value<std::string>())
+      ("test-path", "use a built-in test path: circle-accelerating, sharp-corners, s-curve, hand-drawn, or one "
+       "walked facing +Z: backward-walk, sideways-shuffle, back-and-forth", cxxopts::value<std::string>())
       ("ablation", "run every test path through the Table 2 and Table 1 configurations")
+      ("facing-table", "run every test path with each facing mode (tangent; joystick where one offset walks it; "
+                       "net with --direction-net)")
       ("long-db", "--ablation: database with the longer query (configs/features/locomotion-long.toml)",
        cxxopts::value<std::string>())
       ("k", "nearest neighbours per LHMM level (also --k)", cxxopts::value<int>()->default_value("3"))
@@ -56,7 +59,14 @@ cxxopts::Options make_options() {
       ("no-speed-limit", "do not limit the future query's speed")
       ("no-corner-fix", "do not modify the query at sharp corners")
       ("raw", "raw future query: current-frame desired position, no speed limit, no corner fix")
-      ("facing-offset", "degrees added to the tangential facing (joystick offset)", cxxopts::value<float>()->default_value("0"))
+      ("facing", "future facing of the query (Lee, Kwon & Lee 2023 Sec. VI-D): tangent, joystick (the tangent "
+                 "turned by --facing-offset) or net (DirectionNet, --direction-net)", cxxopts::value<std::string>())
+      ("facing-offset", "degrees added to the tangential facing (joystick offset; implies --facing joystick)",
+       cxxopts::value<float>()->default_value("0"))
+      ("direction-net", "DirectionNet bundle (*.lmdn, lmm-export --direction) for --facing net and --facing-table",
+       cxxopts::value<std::string>())
+      ("start-facing", "degrees: the character starts facing the path's first tangent turned by this (default: the "
+                       "test path's own, else 0)", cxxopts::value<float>())
       ("match-interval", "seconds between LHMM calls", cxxopts::value<float>()->default_value("0.1666667"))
       ("dt", "time step in seconds", cxxopts::value<float>()->default_value("0.0166667"))
       ("out", "output folder (motion.bvh, root.csv, plot.svg; with --ablation the plots)", cxxopts::value<std::string>())
@@ -65,6 +75,14 @@ cxxopts::Options make_options() {
       ("json", "write metrics (or the ablation tables) as JSON", cxxopts::value<std::string>())
       ("h,help", "show this help");
   return o;
+}
+
+// The DirectionNet bundle `file`; InputError naming it when it cannot be used.
+std::shared_ptr<const DirectionNet> load_direction_net(const std::string& file) {
+  std::string error;
+  std::shared_ptr<const DirectionNet> net = DirectionNet::load_file(file, error);
+  if (net == nullptr) throw InputError(error);
+  return net;
 }
 
 // v_max: --max-speed, else the controller config's run_forward, else measured from the data.
@@ -80,6 +98,26 @@ void set_speed_limit(const cxxopts::ParseResult& args, PathQuerySettings& q) {
     q.max_speed_from_data = false;
     if (!(q.max_speed > 0.0f)) throw InputError("--max-speed must be positive");
   }
+}
+
+constexpr float kRadPerDeg = 0.017453292f;
+
+// --facing, --facing-offset, --direction-net and --start-facing.
+void set_facing(const cxxopts::ParseResult& args, PathQuerySettings& q) {
+  const float offset = args["facing-offset"].as<float>();
+  if (!std::isfinite(offset)) throw InputError("--facing-offset must be a finite number of degrees");
+  const std::string facing = args.count("facing") ? args["facing"].as<std::string>() : (offset != 0.0f ? "joystick" : "tangent");
+  if (facing != "tangent" && facing != "joystick" && facing != "net") {
+    throw InputError("--facing: '" + facing + "' is not tangent, joystick or net");
+  }
+  if (offset != 0.0f && facing != "joystick") throw InputError("--facing-offset is the joystick mode's: use --facing joystick");
+  q.facing_offset = offset * kRadPerDeg;
+  if (args.count("start-facing")) {
+    q.start_facing_offset = args["start-facing"].as<float>() * kRadPerDeg;
+    if (!std::isfinite(q.start_facing_offset)) throw InputError("--start-facing must be a finite number of degrees");
+  }
+  if (facing == "net" && !args.count("direction-net")) throw InputError("--facing net needs --direction-net FILE");
+  if (facing == "net") q.direction = load_direction_net(args["direction-net"].as<std::string>());
 }
 
 PathRunOptions run_options(const cxxopts::ParseResult& args) {
@@ -115,8 +153,7 @@ PathRunOptions run_options(const cxxopts::ParseResult& args) {
   q.speed_limit = !args.count("no-speed-limit") && !args.count("raw");
   q.corner_fix = !args.count("no-corner-fix") && !args.count("raw");
   if (args.count("raw")) q.desired = DesiredPosition::CurrentFrame;
-  q.facing_offset = args["facing-offset"].as<float>() * 0.017453292f;
-  if (!std::isfinite(q.facing_offset)) throw InputError("--facing-offset must be a finite number of degrees");
+  set_facing(args, q);
   o.dt = args["dt"].as<float>();
   if (!(o.dt > 0.0f && o.dt <= kMaxDt)) throw InputError("--dt must be in (0, 0.25]");
   return o;
@@ -134,7 +171,10 @@ JsonObject metrics_json(const PathMetrics& m) {
       .number("matches", m.matches)
       .number("transitions", m.transitions)
       .number("corner_queries", m.corner_queries)
-      .number("foot_slide_cm_per_s", m.foot_slide_cm_per_s);
+      .number("foot_slide_cm_per_s", m.foot_slide_cm_per_s)
+      .number("facing_error_deg", m.facing_error_deg)
+      .number("sideways_clip_share", m.sideways_clip_share)
+      .number("direction_calls", m.direction_calls);
 }
 
 // One named configuration of the ablation tables.
@@ -247,6 +287,66 @@ int run_ablation(const std::shared_ptr<const Database>& db, const FeatureSearch&
   return 0;
 }
 
+std::vector<TestPath> all_test_paths() {
+  std::vector<TestPath> paths = test_paths();
+  for (TestPath& p : facing_test_paths()) paths.push_back(std::move(p));
+  return paths;
+}
+
+std::string facing_cell(const PathMetrics& m) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.3f m%s %5.1f deg %3.0f%%", m.avg_distance_m, m.completed ? "" : " (fail)",
+                m.facing_error_deg, 100.0 * m.sideways_clip_share);
+  return text;
+}
+
+// The facing modes on every test path: distance, facing error against the intended facing and the
+// share of frames from sideways or backward clips (Lee, Kwon & Lee 2023 Sec. VI-D-G, Fig. 10).
+int run_facing_table(const std::shared_ptr<const Database>& db, const FeatureSearch& search, const PathRunOptions& base,
+                     const cxxopts::ParseResult& args) {
+  std::vector<std::pair<std::string, PathRunOptions>> modes{{"tangent", base}, {"joystick", base}};
+  modes[0].second.follower.query.direction = nullptr;
+  modes[1].second.follower.query.direction = nullptr;
+  if (args.count("direction-net")) {
+    modes.emplace_back("net", base);
+    modes.back().second.follower.query.direction = load_direction_net(args["direction-net"].as<std::string>());
+  } else {
+    std::printf("(the net column needs --direction-net FILE)\n");
+  }
+  const std::string out = args.count("out") ? args["out"].as<std::string>() : "";
+  if (!out.empty()) std::filesystem::create_directories(out);
+  std::printf("Facing modes: average distance to the path, mean facing error against the intended facing (the "
+              "tangent, or +Z on the last three paths), share of frames from sideways / backward clips\n%-20s", "path");
+  for (const auto& mode : modes) std::printf(" %30s", mode.first.c_str());
+  std::printf("\n");
+  std::vector<JsonObject> rows;
+  for (const TestPath& p : all_test_paths()) {
+    std::printf("%-20s", p.name.c_str());
+    for (const auto& [name, options] : modes) {
+      const bool joystick = name == "joystick";
+      if (joystick && !std::isfinite(p.joystick_deg)) {
+        std::printf(" %30s", "-");
+        continue;
+      }
+      PathRunOptions o = options;
+      o.shaping.speed_scale = p.speed_scale;
+      o.fixed_facing = p.fixed_facing;
+      o.follower.query.start_facing_offset = p.start_facing_deg * kRadPerDeg;
+      o.follower.query.facing_offset = joystick ? p.joystick_deg * kRadPerDeg : 0.0f;
+      CharacterTrack track;
+      Path path;
+      const PathMetrics m = run_path(db, search, p.samples, o, track, path);
+      std::printf(" %30s", facing_cell(m).c_str());
+      std::fflush(stdout);
+      rows.push_back(metrics_json(m).text("facing", name).text("path", p.name));
+      if (!out.empty()) write_path_svg(out + "/" + name + "-" + p.name + ".svg", path, track, name + ", " + p.name);
+    }
+    std::printf("\n");
+  }
+  if (args.count("json")) write_json(args["json"].as<std::string>(), JsonObject().objects("facing_table", rows));
+  return 0;
+}
+
 // A path to follow and where it came from (for messages).
 struct NamedPath {
   std::string name;
@@ -261,9 +361,11 @@ std::vector<NamedPath> chosen_paths(const cxxopts::ParseResult& args, PathRunOpt
     return paths;
   }
   const std::string name = args["test-path"].as<std::string>();
-  for (const TestPath& p : test_paths()) {
+  for (const TestPath& p : all_test_paths()) {
     if (p.name != name) continue;
     if (!args.count("speed-scale")) options.shaping.speed_scale = p.speed_scale;
+    if (!args.count("start-facing")) options.follower.query.start_facing_offset = p.start_facing_deg * kRadPerDeg;
+    options.fixed_facing = p.fixed_facing;
     paths.push_back({"test path " + p.name, p.samples});
     return paths;
   }
@@ -278,6 +380,10 @@ void print_metrics(size_t character, const PathRunOptions& o, const PathMetrics&
               m.completed ? ("completed in " + std::to_string(m.seconds_to_complete) + " s").c_str()
                           : ("NOT completed (the desired position did not reach the path's end within the run limit of " +
                              format_number(m.run_limit_s) + " s)").c_str());
+  std::printf("  facing %.1f deg from the intended facing on average, %.0f%% of the frames from sideways / backward "
+              "clips%s\n",
+              m.facing_error_deg, 100.0 * m.sideways_clip_share,
+              m.direction_calls > 0 ? (", " + std::to_string(m.direction_calls) + " DirectionNet predictions").c_str() : "");
 }
 
 void write_outputs(const std::string& dir, const Database& db, const std::vector<CharacterTrack>& tracks,
@@ -317,9 +423,11 @@ int run(int argc, char** argv) {
     std::puts(options.help().c_str());
     return 0;
   }
-  const int sources = int((args.count("path") > 0) + args.count("test-path") + args.count("ablation"));
+  const int sources =
+      int((args.count("path") > 0) + args.count("test-path") + args.count("ablation") + args.count("facing-table"));
   if (!args.count("db") || sources != 1) {
-    spdlog::error("lmm-path: need --db FILE and exactly one of --path FILE, --test-path NAME or --ablation (see --help)");
+    spdlog::error("lmm-path: need --db FILE and exactly one of --path FILE, --test-path NAME, --ablation or "
+                  "--facing-table (see --help)");
     return 2;
   }
   PathRunOptions o = run_options(args);
@@ -329,6 +437,7 @@ int run(int argc, char** argv) {
   FeatureSearch search;
   if (!search.build(db, error)) throw InputError(error);
   if (args.count("ablation")) return run_ablation(db, search, o, args);
+  if (args.count("facing-table")) return run_facing_table(db, search, o, args);
   std::string unit_note;
   const float unit_scale = output_unit_scale(args["units"].as<std::string>(), db->source_unit_scale(),
                                              args["db"].as<std::string>(), unit_note);

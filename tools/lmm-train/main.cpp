@@ -10,6 +10,7 @@
 #include "lmm/pipeline/bvh.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/report.hpp"
+#include "lmm/training/direction.hpp"
 #include "lmm/training/export.hpp"
 #include "lmm/training/trainer.hpp"
 
@@ -37,12 +38,13 @@ JsonObject report_json(const std::string& model, const TrainingConfig& config, c
 
 int run(int argc, char** argv) {
   cxxopts::Options options("lmm-train",
-                           "Train a learned motion matching model (Kleanthous & Martini 2023): lmm-train MODEL --db X.mmdb "
-                           "--config PRESET --out DIR\nMODEL: autoencoder | stepper | projector. PRESET: a name in "
+                           "Train a learned motion matching model (Kleanthous & Martini 2023) or DirectionNet (Lee, Kwon & "
+                           "Lee 2023): lmm-train MODEL --db X.mmdb --config PRESET --out DIR\nMODEL: autoencoder | "
+                           "stepper | projector | direction. PRESET: a name in "
                            "configs/training (tiny, quick, standard, paper, ffn-...) or a path to a TOML file "
                            "(a value containing '/' or ending in .toml).");
   options.add_options()
-      ("model", "autoencoder, stepper or projector", cxxopts::value<std::string>())
+      ("model", "autoencoder, stepper, projector or direction", cxxopts::value<std::string>())
       ("db", "motion database (*.mmdb)", cxxopts::value<std::string>())
       ("config", "preset name, or a TOML file given as a path (with '/' or .toml)", cxxopts::value<std::string>()->default_value("tiny"))
       ("out", "output folder (checkpoints)", cxxopts::value<std::string>())
@@ -66,10 +68,11 @@ int run(int argc, char** argv) {
   const std::string model = args["model"].as<std::string>();
   using Trainer = TrainReport (*)(const TrainingConfig&, const Database&, const TrainOptions&);
   const std::map<std::string, Trainer> trainers{
-      {"autoencoder", train_autoencoder}, {"stepper", train_stepper}, {"projector", train_projector}};
+      {"autoencoder", train_autoencoder}, {"stepper", train_stepper}, {"projector", train_projector},
+      {"direction", train_direction}};
   const auto trainer = trainers.find(model);
   if (trainer == trainers.end()) {  // before anything is read or written
-    spdlog::error("lmm-train: unknown model '{}' (autoencoder, stepper, projector)", model);
+    spdlog::error("lmm-train: unknown model '{}' (autoencoder, stepper, projector, direction)", model);
     return 2;
   }
   TrainingConfig config = load_training_config(args["config"].as<std::string>(), default_config_dir());

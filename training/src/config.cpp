@@ -76,6 +76,43 @@ void read_network(const toml::table& root, const char* name, NetworkConfig& n, c
   }
 }
 
+void read_strings(const toml::table& t, const char* key, std::vector<std::string>& out, const std::string& where) {
+  const toml::node* node = t.get(key);
+  if (node == nullptr) return;
+  const toml::array* array = node->as_array();
+  if (array == nullptr) throw std::runtime_error(where + ": '" + key + "' must be an array of strings");
+  out.clear();
+  for (const toml::node& item : *array) {
+    const auto v = item.value<std::string>();
+    if (!v || v->empty()) throw std::runtime_error(where + ": '" + key + "' must hold non-empty strings");
+    out.push_back(*v);
+  }
+}
+
+void read_direction(const toml::table& root, DirectionConfig& d, const std::string& path) {
+  const toml::table* t = section(root, "direction", path);
+  if (t == nullptr) return;
+  const std::string where = path + " [direction]";
+  check_keys(*t, {"hidden", "window_seconds", "future_seconds", "step_hz", "steps", "batch", "learning_rate", "holdout"},
+             where);
+  read(*t, "hidden", d.hidden, where);
+  read(*t, "window_seconds", d.window_seconds, where);
+  read(*t, "future_seconds", d.future_seconds, where);
+  read(*t, "step_hz", d.step_hz, where);
+  read(*t, "steps", d.steps, where);
+  read(*t, "batch", d.batch, where);
+  read(*t, "learning_rate", d.learning_rate, where);
+  read_strings(*t, "holdout", d.holdout, where);
+  if (d.hidden < 1 || d.hidden > 1024 || d.steps < 1 || d.batch < 1 || !(d.learning_rate > 0.0)) {
+    throw std::runtime_error(where + ": need 1 <= hidden <= 1024, steps >= 1, batch >= 1 and learning_rate > 0");
+  }
+  if (!(d.step_hz > 0.0 && d.step_hz <= 240.0) || !(d.future_seconds > 0.0) ||
+      !(d.window_seconds > d.future_seconds + 1.0 / d.step_hz) || d.window_seconds * d.step_hz > 4096.0) {
+    throw std::runtime_error(where + ": need 0 < step_hz <= 240, future_seconds > 0 and window_seconds > "
+                             "future_seconds + one step, at most 4096 steps");
+  }
+}
+
 // The whole text of preset file `path`; throws naming it when it is missing, not a regular file
 // or unreadable.
 std::string read_preset_text(const std::string& path) {
@@ -125,7 +162,7 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
   TrainingConfig c;
   c.source = path;
   c.text = text;
-  check_keys(root, {"name", "model", "decoder", "stepper", "projector", "train", "loss"}, path);
+  check_keys(root, {"name", "model", "decoder", "stepper", "projector", "direction", "train", "loss"}, path);
   read(root, "name", c.name, path);
   if (const toml::table* m = section(root, "model", path)) {
     const std::string where = path + " [model]";
@@ -137,6 +174,7 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
   read_network(root, "decoder", c.decoder, path);
   read_network(root, "stepper", c.stepper, path);
   read_network(root, "projector", c.projector, path);
+  read_direction(root, c.direction, path);
   if (const toml::table* t = section(root, "train", path)) {
     const std::string where = path + " [train]";
     check_keys(*t, {"seed", "threads", "batch", "steps", "steps_per_epoch", "learning_rate", "weight_decay",

@@ -16,16 +16,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<float> to_vector(const torch::Tensor& t) {
-  const torch::Tensor c = t.detach().to(torch::kFloat32).contiguous();
-  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-}
-
 // Appends a torch layer (weight [out, in], bias [out]) to `layer` in input-major order.
 void append_layer(LayerValues& layer, const torch::Tensor& weight, const torch::Tensor& bias) {
   layer.in = int(weight.size(1));
   layer.out = int(weight.size(0));
-  const std::vector<float> w = to_vector(weight.t()), b = to_vector(bias);
+  const std::vector<float> w = float_values(weight.t()), b = float_values(bias);
   layer.weight.insert(layer.weight.end(), w.begin(), w.end());
   layer.bias.insert(layer.bias.end(), b.begin(), b.end());
 }
@@ -79,6 +74,11 @@ void write_once(const std::string& path, const std::string& text, const std::str
 
 }  // namespace
 
+std::vector<float> float_values(const torch::Tensor& t) {
+  const torch::Tensor c = t.detach().to(torch::kFloat32).contiguous();
+  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
 TrainedModels initial_models(const TrainingConfig& c, const PoseData& d, uint64_t seed) {
   torch::manual_seed(seed);
   const int64_t features = d.features.size(1), pose = d.layout.size();
@@ -105,17 +105,17 @@ ModelValues model_values(const TrainedModels& m, const TrainingConfig& c, const 
   v.decoder = network_values(m.autoencoder->decoder);
   v.stepper = network_values(m.stepper->net);
   v.projector = network_values(m.projector->net);
-  v.pose_mean = to_vector(d.pose_mean);
-  v.pose_std = to_vector(d.pose_std);
-  v.delta_scale = to_vector(m.stepper->delta_scale);
-  v.state_mean = to_vector(m.projector->state_mean);
-  v.state_std = to_vector(m.projector->state_std);
+  v.pose_mean = float_values(d.pose_mean);
+  v.pose_std = float_values(d.pose_std);
+  v.delta_scale = float_values(m.stepper->delta_scale);
+  v.state_mean = float_values(m.projector->state_mean);
+  v.state_std = float_values(m.projector->state_std);
   if (with_encoder) {
     v.encoder.mlp = mlp_values(m.autoencoder->encoder);
     torch::Tensor mean, std;
     encoder_inputs(d, mean, std);
-    v.encoder_mean = to_vector(mean);
-    v.encoder_std = to_vector(std);
+    v.encoder_mean = float_values(mean);
+    v.encoder_std = float_values(std);
   }
   return v;
 }

@@ -16,26 +16,17 @@
 #include "lmm/training/flat_index.hpp"
 #include "lmm/training/models.hpp"
 #include "lmm/training/pose_data.hpp"
+#include "training_loop.hpp"
 
 namespace lmm::training {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-using Terms = std::vector<std::pair<std::string, torch::Tensor>>;  // first entry: "total"
 
 constexpr double kTwoPi = 6.283185307179586;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-// Everything a generic loop needs from one model's trainer.
-struct LoopSpec {
-  std::string model;                           // checkpoint name, e.g. "autoencoder"
-  torch::nn::Module* net = nullptr;            // parameters to optimise and checkpoint
-  std::function<Terms()> step;                 // one batch: named loss terms, "total" first
-  int64_t samples_per_step = 0;
-  Network routed{nullptr};                     // SMoE network whose expert use is logged, if any
-};
 
 // " | experts used MIN-MAX" (fraction of the batch routed to the least / most used expert).
 std::string utilisation_text(const Network& net) {
@@ -105,7 +96,8 @@ void read_checkpoint_file(const std::string& path, torch::serialize::InputArchiv
 
 // Writes the training state; throws std::runtime_error naming `path` when the file cannot be
 // written (e.g. disk full), with the previous checkpoint at `path` kept.
-void save_checkpoint(const std::string& path, const LoopSpec& spec, const Adan& optimizer, const LoopState& s) {
+void save_checkpoint(const std::string& path, const LoopSpec& spec, const torch::optim::Optimizer& optimizer,
+                     const LoopState& s) {
   torch::serialize::OutputArchive archive, model, optim, losses;
   spec.net->save(model);
   optimizer.save(optim);
@@ -160,7 +152,7 @@ void load_module_checked(torch::nn::Module& module, torch::serialize::InputArchi
 }
 
 // The optimiser, schedule, loss averages and RNG state of a checkpoint `archive`.
-void load_training_state(torch::serialize::InputArchive& archive, Adan& optimizer, LoopState& s,
+void load_training_state(torch::serialize::InputArchive& archive, torch::optim::Optimizer& optimizer, LoopState& s,
                          const std::vector<std::string>& terms) {
   torch::serialize::InputArchive optim, losses;
   archive.read("optimizer", optim);
@@ -192,7 +184,7 @@ void load_training_state(torch::serialize::InputArchive& archive, Adan& optimize
 
 // Restores the training state from `path`; throws std::runtime_error naming it when the file is
 // damaged or does not hold this model's complete state.
-void load_checkpoint(const std::string& path, const LoopSpec& spec, Adan& optimizer, LoopState& s,
+void load_checkpoint(const std::string& path, const LoopSpec& spec, torch::optim::Optimizer& optimizer, LoopState& s,
                      const std::vector<std::string>& terms) {
   torch::serialize::InputArchive archive;
   read_checkpoint_file(path, archive);
@@ -206,7 +198,7 @@ void load_checkpoint(const std::string& path, const LoopSpec& spec, Adan& optimi
 
 // Ends a virtual epoch: records first / last averages and applies the plateau decay
 // (Kleanthous & Martini 2023 Sec. 5: lr *= gamma after `patience` epochs without improvement of the smoothed loss).
-void end_epoch(const TrainingConfig& c, Adan& optimizer, LoopState& s) {
+void end_epoch(const TrainingConfig& c, torch::optim::Optimizer& optimizer, LoopState& s) {
   for (auto& [name, sum] : s.sums) {
     const double mean = sum / double(c.steps_per_epoch);
     if (!s.first.count(name)) s.first[name] = mean;
@@ -243,9 +235,19 @@ std::string progress_line(const LoopSpec& spec, const TrainingConfig& c, const L
   return line;
 }
 
-// Runs (or resumes) the optimisation loop of `spec` and fills `report`.
+// The optimiser `spec` asks for over its network's parameters.
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainingConfig& c, const LoopSpec& spec) {
+  if (spec.adam) {
+    return std::make_unique<torch::optim::Adam>(spec.net->parameters(), torch::optim::AdamOptions(c.learning_rate));
+  }
+  return std::make_unique<Adan>(spec.net->parameters(), AdanOptions(c.learning_rate).weight_decay(c.weight_decay));
+}
+
+}  // namespace
+
 void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions& o, TrainReport& report) {
-  Adan optimizer(spec.net->parameters(), AdanOptions(c.learning_rate).weight_decay(c.weight_decay));
+  const std::unique_ptr<torch::optim::Optimizer> owned_optimizer = make_optimizer(c, spec);
+  torch::optim::Optimizer& optimizer = *owned_optimizer;
   LoopState s;
   const std::string path = checkpoint_path(o.out_dir, spec.model);
   if (o.resume) {
@@ -299,6 +301,8 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
   report.metrics["seconds_wall"] = wall;
   report.metrics["samples_per_s"] = double((s.step - first_step) * spec.samples_per_step) / std::max(wall, 1e-9);
 }
+
+namespace {
 
 // Geodesic angle between rotation matrices [..., 3, 3] (Kleanthous & Martini 2023 Eq. 19), in radians.
 torch::Tensor geodesic(const torch::Tensor& a, const torch::Tensor& b) {

@@ -32,7 +32,6 @@ inline float dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 inline Vec3 cross(Vec3 a, Vec3 b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-// Euclidean length.
 // Whether none of the `count` values is NaN or infinite (an exponent test the compiler
 // vectorises; per-frame checks of network outputs use it).
 inline bool all_finite(const float* values, size_t count) {
@@ -44,6 +43,17 @@ inline bool all_finite(const float* values, size_t count) {
   }
   return non_finite == 0;
 }
+// Largest magnitude a stored weight or statistic may have: the largest f16 value. Trained
+// networks stay far below it; a flipped exponent bit usually does not.
+constexpr float kMaxStoredMagnitude = 65504.0f;
+// Whether every one of `count` values is finite and at most kMaxStoredMagnitude in magnitude.
+inline bool all_plausible(const float* values, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    if (!(std::fabs(values[i]) <= kMaxStoredMagnitude)) return false;
+  }
+  return true;
+}
+// Euclidean length.
 inline float length(Vec3 a) { return std::sqrt(dot(a, a)); }
 // a / |a|, or the zero vector when |a| is (almost) zero.
 inline Vec3 normalize(Vec3 a) {

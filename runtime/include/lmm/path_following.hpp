@@ -11,6 +11,7 @@
 
 #include "lmm/database.hpp"
 #include "lmm/database_playback.hpp"
+#include "lmm/direction_net.hpp"
 #include "lmm/ik.hpp"
 #include "lmm/lhmm.hpp"
 #include "lmm/search.hpp"
@@ -93,7 +94,12 @@ struct PathQuerySettings {
   bool corner_fix = true;            // Sec. VI-C, App. D
   float corner_angle = 80.0f;        // degrees between future tangents that make a sharp corner
   float corner_advance = 2.0f / 30.0f;  // s: c, the anti-stall advance (2 frames at 30 Hz)
-  float facing_offset = 0.0f;        // rad added to the tangential facing (joystick offset, Sec. VI-D)
+  float facing_offset = 0.0f;        // rad added to the tangential facing (joystick offset, Sec. VI-F)
+  // When set, the future facings come from DirectionNet (Sec. VI-G) instead of the tangent: at each
+  // match it predicts the facings along the path ahead of the desired position from the path
+  // around it and the character's facings of the window's past.
+  std::shared_ptr<const DirectionNet> direction;
+  float start_facing_offset = 0.0f;  // rad: the character starts facing the path's first tangent turned by this
 };
 
 // Tunables of a path-following character.
@@ -125,6 +131,8 @@ struct PathFollowerStats {
   int transitions = 0;
   int corner_queries = 0;  // extra matches when a sharp corner's vertex was passed
   int clamped_dt = 0;
+  int direction_calls = 0;     // DirectionNet predictions
+  int direction_failures = 0;  // predictions refused (non-finite input); the tangent was used
 };
 
 // A database character following a path with LHMM(k, l). Not thread-safe itself; characters
@@ -181,6 +189,10 @@ class PathFollower : public PoseOutput {
   int corner_after(int desired, const Level& level) const;
   int corner_vertex(float from, float to, int desired) const;
   void match(int previous_desired);
+  Vec3 query_facing(float index, Quat turn) const;
+  void record_facing();
+  Vec3 facing_before(double seconds) const;
+  void predict_facings(int desired);
 
   std::shared_ptr<const Database> db_;
   const FeatureSearch* search_ = nullptr;
@@ -198,6 +210,17 @@ class PathFollower : public PoseOutput {
   int corner_ = -1;
   float since_match_ = 0.0f;
   double elapsed_frames_ = 0.0;
+  // DirectionNet facing: the root's facing after each update (a ring, with its times), the
+  // window's inputs and the facings predicted after the present step, all in the frame at the
+  // path point `predicted_at_` facing `predicted_heading_` (predicted_at_ -1: no prediction).
+  DirectionEvaluator direction_;
+  std::vector<Vec3> facing_history_;
+  std::vector<double> facing_times_;
+  int facing_next_ = 0;
+  double clock_ = 0.0;
+  std::vector<float> window_points_, window_facings_, predicted_;
+  int predicted_at_ = -1;
+  Quat predicted_heading_;
 };
 
 }  // namespace lmm

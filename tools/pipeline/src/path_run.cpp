@@ -11,6 +11,7 @@
 
 #include "lmm/pipeline/bvh.hpp"
 #include "lmm/pipeline/report.hpp"
+#include "lmm/pipeline/strafe_metrics.hpp"
 
 namespace lmm::pipeline {
 namespace {
@@ -117,6 +118,34 @@ double mean_distance_to_path(const Path& path, const std::vector<Vec3>& roots, i
   return frames > 0 ? sum / frames : 0.0;
 }
 
+// Path speed (m/s) below which the desired position counts as standing for the facing metrics.
+constexpr float kFacingPathSpeed = 0.3f;
+
+// The facing metrics of a run: per frame whose desired position moves, the angle between the
+// root's facing and the intended facing, and whether the frame's clip travels sideways or back.
+class FacingTally {
+ public:
+  explicit FacingTally(const Database& db) : db_(db), travel_(clip_travel(db)) {}
+  void add(const PathFollower& follower, const Path& path, const PathRunOptions& options) {
+    const int i = follower.desired_index();
+    const int next = std::min(i + 1, path.last());
+    if (next == i || length(path.points[size_t(next)] - path.points[size_t(i)]) * path.fps < kFacingPathSpeed) return;
+    const Vec3 intended = options.fixed_facing ? options.intended_facing : path.tangent(float(i));
+    error_sum_ += facing_error_deg(follower.root_rotation(), quat_from_heading(intended));
+    const Travel t = travel_[size_t(clip_index(db_, follower.current_frame()))];
+    sideways_ += t == Travel::Side || t == Travel::Back ? 1 : 0;
+    ++frames_;
+  }
+  double mean_error() const { return frames_ > 0 ? error_sum_ / frames_ : NAN; }
+  double sideways_share() const { return frames_ > 0 ? double(sideways_) / frames_ : NAN; }
+
+ private:
+  const Database& db_;
+  std::vector<Travel> travel_;
+  double error_sum_ = 0.0;
+  int frames_ = 0, sideways_ = 0;
+};
+
 // Samples along `point_at(s)` for s in [0, length] at speed `speed_at(t)`, 150 Hz.
 template <typename PointAt, typename SpeedAt>
 std::vector<PathSample> sample_curve(float total, const PointAt& point_at, const SpeedAt& speed_at) {
@@ -206,6 +235,7 @@ PathMetrics run_path(const std::shared_ptr<const Database>& database, const Feat
   int completed_at = -1;
   std::vector<Vec3> previous;
   FootSlide slide;
+  FacingTally facing(db);
   for (int f = 0; f < max_frames && (completed_at < 0 || f < completed_at + tail); ++f) {
     const int matches_before = follower.stats().matches;
     const auto start = std::chrono::steady_clock::now();
@@ -221,6 +251,7 @@ PathMetrics run_path(const std::shared_ptr<const Database>& database, const Feat
     const std::vector<Vec3>& global = follower.global_positions();
     slide.add(db.contact_joints(), [&](int k) { return follower.in_contact(k); }, previous, global, options.dt);
     previous = global;
+    if (completed_at < 0) facing.add(follower, path, options);
     if (completed_at < 0 && follower.completed()) completed_at = f;
   }
   track.clip.frames = int(track.root.size());
@@ -236,6 +267,9 @@ PathMetrics run_path(const std::shared_ptr<const Database>& database, const Feat
   m.corner_queries = follower.stats().corner_queries;
   m.knn_calls_per_lhmm = m.matches ? double(follower.stats().knn_calls) / m.matches : 0.0;
   m.foot_slide_cm_per_s = slide.mean();
+  m.facing_error_deg = facing.mean_error();
+  m.sideways_clip_share = facing.sideways_share();
+  m.direction_calls = follower.stats().direction_calls;
   return m;
 }
 
@@ -317,6 +351,28 @@ std::vector<TestPath> test_paths() {
     }
     paths.push_back(hand);
   }
+  return paths;
+}
+
+std::vector<TestPath> facing_test_paths() {
+  auto line = [](Vec3 direction, float metres, float speed) {
+    return sample_curve(metres, [=](float s) { return direction * s; }, [=](float) { return speed; });
+  };
+  std::vector<TestPath> paths;
+  TestPath backward{"backward-walk", line(Vec3{0.0f, 0.0f, -1.0f}, 4.0f, 0.8f)};
+  backward.fixed_facing = true, backward.start_facing_deg = 180.0f, backward.joystick_deg = 180.0f;
+  paths.push_back(backward);
+  TestPath shuffle{"sideways-shuffle", line(Vec3{1.0f, 0.0f, 0.0f}, 4.0f, 0.5f)};
+  shuffle.fixed_facing = true, shuffle.start_facing_deg = -90.0f, shuffle.joystick_deg = -90.0f;
+  paths.push_back(shuffle);
+  // Forward 3 m, then straight back: 1.1 m/s out, 0.8 m/s back.
+  TestPath back_and_forth{"back-and-forth", line(Vec3{0.0f, 0.0f, 1.0f}, 3.0f, 1.1f)};
+  back_and_forth.fixed_facing = true;
+  const float turn_time = back_and_forth.samples.back().t;
+  for (const PathSample& s : line(Vec3{0.0f, 0.0f, -1.0f}, 3.0f, 0.8f)) {
+    if (s.t > 0.0f) back_and_forth.samples.push_back(PathSample{turn_time + s.t, s.x, 3.0f + s.z});
+  }
+  paths.push_back(back_and_forth);
   return paths;
 }
 

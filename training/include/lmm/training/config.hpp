@@ -19,6 +19,19 @@ struct NetworkConfig {
   int64_t batch = 0;                   // batch size of this model (0 = [train] batch)
 };
 
+// DirectionNet (Lee, Kwon & Lee 2023, Sec. VI-G, VIII): a GRU over windows of the database's root
+// trajectories and facings.
+struct DirectionConfig {
+  int64_t hidden = 30;            // GRU units (Sec. VI-G)
+  double window_seconds = 4.0;    // window of path points (Sec. VI-G: 4-second segments)
+  double future_seconds = 2.0;    // predicted facings after the present step (Sec. VI-G)
+  double step_hz = 30.0;          // steps per second (the paper's 30 fps)
+  int64_t steps = 3000;           // optimiser steps (Adam, Sec. VIII)
+  int64_t batch = 256;            // windows per step
+  double learning_rate = 1e-3;    // Adam's
+  std::vector<std::string> holdout;  // clips whose name contains one of these are held out (validation)
+};
+
 // Every setting of a preset. Defaults follow Kleanthous & Martini 2023 where it gives a value.
 struct TrainingConfig {
   std::string source;  // file it came from
@@ -28,6 +41,7 @@ struct TrainingConfig {
   std::vector<int64_t> encoder_hidden{512, 512, 512};
   bool lipschitz = true;                    // LipschitzLinear encoder (Kleanthous & Martini 2023 Sec. 3.2)
   NetworkConfig decoder, stepper, projector;
+  DirectionConfig direction;
 
   uint64_t seed = 1;
   int threads = 2;

@@ -16,6 +16,9 @@
 
 namespace lmm::training {
 
+// The values of `tensor` as f32, row-major.
+std::vector<float> float_values(const torch::Tensor& tensor);
+
 // The networks of one training run.
 struct TrainedModels {
   Autoencoder autoencoder{nullptr};

@@ -2,6 +2,7 @@
 // plots, the designed test paths and Lee, Kwon & Lee 2023's ablation (Table 2) and timing (Table 1) tables.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,13 @@ struct PathMetrics {
   double knn_calls_per_lhmm = 0;
   int frames = 0, matches = 0, transitions = 0, corner_queries = 0;
   double foot_slide_cm_per_s = 0;
+  // Facing (Lee, Kwon & Lee 2023 Sec. VI-D): mean angle (degrees) between the root's facing and the intended
+  // one (PathRunOptions::intended_facing, else the path's tangent at the desired position) over
+  // the frames whose desired position moves faster than 0.3 m/s, and the share of those frames
+  // played from clips that travel sideways or backwards (clip_travel).
+  double facing_error_deg = 0;
+  double sideways_clip_share = 0;
+  int direction_calls = 0;      // DirectionNet predictions (--facing net)
 };
 
 // Everything one run needs.
@@ -34,6 +42,8 @@ struct PathRunOptions {
   PathFollowerSettings follower;
   float dt = 1.0f / 60.0f;
   float extra_seconds = 10.0f;  // run limit: max(3 x duration, kPaceAllowance x length / typical_root_speed) + this
+  bool fixed_facing = false;    // the path is meant to be walked facing `intended_facing` (world), not along it
+  Vec3 intended_facing{0.0f, 0.0f, 1.0f};
 };
 
 // Slack of the run limit over the time the path's length takes at the database's typical speed.
@@ -62,10 +72,21 @@ struct TestPath {
   std::string name;
   std::vector<PathSample> samples;
   float speed_scale = 1.0f;
+  // Paths meant to be walked with a held facing (facing_test_paths): +Z in the path's frame; the
+  // character starts turned start_facing_deg from the path's first tangent, and the joystick mode
+  // holds joystick_deg from the tangent (NaN: no single joystick offset walks it).
+  bool fixed_facing = false;
+  float start_facing_deg = 0.0f;
+  float joystick_deg = NAN;
 };
 
 // The test paths: a circle whose speed rises linearly from 0 to 9 m/s over 1.5 laps (Lee, Kwon & Lee 2023
 // Fig. 9), sharp corners, an S-curve and a fast, jittery hand-drawn-like path.
 std::vector<TestPath> test_paths();
+
+// Paths a person would walk sideways or backwards, all facing +Z: a backward walk (4 m along -Z at
+// 0.8 m/s), a sideways shuffle (4 m along +X at 0.5 m/s) and a back-and-forth (3 m forward at
+// 1.1 m/s, then back at 0.8 m/s).
+std::vector<TestPath> facing_test_paths();
 
 }  // namespace lmm::pipeline
