@@ -85,6 +85,17 @@ count_bvh() {
   find "$1" -maxdepth 1 -type f -iname '*.bvh' | wc -l
 }
 
+# Clones $repo_url into DIR (the first argument) shallowly and sparsely, with only the paths
+# matching the remaining arguments (git sparse-checkout patterns), within $fetch_timeout seconds.
+sparse_clone() {
+  GIT_TERMINAL_PROMPT=0 timeout "$fetch_timeout" bash -c '
+      set -euo pipefail
+      url="$1"; dir="$2"; shift 2
+      git clone --quiet --depth 1 --filter=blob:none --sparse "$url" "$dir"
+      git -C "$dir" sparse-checkout set --no-cone "$@"
+    ' fetch "$repo_url" "$@"
+}
+
 # Downloads the normal-style locomotion clips into $cache/normal with a shallow, sparse,
 # blob-filtered clone. Returns non-zero on any failure (offline, timeout, unexpected content).
 fetch_data() {
@@ -97,12 +108,7 @@ fetch_data() {
   for p in "${file_patterns[@]}"; do patterns+=("/$repo_folder/$p"); done
   say "downloading the sample data (about 145 BVH files) from $repo_url"
   say "(shallow sparse clone, timeout ${fetch_timeout}s; license CC BY-NC 4.0, non-commercial)"
-  if ! GIT_TERMINAL_PROMPT=0 timeout "$fetch_timeout" bash -c '
-        set -euo pipefail
-        url="$1"; dir="$2"; shift 2
-        git clone --quiet --depth 1 --filter=blob:none --sparse "$url" "$dir"
-        git -C "$dir" sparse-checkout set --no-cone "$@"
-      ' fetch "$repo_url" "$tmp/repo" "${patterns[@]}"; then
+  if ! sparse_clone "$tmp/repo" "${patterns[@]}"; then
     rm -rf "$tmp"
     return 1
   fi
@@ -142,12 +148,7 @@ fetch_d1_data() {
   local patterns=() p
   for p in "${d1_patterns[@]}"; do patterns+=("/$d1_folder/$p"); done
   say "downloading the dataset-1 locomotion (sidesteps, backward walks; about 91 BVH files) from $repo_url"
-  if ! GIT_TERMINAL_PROMPT=0 timeout "$fetch_timeout" bash -c '
-        set -euo pipefail
-        url="$1"; dir="$2"; shift 2
-        git clone --quiet --depth 1 --filter=blob:none --sparse "$url" "$dir"
-        git -C "$dir" sparse-checkout set --no-cone "$@"
-      ' fetch "$repo_url" "$tmp/repo" "${patterns[@]}"; then
+  if ! sparse_clone "$tmp/repo" "${patterns[@]}"; then
     rm -rf "$tmp"
     return 1
   fi

@@ -372,28 +372,29 @@ void FeatureSearch::search_children(const float* bounds, const SearchParams& par
   }
 }
 
+template <class Search>
+void FeatureSearch::search_boxes(const float* q, const SearchParams& params, int node, const std::vector<float>& mins,
+                                 const std::vector<float>& maxs, const std::vector<int>& reach, SearchResult* out,
+                                 int k, int& found, const Search& search_child) const {
+  using detail::kLargeGroup;
+  const size_t at = size_t(node) * size_t(dims_) * kLargeGroup;
+  float bounds[kLargeGroup];
+  kernels_.large_bounds(q, dims_, &mins[at], &maxs[at], bounds);
+  const int first = node * kLargeGroup, last = std::min(static_cast<int>(reach.size()), first + kLargeGroup);
+  const int best = searchable_children(bounds, params, reach, first, last);
+  search_children(bounds, params, reach, first, last, best, out, k, found, search_child);
+}
+
 void FeatureSearch::search_super(const float* q, int current_frame, const SearchParams& params, int u,
                                  SearchResult* out, int k, int& found) const {
-  using detail::kLargeGroup;
-  const size_t at = size_t(u) * size_t(dims_) * kLargeGroup;
-  float bounds[kLargeGroup];
-  kernels_.large_bounds(q, dims_, &group_min_[at], &group_max_[at], bounds);
-  const int first = u * kLargeGroup, last = std::min(static_cast<int>(group_reach_.size()), first + kLargeGroup);
-  const int best = searchable_children(bounds, params, group_reach_, first, last);
-  search_children(bounds, params, group_reach_, first, last, best, out, k, found,
-                  [&](int g) { search_group(q, current_frame, params, g, out, k, found); });
+  search_boxes(q, params, u, group_min_, group_max_, group_reach_, out, k, found,
+               [&](int g) { search_group(q, current_frame, params, g, out, k, found); });
 }
 
 void FeatureSearch::search_group(const float* q, int current_frame, const SearchParams& params, int g,
                                  SearchResult* out, int k, int& found) const {
-  using detail::kLargeGroup;
-  const size_t at = size_t(g) * size_t(dims_) * kLargeGroup;
-  float bounds[kLargeGroup];
-  kernels_.large_bounds(q, dims_, &large_min_[at], &large_max_[at], bounds);
-  const int first = g * kLargeGroup, last = std::min(static_cast<int>(large_reach_.size()), first + kLargeGroup);
-  const int best = searchable_children(bounds, params, large_reach_, first, last);
-  search_children(bounds, params, large_reach_, first, last, best, out, k, found,
-                  [&](int l) { search_large_box(q, current_frame, params, l, out, k, found); });
+  search_boxes(q, params, g, large_min_, large_max_, large_reach_, out, k, found,
+               [&](int l) { search_large_box(q, current_frame, params, l, out, k, found); });
 }
 
 int FeatureSearch::start(const float* query, int current_frame, const SearchParams& params, float* q,

@@ -95,6 +95,13 @@ class FeatureSearch {
   void search_children(const float* bounds, const SearchParams& params, const std::vector<int>& reach, int first,
                        int last, int best, const SearchResult* out, int k, const int& found,
                        const Search& search_child) const;
+  // Bounds the children of `node` (boxes of one level: kLargeGroup children per node, their
+  // bounds in mins / maxs, their reach in `reach`) and calls search_child on the searchable ones
+  // whose bound does not exceed the k-th cost, the lowest bound first.
+  template <class Search>
+  void search_boxes(const float* query, const SearchParams& params, int node, const std::vector<float>& mins,
+                    const std::vector<float>& maxs, const std::vector<int>& reach, SearchResult* out, int k,
+                    int& found, const Search& search_child) const;
   // Searches the searchable groups of super group `super` whose bound does not exceed the k-th
   // cost, the lowest bound first.
   void search_super(const float* query, int current_frame, const SearchParams& params, int super, SearchResult* out,
