@@ -226,6 +226,7 @@ bool PathFollower::init(std::shared_ptr<const Database> database, const FeatureS
     error = "the facing offsets must be finite and the speed limit positive";
     return false;
   }
+  direction_ = DirectionEvaluator{};  // none unless these settings have one (init may run again)
   if (settings.query.direction != nullptr) {
     if (!direction_.init(settings.query.direction, KernelPath::Auto, error)) return false;
     const DirectionNet& net = *settings.query.direction;

@@ -1,11 +1,12 @@
 // Path following (Lee, Kwon & Lee 2023): path checks and shaping, path files, LHMM's kNN call count, runs
-// on synthetic walks (straight, fast, bad input) and no allocation per update.
+// on synthetic walks (straight, fast, bad input), no allocation per update, and DirectionNet facing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "lmm/direction_builder.hpp"
 #include "lmm/path_following.hpp"
 #include "lmm/pipeline/bvh.hpp"
 #include "lmm/pipeline/config.hpp"
@@ -267,4 +268,42 @@ TEST_F(PathTest, UpdateAllocatesNothing) {
   for (int f = 0; f < 200; ++f) follower.update(f % 5 == 0 ? 0.04f : 1.0f / 60.0f);
   EXPECT_EQ(test::stop_counting_allocations(), 0);
   EXPECT_GT(follower.stats().matches, 10);
+}
+
+// Issue 16: with a DirectionNet the query's future facings are its predictions (made once per
+// match); a follower initialised again without one faces along the path.
+TEST_F(PathTest, DirectionNetFacesTheQueryOncePerMatchAndReinitWithoutItUsesTheTangent) {
+  // Zero weights keep the GRU's state at zero, so the network always predicts its output bias:
+  // +X in the present frame, i.e. 90 degrees right of the character's facing.
+  DirectionValues v;
+  v.hidden = 4, v.window = 8, v.present = 3, v.step_seconds = 1.0f / 30.0f;
+  v.input_mean.assign(4, 0.0f), v.input_std.assign(4, 1.0f);
+  v.input_weight.assign(4 * 12, 0.0f), v.input_bias.assign(12, 0.0f);
+  v.hidden_weight.assign(4 * 12, 0.0f), v.hidden_bias.assign(12, 0.0f);
+  v.output_weight.assign(4 * 2, 0.0f), v.output_bias = {1.0f, 0.0f};
+  std::vector<uint8_t> bytes;
+  std::string error;
+  ASSERT_TRUE(build_direction_bundle(v, bytes, error)) << error;
+  AlignedBuffer buffer(bytes.size());
+  std::copy(bytes.begin(), bytes.end(), buffer.data());
+  PathFollowerSettings settings;
+  settings.query.direction = DirectionNet::load_buffer(buffer.data(), buffer.size(), error);
+  ASSERT_NE(settings.query.direction, nullptr) << error;
+  std::vector<PathSample> samples = straight(1.3f, 3.0f);  // along +Z: the character starts facing +Z
+  ASSERT_TRUE(place_path(samples, PathMode::Local, Vec3{}, error)) << error;
+  Path path;
+  ASSERT_TRUE(make_path(samples, PathShaping{}, db_->fps(), path, error)) << error;
+  PathFollower follower;
+  ASSERT_TRUE(follower.init(db_, search_, settings, path, error)) << error;
+  follower.update(1.0f / 60.0f);  // the first update matches
+  auto last_facing = [&] { return rotate(follower.revised_trajectory().back().rotation, Vec3{0.0f, 0.0f, 1.0f}); };
+  EXPECT_EQ(follower.stats().direction_calls, 1);
+  EXPECT_GT(last_facing().x, 0.99f) << "the prediction, +X, not the tangent";
+  for (int f = 0; f < 60; ++f) follower.update(1.0f / 60.0f);
+  EXPECT_EQ(follower.stats().direction_calls, follower.stats().matches);
+  settings.query.direction = nullptr;
+  ASSERT_TRUE(follower.init(db_, search_, settings, path, error)) << error;
+  follower.update(1.0f / 60.0f);
+  EXPECT_EQ(follower.stats().direction_calls, 0);
+  EXPECT_GT(last_facing().z, 0.99f) << "the tangent, +Z";
 }
