@@ -281,13 +281,22 @@ void PathFollower::record_facing() {
   facing_next_ = (facing_next_ + 1) % kFacingHistory;
 }
 
-Vec3 PathFollower::facing_before(double seconds) const {
-  const double wanted = clock_ - seconds;
-  for (int i = 1; i <= kFacingHistory; ++i) {
-    const int h = (facing_next_ - i + kFacingHistory) % kFacingHistory;
-    if (facing_times_[size_t(h)] <= wanted) return facing_history_[size_t(h)];
+void PathFollower::past_facings(const DirectionNet& net, Quat heading) {
+  // Step t's facing is the newest recorded at or before clock_ - (present - t) steps: one walk
+  // back through the ring, newest first, serves every step from the present one down to 0.
+  int back = 1;  // ring entries behind facing_next_ looked at so far
+  for (int t = net.present(); t >= 0; --t) {
+    const double wanted = clock_ - double(net.present() - t) * net.step_seconds();
+    int h = (facing_next_ - back + kFacingHistory) % kFacingHistory;
+    while (facing_times_[size_t(h)] > wanted && back < kFacingHistory) {
+      ++back;
+      h = (facing_next_ - back + kFacingHistory) % kFacingHistory;
+    }
+    // Past the oldest entry kept (before the start): that oldest facing (padding).
+    const Vec3 facing = facing_times_[size_t(h)] <= wanted ? facing_history_[size_t(h)] : facing_history_[size_t(facing_next_)];
+    const Vec3 f = inverse_rotate(heading, facing);
+    window_facings_[size_t(2 * t)] = f.x, window_facings_[size_t(2 * t + 1)] = f.z;
   }
-  return facing_history_[size_t(facing_next_)];  // the oldest kept (padding before the start)
 }
 
 void PathFollower::predict_facings(int desired) {
@@ -300,10 +309,7 @@ void PathFollower::predict_facings(int desired) {
     const Vec3 p = inverse_rotate(heading, path_->at(float(desired) + float(t - net.present()) * points_per_step) - origin);
     window_points_[size_t(2 * t)] = p.x, window_points_[size_t(2 * t + 1)] = p.z;
   }
-  for (int t = 0; t <= net.present(); ++t) {
-    const Vec3 f = inverse_rotate(heading, facing_before(double(net.present() - t) * net.step_seconds()));
-    window_facings_[size_t(2 * t)] = f.x, window_facings_[size_t(2 * t + 1)] = f.z;
-  }
+  past_facings(net, heading);
   predicted_at_ = desired;
   predicted_heading_ = heading;
   if (!direction_.predict(window_points_.data(), window_facings_.data(), predicted_.data())) {

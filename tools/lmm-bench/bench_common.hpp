@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <vector>
 
+#include <time.h>
+
 #include <cxxopts.hpp>
 
 #include "lmm/pipeline/report.hpp"
@@ -17,6 +19,13 @@ using Clock = std::chrono::steady_clock;
 // Seconds elapsed since `start`.
 inline double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// CPU time of the calling thread in seconds (not the time it waited for a core on a busy host).
+inline double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
 using pipeline::median;  // lmm/pipeline/report.hpp

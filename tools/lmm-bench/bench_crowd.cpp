@@ -12,8 +12,6 @@
 #include <string>
 #include <thread>
 
-#include <time.h>
-
 #include <cxxopts.hpp>
 
 #include "bench_common.hpp"
@@ -109,13 +107,6 @@ struct Population {
     for (int i = begin; i < end; ++i) alone[size_t(i)].update(input_of(i, frame), kDt);
   }
 };
-
-// CPU time of the calling thread in seconds (time it ran, not time it waited for a core).
-double thread_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
-}
 
 // Per frame: wall seconds, and CPU seconds summed over the threads.
 struct FrameTimes {

@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include <time.h>
-
 #include <cxxopts.hpp>
 
 #include "bench_common.hpp"
@@ -44,13 +42,6 @@ void walk_windows(const DirectionNet& net, int count, std::vector<float>& points
       facings[size_t(w) * 2 * past + 2 * t + 1] = std::cos(facing);
     }
   }
-}
-
-// CPU time of the calling thread in seconds (not the time it waited for a core on a busy host).
-double thread_cpu_seconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
 // Microseconds of thread CPU time per prediction of `evaluator` over every window.

@@ -191,7 +191,7 @@ class PathFollower : public PoseOutput {
   void match(int previous_desired);
   Vec3 query_facing(float index, Quat turn) const;
   void record_facing();
-  Vec3 facing_before(double seconds) const;
+  void past_facings(const DirectionNet& net, Quat heading);
   void predict_facings(int desired);
 
   std::shared_ptr<const Database> db_;
