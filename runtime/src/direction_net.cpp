@@ -104,58 +104,57 @@ bool DirectionEvaluator::init(std::shared_ptr<const DirectionNet> net, KernelPat
 }
 
 void DirectionEvaluator::pad_weights() {
-  const int hidden = net_->hidden(), gates = 3 * padded_;
-  // Column (gate block g, unit u) of a [rows][3 hidden] matrix goes to column g * padded_ + u.
-  auto pad = [&](const float* from, int rows, std::vector<float>& to) {
-    to.assign(size_t(rows) * gates, 0.0f);
+  const DirectionNet& n = *net_;
+  const int hidden = n.hidden(), gates = 3 * padded_;
+  // Column (gate block g, unit u) of a [rows][3 hidden] matrix goes to column g * padded_ + u,
+  // times the block's scale (the GruWindow layout: halved r and z blocks, and n where `halve_n`).
+  auto pad = [&](const float* from, int rows, bool halve_n, float* to) {
+    std::fill(to, to + size_t(rows) * gates, 0.0f);
     for (int r = 0; r < rows; ++r) {
       for (int g = 0; g < 3; ++g) {
-        std::copy(from + size_t(r) * 3 * hidden + g * hidden, from + size_t(r) * 3 * hidden + (g + 1) * hidden,
-                  to.begin() + long(r) * gates + g * padded_);
+        const float scale = g < 2 || halve_n ? 0.5f : 1.0f;
+        for (int u = 0; u < hidden; ++u) {
+          to[size_t(r) * gates + g * padded_ + u] = scale * from[size_t(r) * 3 * hidden + g * hidden + u];
+        }
       }
     }
   };
-  pad(net_->input_layer().weight, kDirectionInputs, input_weight_);
-  pad(net_->input_layer().bias, 1, input_bias_);
-  pad(net_->hidden_layer().weight, hidden, hidden_weight_);
-  pad(net_->hidden_layer().bias, 1, hidden_bias_);
+  input_weight_.resize(size_t(kDirectionInputs) * gates);
+  input_bias_.resize(size_t(gates));
+  hidden_weight_ = AlignedBuffer(size_t(hidden) * gates * sizeof(float));
+  hidden_bias_.resize(size_t(gates));
+  pad(n.input_layer().weight, kDirectionInputs, false, input_weight_.data());
+  pad(n.input_layer().bias, 1, false, input_bias_.data());
+  pad(n.hidden_layer().weight, hidden, true, hidden_weights());
+  pad(n.hidden_layer().bias, 1, true, hidden_bias_.data());
+  // A fed-back facing f adds (f - mean) / std times its input rows; the - mean / std part is in the
+  // input gates already (standardised_inputs gives those steps a zero facing).
+  feedback_weight_.resize(2 * size_t(gates));
+  for (int c = 0; c < 2; ++c) {
+    const float* row = input_weight_.data() + size_t(2 + c) * gates;
+    for (int j = 0; j < gates; ++j) feedback_weight_[size_t(c) * gates + j] = row[j] / n.input_std()[2 + c];
+  }
+  output_weight_.assign(2 * size_t(padded_), 0.0f);
+  for (int i = 0; i < hidden; ++i) {
+    for (int c = 0; c < 2; ++c) output_weight_[size_t(c) * padded_ + i] = n.output_layer().weight[i * kDirectionOutputs + c];
+  }
 }
+
+float* DirectionEvaluator::hidden_weights() { return reinterpret_cast<float*>(hidden_weight_.data()); }
 
 void DirectionEvaluator::standardised_inputs(const float* points, const float* facings) {
   const DirectionNet& n = *net_;
   for (int t = 0; t < n.window(); ++t) {
     // Steps up to present + 1 read a given facing; later ones their predecessor's prediction,
-    // added step by step (add_facing); here they read the mean facing (standardised zero).
+    // fed back by the GRU window kernel; here they read a zero facing.
     const bool given = t <= n.present() + 1;
     const float* facing = t == 0 ? facings : facings + 2 * (t - 1);
-    const float raw[kDirectionInputs] = {points[2 * t], points[2 * t + 1], given ? facing[0] : n.input_mean()[2],
-                                         given ? facing[1] : n.input_mean()[3]};
+    const float raw[kDirectionInputs] = {points[2 * t], points[2 * t + 1], given ? facing[0] : 0.0f,
+                                         given ? facing[1] : 0.0f};
     for (int i = 0; i < kDirectionInputs; ++i) {
       inputs_[size_t(t) * kDirectionInputs + i] = (raw[i] - n.input_mean()[i]) / n.input_std()[i];
     }
   }
-}
-
-void DirectionEvaluator::add_facing(const float* facing, float* gates) const {
-  const DirectionNet& n = *net_;
-  const float x = (facing[0] - n.input_mean()[2]) / n.input_std()[2];
-  const float z = (facing[1] - n.input_mean()[3]) / n.input_std()[3];
-  const size_t width = 3 * size_t(padded_);
-  const float* wx = input_weight_.data() + 2 * width;
-  const float* wz = input_weight_.data() + 3 * width;
-  for (size_t j = 0; j < width; ++j) gates[j] += x * wx[j] + z * wz[j];
-}
-
-void DirectionEvaluator::output(const float* previous_facing, float* facing) const {
-  const DenseLayer& layer = net_->output_layer();
-  float out[kDirectionOutputs] = {layer.bias[0], layer.bias[1]};
-  for (int i = 0; i < layer.in; ++i) {
-    for (int k = 0; k < kDirectionOutputs; ++k) out[k] += state_[size_t(i)] * layer.weight[i * kDirectionOutputs + k];
-  }
-  const float length = std::sqrt(out[0] * out[0] + out[1] * out[1]);
-  const bool usable = std::isfinite(length) && length > 1e-6f;  // else keep the previous facing
-  facing[0] = usable ? out[0] / length : previous_facing[0];
-  facing[1] = usable ? out[1] / length : previous_facing[1];
 }
 
 bool DirectionEvaluator::predict(const float* points, const float* facings, float* future) {
@@ -168,15 +167,16 @@ bool DirectionEvaluator::predict(const float* points, const float* facings, floa
   const DenseLayer input{input_weight_.data(), nullptr, input_bias_.data(), kDirectionInputs, width};
   detail::dense_kernel_for(path_)(input, inputs_.data(), kDirectionInputs, window, gates_.data(), width, false,
                                   detail::RowMap{});
-  const detail::GruStepKernel step = detail::gru_step_kernel_for(path_);
-  std::fill(state_.begin(), state_.end(), 0.0f);
-  for (int t = 0; t < window; ++t) {
-    float* gates = gates_.data() + size_t(t) * width;
-    const float* previous = t <= present + 1 ? nullptr : future + 2 * (t - present - 2);
-    if (previous != nullptr) add_facing(previous, gates);
-    step(gates, hidden_weight_.data(), hidden_bias_.data(), n.hidden(), padded_, state_.data(), scratch_.data());
-    if (t > present) output(previous != nullptr ? previous : facings + 2 * present, future + 2 * (t - present - 1));
-  }
+  detail::GruWindow gru;
+  gru.input_gates = gates_.data();
+  gru.hidden_weight = hidden_weights();
+  gru.hidden_bias = hidden_bias_.data();
+  gru.feedback_weight = feedback_weight_.data();
+  gru.output_weight = output_weight_.data();
+  gru.output_bias = n.output_layer().bias;
+  gru.hidden = n.hidden(), gru.padded = padded_, gru.window = window, gru.present = present;
+  gru.state = state_.data(), gru.scratch = scratch_.data();
+  detail::gru_window_kernel_for(path_, padded_)(gru, facings + 2 * present, future);
   return true;
 }
 

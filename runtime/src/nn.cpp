@@ -181,8 +181,10 @@ DenseKernel dense_kernel_for(KernelPath path) {
   }
 }
 
-GruStepKernel gru_step_kernel_for(KernelPath path) {
-  return path == KernelPath::Avx2 || path == KernelPath::Avx512 ? gru_step_avx2_kernel() : &gru_step_scalar;
+GruWindowKernel gru_window_kernel_for(KernelPath path, int padded) {
+  const bool simd = path == KernelPath::Avx2 || path == KernelPath::Avx512;
+  const GruWindowKernel kernel = simd ? gru_window_avx2_kernel(padded) : nullptr;
+  return kernel != nullptr ? kernel : &gru_window_scalar;
 }
 
 bool resolve_kernel_path(KernelPath& path, std::string& error) {
@@ -198,18 +200,38 @@ bool resolve_kernel_path(KernelPath& path, std::string& error) {
   return true;
 }
 
-void gru_step_scalar(const float* a, const float* w, const float* bias, int hidden, int padded, float* h,
-                     float* scratch) {
-  const int width = 3 * padded;
-  std::copy(bias, bias + width, scratch);
-  for (int i = 0; i < hidden; ++i) {
-    for (int j = 0; j < width; ++j) scratch[j] += h[i] * w[size_t(i) * width + j];
-  }
-  for (int i = 0; i < padded; ++i) {
-    const float r = sigmoid(a[i] + scratch[i]);
-    const float z = sigmoid(a[padded + i] + scratch[padded + i]);
-    const float n = std::tanh(a[2 * padded + i] + r * scratch[2 * padded + i]);
-    h[i] = (1.0f - z) * n + z * h[i];
+void gru_window_scalar(const GruWindow& g, const float* present_facing, float* future) {
+  const int padded = g.padded, width = 3 * padded;
+  float* h = g.state;
+  float* b = g.scratch;
+  std::fill(h, h + padded, 0.0f);
+  const float* previous = present_facing;
+  const float* feedback_x = g.feedback_weight;
+  const float* feedback_z = g.feedback_weight + width;
+  for (int t = 0; t < g.window; ++t) {
+    std::copy(g.hidden_bias, g.hidden_bias + width, b);
+    for (int i = 0; i < g.hidden; ++i) {
+      for (int j = 0; j < width; ++j) b[j] += h[i] * g.hidden_weight[size_t(i) * width + j];
+    }
+    const float* a = g.input_gates + size_t(t) * width;
+    const float fx = t > g.present + 1 ? previous[0] : 0.0f, fz = t > g.present + 1 ? previous[1] : 0.0f;
+    auto input = [&](int j) { return a[j] + fx * feedback_x[j] + fz * feedback_z[j]; };
+    for (int u = 0; u < padded; ++u) {
+      const float r_tanh = std::tanh(input(u) + b[u]);
+      const float z = 0.5f + 0.5f * std::tanh(input(padded + u) + b[padded + u]);
+      const float c = b[2 * padded + u];
+      const float n = std::tanh(input(2 * padded + u) + c + r_tanh * c);
+      h[u] = n + z * (h[u] - n);
+    }
+    if (t <= g.present) continue;
+    float out[2] = {g.output_bias[0], g.output_bias[1]};
+    for (int i = 0; i < g.hidden; ++i) {
+      out[0] += h[i] * g.output_weight[i];
+      out[1] += h[i] * g.output_weight[padded + i];
+    }
+    float* facing = future + 2 * (t - g.present - 1);
+    emit_facing(out[0], out[1], previous, facing);
+    previous = facing;
   }
 }
 

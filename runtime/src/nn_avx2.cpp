@@ -367,44 +367,70 @@ __m256 tanh_avx2(__m256 x) {
   return _mm256_mul_ps(_mm256_mul_ps(x, p), inverse);
 }
 
-// sigmoid(x) = (1 + tanh(x / 2)) / 2.
-__m256 sigmoid_avx2(__m256 x) {
-  const __m256 half = _mm256_set1_ps(0.5f);
-  return _mm256_fmadd_ps(half, tanh_avx2(_mm256_mul_ps(half, x)), half);
-}
-
-// out[0, 8V) = bias + sum over i < hidden of h[i] * w row i (rows `width` apart), in V registers.
+// acc[0, V) += h[k] * w row k (rows `width` apart, 8 floats per register) for the `rows` (<= 8)
+// values of `h`, each broadcast from its lane.
 template <int V>
-void hidden_product(const float* bias, const float* w, int width, const float* h, int hidden, float* out) {
-  __m256 acc[V];
+inline void accumulate_rows(__m256* acc, __m256 h, const float* w, int width, int rows) {
   LMM_UNROLL
-  for (int v = 0; v < V; ++v) acc[v] = _mm256_loadu_ps(bias + 8 * v);
-  for (int i = 0; i < hidden; ++i) {
-    const __m256 x = _mm256_broadcast_ss(h + i);
-    const float* row = w + size_t(i) * width;
+  for (int k = 0; k < rows; ++k) {
+    const __m256 x = _mm256_permutevar8x32_ps(h, _mm256_set1_epi32(k));
+    const float* row = w + size_t(k) * width;
     LMM_UNROLL
-    for (int v = 0; v < V; ++v) acc[v] = _mm256_fmadd_ps(x, _mm256_loadu_ps(row + 8 * v), acc[v]);
+    for (int v = 0; v < V; ++v) acc[v] = _mm256_fmadd_ps(x, _mm256_load_ps(row + 8 * v), acc[v]);
   }
-  LMM_UNROLL
-  for (int v = 0; v < V; ++v) _mm256_storeu_ps(out + 8 * v, acc[v]);
 }
 
-// gru_step_scalar's contract: the hidden matrix-vector product 96, 32 or 8 outputs at a time,
-// then the gates 8 units at a time.
-void gru_step_avx2(const float* a, const float* w, const float* bias, int hidden, int padded, float* h,
-                   float* scratch) {
-  const int width = 3 * padded;
-  int j = 0;
-  for (; j + 96 <= width; j += 96) hidden_product<12>(bias + j, w + j, width, h, hidden, scratch + j);
-  for (; j + 32 <= width; j += 32) hidden_product<4>(bias + j, w + j, width, h, hidden, scratch + j);
-  for (; j < width; j += 8) hidden_product<1>(bias + j, w + j, width, h, hidden, scratch + j);
-  for (int i = 0; i < padded; i += 8) {
-    const __m256 r = sigmoid_avx2(_mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(scratch + i)));
-    const __m256 z = sigmoid_avx2(_mm256_add_ps(_mm256_loadu_ps(a + padded + i), _mm256_loadu_ps(scratch + padded + i)));
-    const __m256 n = tanh_avx2(
-        _mm256_fmadd_ps(r, _mm256_loadu_ps(scratch + 2 * padded + i), _mm256_loadu_ps(a + 2 * padded + i)));
-    const __m256 old = _mm256_loadu_ps(h + i);
-    _mm256_storeu_ps(h + i, _mm256_fmadd_ps(z, _mm256_sub_ps(old, n), n));  // (1 - z) n + z h
+// Sum of the 8 lanes.
+inline float lane_sum(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+// gru_window_scalar's contract for padded = 8 R, the state in R registers: per step the hidden
+// product row by row (each state value broadcast from its register), then the gates 8 units at
+// a time.
+template <int R>
+void gru_window_avx2(const GruWindow& g, const float* present_facing, float* future) {
+  constexpr int kPadded = 8 * R, kWidth = 3 * kPadded;
+  const __m256 half = _mm256_set1_ps(0.5f);
+  __m256 h[R];
+  LMM_UNROLL
+  for (int r = 0; r < R; ++r) h[r] = _mm256_setzero_ps();
+  const float* previous = present_facing;
+  for (int t = 0; t < g.window; ++t) {
+    __m256 acc[3 * R];
+    LMM_UNROLL
+    for (int v = 0; v < 3 * R; ++v) acc[v] = _mm256_loadu_ps(g.hidden_bias + 8 * v);
+    LMM_UNROLL
+    for (int r = 0; r < R; ++r) {
+      accumulate_rows<3 * R>(acc, h[r], g.hidden_weight + size_t(8 * r) * kWidth, kWidth, std::min(8, g.hidden - 8 * r));
+    }
+    const float* a = g.input_gates + size_t(t) * kWidth;
+    const bool fed = t > g.present + 1;
+    const __m256 fx = _mm256_set1_ps(fed ? previous[0] : 0.0f), fz = _mm256_set1_ps(fed ? previous[1] : 0.0f);
+    auto input = [&](int j) {
+      const __m256 x = _mm256_fmadd_ps(fx, _mm256_loadu_ps(g.feedback_weight + j), _mm256_loadu_ps(a + j));
+      return _mm256_fmadd_ps(fz, _mm256_loadu_ps(g.feedback_weight + kWidth + j), x);
+    };
+    LMM_UNROLL
+    for (int r = 0; r < R; ++r) {
+      const __m256 r_tanh = tanh_avx2(_mm256_add_ps(input(8 * r), acc[r]));
+      const __m256 z = _mm256_fmadd_ps(half, tanh_avx2(_mm256_add_ps(input(kPadded + 8 * r), acc[R + r])), half);
+      const __m256 c = acc[2 * R + r];
+      const __m256 n = tanh_avx2(_mm256_fmadd_ps(r_tanh, c, _mm256_add_ps(input(2 * kPadded + 8 * r), c)));
+      h[r] = _mm256_fmadd_ps(z, _mm256_sub_ps(h[r], n), n);
+    }
+    if (t <= g.present) continue;
+    __m256 out_x = _mm256_setzero_ps(), out_z = _mm256_setzero_ps();
+    LMM_UNROLL
+    for (int r = 0; r < R; ++r) {
+      out_x = _mm256_fmadd_ps(h[r], _mm256_loadu_ps(g.output_weight + 8 * r), out_x);
+      out_z = _mm256_fmadd_ps(h[r], _mm256_loadu_ps(g.output_weight + kPadded + 8 * r), out_z);
+    }
+    float* facing = future + 2 * (t - g.present - 1);
+    emit_facing(g.output_bias[0] + lane_sum(out_x), g.output_bias[1] + lane_sum(out_z), previous, facing);
+    previous = facing;
   }
 }
 
@@ -412,7 +438,13 @@ void gru_step_avx2(const float* a, const float* w, const float* bias, int hidden
 
 DenseKernel dense_avx2_kernel() { return &dense_avx2; }
 TopKKernel top_k_avx2_kernel() { return &top_k_avx2; }
-GruStepKernel gru_step_avx2_kernel() { return &gru_step_avx2; }
+GruWindowKernel gru_window_avx2_kernel(int padded) {
+  constexpr GruWindowKernel kKernels[] = {&gru_window_avx2<1>, &gru_window_avx2<2>, &gru_window_avx2<3>,
+                                          &gru_window_avx2<4>, &gru_window_avx2<5>, &gru_window_avx2<6>,
+                                          &gru_window_avx2<7>, &gru_window_avx2<8>};
+  static_assert(8 * (sizeof(kKernels) / sizeof(kKernels[0])) == kMaxSimdGruPadded, "one kernel per register count");
+  return padded % 8 == 0 && padded >= 8 && padded <= kMaxSimdGruPadded ? kKernels[padded / 8 - 1] : nullptr;
+}
 
 }  // namespace lmm::detail
 
@@ -422,7 +454,7 @@ namespace lmm::detail {
 
 DenseKernel dense_avx2_kernel() { return nullptr; }
 TopKKernel top_k_avx2_kernel() { return nullptr; }
-GruStepKernel gru_step_avx2_kernel() { return nullptr; }
+GruWindowKernel gru_window_avx2_kernel(int) { return nullptr; }
 
 }  // namespace lmm::detail
 

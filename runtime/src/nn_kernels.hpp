@@ -1,6 +1,7 @@
 // Internal: the dense-layer kernels behind ModelEvaluator (scalar, AVX2/FMA and AVX-512).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -42,30 +43,56 @@ void top_k_scalar(const float* logits, int count, int k, float* best, int32_t* e
 void dense_scalar(const DenseLayer& layer, const float* x, int x_stride, int rows, float* y,
                   int y_stride, bool gelu, const RowMap& map);
 
-// One step of a GRU cell with torch's gate order (reset r, update z, new n), in a layout padded
-// for SIMD: `padded` (a multiple of 8, >= hidden) values per gate block. Given the input part
-// a = x W_ih + b_ih (3 x padded), the hidden weights w (hidden rows of 3 x padded, input-major) and
-// bias (3 x padded), sets b = h W_hh + b_hh (into `scratch`, 3 x padded) and h = (1 - z) n + z h
-// with r = sigmoid(a_r + b_r), z = sigmoid(a_z + b_z), n = tanh(a_n + r b_n), for all `padded`
-// values of h (padding lanes with zero weights stay zero).
-using GruStepKernel = void (*)(const float* a, const float* w, const float* bias, int hidden, int padded, float* h,
-                               float* scratch);
-void gru_step_scalar(const float* a, const float* w, const float* bias, int hidden, int padded, float* h,
-                     float* scratch);
+// A GRU with torch's gate order (reset r, update z, new n) run from a zero state over the steps
+// of a DirectionNet window, in a layout padded for SIMD: `padded` (a multiple of 8, >= hidden)
+// values per gate block, padding lanes with zero weights. The r and z blocks of every input and
+// weight are halved, and the n block of the hidden ones too, so that sigmoid(x) = (1 + tanh(x /
+// 2)) / 2 needs no scaling and r (h W_hn + b_hn) = c + tanh(x_r) c with c the halved product.
+struct GruWindow {
+  const float* input_gates = nullptr;      // [window][3 padded]: x_t W_ih + b_ih of each step
+  const float* hidden_weight = nullptr;    // [hidden][3 padded]: W_hh, 32-byte aligned
+  const float* hidden_bias = nullptr;      // [3 padded]: b_hh
+  const float* feedback_weight = nullptr;  // [2][3 padded]: input per unit of a fed-back facing's x, z
+  const float* output_weight = nullptr;    // [2][padded]: the output layer's x and z columns
+  const float* output_bias = nullptr;      // [2]
+  int hidden = 0, padded = 0, window = 0, present = 0;
+  float* state = nullptr;    // scratch of the scalar kernel: [padded]
+  float* scratch = nullptr;  // scratch of the scalar kernel: [3 padded]
+};
 
-// AVX2/FMA kernels, or nullptr when this build has none (non-x86 targets). The AVX2 GRU step
-// uses a rational tanh (and sigmoid through it; largest error 6e-7).
+// Runs `gru`: every step after `present` emits a facing, the output layer's (x, z) normalised, or
+// the previous facing where that length is not finite or below 1e-6 (the first one's previous is
+// present_facing); every step after present + 1 adds its predecessor's facing times
+// feedback_weight to its input gates. Writes window - present - 1 facings (x, z) into `future`.
+using GruWindowKernel = void (*)(const GruWindow& gru, const float* present_facing, float* future);
+void gru_window_scalar(const GruWindow& gru, const float* present_facing, float* future);
+
+// The facing a GRU window emits for output-layer values (x, z): normalised, or `previous` (x, z)
+// where the length is not finite or below 1e-6.
+inline void emit_facing(float x, float z, const float* previous, float* facing) {
+  const float length = std::sqrt(x * x + z * z);
+  const bool usable = std::isfinite(length) && length > 1e-6f;
+  facing[0] = usable ? x / length : previous[0];
+  facing[1] = usable ? z / length : previous[1];
+}
+
+// AVX2/FMA kernels, or nullptr when this build has none (non-x86 targets).
 DenseKernel dense_avx2_kernel();
 TopKKernel top_k_avx2_kernel();
-GruStepKernel gru_step_avx2_kernel();
-// AVX-512 dense kernel, or nullptr when this build has none (its top-k and GRU step are the
-// AVX2 ones).
+// The AVX2 GRU window kernel for `padded` values per gate block, or nullptr when this build has
+// none or padded > kMaxSimdGruPadded. It keeps the state in registers and uses a rational tanh
+// (largest error 6e-7).
+GruWindowKernel gru_window_avx2_kernel(int padded);
+constexpr int kMaxSimdGruPadded = 64;
+// AVX-512 dense kernel, or nullptr when this build has none (its top-k and GRU window kernels
+// are the AVX2 ones).
 DenseKernel dense_avx512_kernel();
 
 // The dense kernel of `path` (Scalar, Avx2 or Avx512, available).
 DenseKernel dense_kernel_for(KernelPath path);
-// The GRU step kernel of `path` (Scalar, Avx2 or Avx512, available).
-GruStepKernel gru_step_kernel_for(KernelPath path);
+// The GRU window kernel of `path` (Scalar, Avx2 or Avx512, available) for `padded` values per
+// gate block: the scalar one where the SIMD kernels take no such size.
+GruWindowKernel gru_window_kernel_for(KernelPath path, int padded);
 // Replaces Auto by the widest available path; false with a message when `path` is not available
 // in this build or on this CPU.
 bool resolve_kernel_path(KernelPath& path, std::string& error);

@@ -109,19 +109,20 @@ class DirectionEvaluator {
 
  private:
   void pad_weights();
+  float* hidden_weights();
   void standardised_inputs(const float* points, const float* facings);
-  void add_facing(const float* facing, float* gates) const;
-  void output(const float* previous_facing, float* facing) const;
 
   std::shared_ptr<const DirectionNet> net_;
   KernelPath path_ = KernelPath::Scalar;
-  int padded_ = 0;  // units per gate block, rounded up to 8 for the SIMD step
-  // The weights with every gate block padded to padded_ units: input [4][3 padded] (+ bias),
-  // hidden [hidden][3 padded] (+ bias).
-  std::vector<float> input_weight_, input_bias_, hidden_weight_, hidden_bias_;
-  std::vector<float> inputs_;  // [window][4] standardised inputs (future steps without their facing)
+  int padded_ = 0;  // units per gate block, rounded up to 8 for the SIMD kernel
+  // The weights in the GRU window kernel's layout (nn_kernels.hpp GruWindow): input [4][3 padded]
+  // (+ bias), hidden [hidden][3 padded] (64-byte aligned, + bias), the fed-back facing's rows
+  // [2][3 padded] and the output columns [2][padded].
+  std::vector<float> input_weight_, input_bias_, hidden_bias_, feedback_weight_, output_weight_;
+  AlignedBuffer hidden_weight_;
+  std::vector<float> inputs_;  // [window][4] standardised inputs (future steps with a zero facing)
   std::vector<float> gates_;   // [window][3 padded] input gate pre-activations
-  std::vector<float> state_, scratch_;  // hidden state [padded], step scratch [3 padded]
+  std::vector<float> state_, scratch_;  // scalar kernel scratch: hidden state [padded], [3 padded]
 };
 
 }  // namespace lmm
