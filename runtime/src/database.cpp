@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 namespace lmm {
 namespace {
@@ -60,14 +61,14 @@ std::shared_ptr<const Database> Database::load_buffer(const uint8_t* data, size_
 }
 
 bool Database::parse(const uint8_t* data, size_t size, std::string& error) {
-  if (!view_.open(data, size, kDatabaseKind, kDatabaseVersion, kDatabaseVersion, error)) {
+  if (!view_.open(data, size, kDatabaseKind, kOldestDatabaseVersion, kDatabaseVersion, error)) {
     return false;
   }
   return read_skeleton_section(view_, skeleton_, roles_, fps_, error) &&
          read_source_unit_scale(view_, source_unit_scale_, error) && read_ranges(error) &&
          read_frames(error) && read_contact_joints(view_, joint_count(), contact_joints_, error) &&
          read_contacts(error) && read_schema_section(view_, joint_count(), schema_, error) &&
-         read_features(error) && (measure_root_speeds(), true);
+         read_features(error) && read_phase(error) && (measure_root_speeds(), true);
 }
 
 void Database::measure_root_speeds() {
@@ -300,6 +301,38 @@ bool Database::read_features(std::string& error) {
     return false;
   }
   features_ = values->f32();
+  return true;
+}
+
+bool Database::read_phase(std::string& error) {
+  const auto phase_group = std::find_if(schema_.groups.begin(), schema_.groups.end(),
+                                        [](const FeatureGroup& g) { return g.kind == FeatureKind::Phase; });
+  if (view_.find(db_tensor::kPhase) == nullptr) {
+    if (phase_group == schema_.groups.end()) return true;
+    error = "feature group '" + phase_group->name + "' (kind phase) needs the per-frame phases, but the database " +
+            "has no " + db_tensor::kPhase;
+    return false;
+  }
+  const TensorView* phase = view_.require_shape(db_tensor::kPhase, DType::F32, {frames_, kAnyDim}, error);
+  if (phase == nullptr) return false;
+  // The phase groups read channels [0, phase_channels): exactly those are stored.
+  const uint64_t width = phase->dims[1], wanted = 2 * uint64_t(schema_.phase_channels);
+  if (wanted > 0 ? width != wanted : width % 2 != 0 || width < 2 || width > 2 * uint64_t(kMaxPhaseChannels)) {
+    error = std::string(db_tensor::kPhase) + " has " + std::to_string(width) + " columns, expected " +
+            (wanted > 0 ? std::to_string(wanted) + " (2 for each of the " + std::to_string(schema_.phase_channels) +
+                              " channels the phase groups read)"
+                        : "2 x channels, channels in [1, " + std::to_string(kMaxPhaseChannels) + "]");
+    return false;
+  }
+  const int64_t bad = first_out_of_range(phase->f32(), phase->element_count, std::numeric_limits<float>::max());
+  if (bad >= 0) {
+    error = std::string(db_tensor::kPhase) + ": frame " + std::to_string(uint64_t(bad) / width) + ", column " +
+            std::to_string(uint64_t(bad) % width) + " holds " + std::to_string(phase->f32()[bad]) +
+            " (finite values expected)";
+    return false;
+  }
+  phase_ = phase->f32();
+  phase_channels_ = int(width / 2);
   return true;
 }
 

@@ -13,6 +13,7 @@ const struct {
     {FeatureKind::BoneVelocity, "bone_velocity"},
     {FeatureKind::TrajectoryPosition, "trajectory_position"},
     {FeatureKind::TrajectoryDirection, "trajectory_direction"},
+    {FeatureKind::Phase, "phase"},
 };
 
 bool is_bone_kind(FeatureKind kind) {
@@ -26,6 +27,10 @@ const char* feature_kind_name(FeatureKind kind) {
     if (k.kind == kind) return k.name;
   }
   return "";
+}
+
+bool is_trajectory_kind(FeatureKind kind) {
+  return kind == FeatureKind::TrajectoryPosition || kind == FeatureKind::TrajectoryDirection;
 }
 
 bool parse_feature_kind(const std::string& name, FeatureKind& kind) {
@@ -42,8 +47,28 @@ int feature_group_dims(const FeatureGroup& group) {
   return static_cast<int>(group.items.size()) * (is_bone_kind(group.kind) ? 3 : 2);
 }
 
+namespace {
+
+// "" when `item` is a valid item of `g`, else why not.
+std::string item_error(const FeatureGroup& g, int item, int joint_count) {
+  if (is_bone_kind(g.kind) && (item < 0 || item >= joint_count)) {
+    return "joint index " + std::to_string(item) + " out of range";
+  }
+  if (is_trajectory_kind(g.kind) && (item < -kMaxTrajectoryOffsetFrames || item > kMaxTrajectoryOffsetFrames)) {
+    return "frame offset " + std::to_string(item) + " outside [-" + std::to_string(kMaxTrajectoryOffsetFrames) +
+           ", " + std::to_string(kMaxTrajectoryOffsetFrames) + "]";
+  }
+  if (g.kind == FeatureKind::Phase && (item < 0 || item >= kMaxPhaseChannels)) {
+    return "phase channel " + std::to_string(item) + " outside [0, " + std::to_string(kMaxPhaseChannels - 1) + "]";
+  }
+  return "";
+}
+
+}  // namespace
+
 bool FeatureSchema::finalize(int joint_count, std::string& error) {
   dims = 0;
+  phase_channels = 0;
   trajectory_offsets.clear();
   for (FeatureGroup& g : groups) {
     const std::string where = "feature group '" + g.name + "'";
@@ -57,16 +82,13 @@ bool FeatureSchema::finalize(int joint_count, std::string& error) {
       return false;
     }
     for (int item : g.items) {
-      if (is_bone_kind(g.kind) && (item < 0 || item >= joint_count)) {
-        error = where + ": joint index " + std::to_string(item) + " out of range";
+      const std::string bad = item_error(g, item, joint_count);
+      if (!bad.empty()) {
+        error = where + ": " + bad;
         return false;
       }
-      if (!is_bone_kind(g.kind) && (item < -kMaxTrajectoryOffsetFrames || item > kMaxTrajectoryOffsetFrames)) {
-        error = where + ": frame offset " + std::to_string(item) + " outside [-" +
-                std::to_string(kMaxTrajectoryOffsetFrames) + ", " + std::to_string(kMaxTrajectoryOffsetFrames) + "]";
-        return false;
-      }
-      if (!is_bone_kind(g.kind)) trajectory_offsets.push_back(item);
+      if (is_trajectory_kind(g.kind)) trajectory_offsets.push_back(item);
+      if (g.kind == FeatureKind::Phase) phase_channels = std::max(phase_channels, item + 1);
     }
     g.first_dim = dims;
     dims += feature_group_dims(g);
@@ -80,7 +102,7 @@ bool FeatureSchema::finalize(int joint_count, std::string& error) {
                            trajectory_offsets.end());
   for (FeatureGroup& g : groups) {
     g.sample_indices.clear();
-    if (is_bone_kind(g.kind)) continue;
+    if (!is_trajectory_kind(g.kind)) continue;
     for (int item : g.items) {
       const auto it = std::lower_bound(trajectory_offsets.begin(), trajectory_offsets.end(), item);
       g.sample_indices.push_back(static_cast<int>(it - trajectory_offsets.begin()));
@@ -103,6 +125,8 @@ Vec3 feature_item(const FeatureGroup& g, size_t i, const Vec3* positions, const 
       return inverse_rotate(root.rotation, trajectory[g.sample_indices[i]].position - root.position);
     case FeatureKind::TrajectoryDirection:
       return inverse_rotate(root.rotation, rotate(trajectory[g.sample_indices[i]].rotation, Vec3{0, 0, 1}));
+    case FeatureKind::Phase:  // written by write_phase_features
+      break;
   }
   return Vec3{};
 }
@@ -123,13 +147,26 @@ void write_group(const FeatureGroup& g, const Vec3* positions, const Vec3* veloc
 
 void compute_features(const FeatureSchema& schema, const Vec3* positions, const Vec3* velocities,
                       const RootSample& root, const RootSample* trajectory, float* out) {
-  for (const FeatureGroup& g : schema.groups) write_group(g, positions, velocities, root, trajectory, out);
+  for (const FeatureGroup& g : schema.groups) {
+    if (g.kind != FeatureKind::Phase) write_group(g, positions, velocities, root, trajectory, out);
+  }
+}
+
+void write_phase_features(const FeatureSchema& schema, const float* phase, float* out) {
+  for (const FeatureGroup& g : schema.groups) {
+    if (g.kind != FeatureKind::Phase) continue;
+    float* o = out + g.first_dim;
+    for (int channel : g.items) {
+      *o++ = phase[2 * channel];
+      *o++ = phase[2 * channel + 1];
+    }
+  }
 }
 
 void compute_trajectory_features(const FeatureSchema& schema, const RootSample& root, const RootSample* trajectory,
                                  const float* offset, const float* scale, float* out) {
   for (const FeatureGroup& g : schema.groups) {
-    if (is_bone_kind(g.kind)) continue;
+    if (!is_trajectory_kind(g.kind)) continue;
     write_group(g, nullptr, nullptr, root, trajectory, out);
     const int first = g.first_dim;
     normalize_features(out + first, offset + first, scale + first, feature_group_dims(g));

@@ -275,10 +275,10 @@ TEST(ConfigErrors, NameTheFileKeyOrLine) {
                 .find("'unit_scale' = -1 is outside [0.0001, 10000]"),
             std::string::npos);
   try {
-    load_feature_config(test::write_text(dir + "/f.toml", "[[group]]\nname = \"g\"\nkind = \"phase\"\nseconds = [1.0]\n"));
+    load_feature_config(test::write_text(dir + "/f.toml", "[[group]]\nname = \"g\"\nkind = \"rotation\"\nseconds = [1.0]\n"));
     FAIL() << "expected an error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown kind 'phase'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unknown kind 'rotation'"), std::string::npos) << e.what();
   }
   EXPECT_THROW(load_feature_config(test::write_text(dir + "/g.toml", "[[group]]\nname = \"g\"\nkind = \"bone_position\"\nseconds = [1.0]\n")),
                InputError);

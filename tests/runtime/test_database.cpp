@@ -66,6 +66,67 @@ TEST(Database, ReadsTheOptionalSourceUnitScale) {
   }
 }
 
+// Issue 17: databases of format version 1 (before phase.values) still load, with no phases.
+TEST(Database, VersionOneFilesLoadWithoutPhases) {
+  test::SyntheticDatabase old_file;
+  old_file.version = 1;
+  const AlignedBuffer buffer = test::aligned_copy(old_file.build());
+  std::string error;
+  const std::shared_ptr<const Database> db = Database::load_buffer(buffer.data(), buffer.size(), error);
+  ASSERT_NE(db, nullptr) << error;
+  EXPECT_EQ(db->blob().version(), 1u);
+  EXPECT_EQ(db->phase_channels(), 0);
+  EXPECT_EQ(db->schema().phase_channels, 0);
+  EXPECT_EQ(db->schema().dims, 5);
+}
+
+// Issue 17: phase.values holds each frame's phase embedding; a phase group reads it.
+TEST(Database, ReadsThePhaseEmbedding) {
+  test::SyntheticDatabase synthetic;
+  synthetic.add_phase_group(3);
+  const AlignedBuffer buffer = test::aligned_copy(synthetic.build());
+  std::string error;
+  const std::shared_ptr<const Database> db = Database::load_buffer(buffer.data(), buffer.size(), error);
+  ASSERT_NE(db, nullptr) << error;
+  EXPECT_EQ(db->phase_channels(), 3);
+  EXPECT_EQ(db->schema().dims, 5 + 6);
+  EXPECT_EQ(db->schema().groups[2].kind, FeatureKind::Phase);
+  for (int f = 0; f < db->frame_count(); ++f) {
+    for (int c = 0; c < 6; ++c) {
+      ASSERT_EQ(db->phase(f)[c], test::SyntheticDatabase::phase_value(size_t(f), uint64_t(c))) << f << " " << c;
+    }
+  }
+}
+
+TEST(Database, RejectsMissingMisSizedOrNonFinitePhases) {
+  std::string error;
+  test::SyntheticDatabase missing;
+  missing.add_phase_group(2);
+  missing.phase.clear();
+  EXPECT_FALSE(loads(missing.build(), error));
+  EXPECT_NE(error.find("feature group 'phase' (kind phase)"), std::string::npos) << error;
+  EXPECT_NE(error.find("phase.values"), std::string::npos) << error;
+
+  test::SyntheticDatabase narrow;
+  narrow.add_phase_group(2);
+  narrow.phase.resize(narrow.phase.size() / 2);
+  narrow.phase_width = 2;
+  EXPECT_FALSE(loads(narrow.build(), error));
+  EXPECT_NE(error.find("phase.values has 2 columns, expected 4"), std::string::npos) << error;
+
+  test::SyntheticDatabase odd;  // phases without a phase group: any even width
+  odd.phase.assign(12 * 3, 0.5f);
+  odd.phase_width = 3;
+  EXPECT_FALSE(loads(odd.build(), error));
+  EXPECT_NE(error.find("phase.values has 3 columns"), std::string::npos) << error;
+
+  test::SyntheticDatabase nan;
+  nan.add_phase_group(2);
+  nan.phase[7 * 4 + 1] = std::nanf("");
+  EXPECT_FALSE(loads(nan.build(), error));
+  EXPECT_NE(error.find("phase.values: frame 7, column 1"), std::string::npos) << error;
+}
+
 TEST(Database, RejectsInconsistentContent) {
   std::string error;
   test::SyntheticDatabase gap;

@@ -63,14 +63,57 @@ TEST(Features, FinalizeRejectsBadGroups) {
 }
 
 TEST(Features, KindNamesRoundTrip) {
-  for (FeatureKind k : {FeatureKind::BonePosition, FeatureKind::BoneVelocity,
-                        FeatureKind::TrajectoryPosition, FeatureKind::TrajectoryDirection}) {
+  for (FeatureKind k : {FeatureKind::BonePosition, FeatureKind::BoneVelocity, FeatureKind::TrajectoryPosition,
+                        FeatureKind::TrajectoryDirection, FeatureKind::Phase}) {
     FeatureKind parsed;
     ASSERT_TRUE(parse_feature_kind(feature_kind_name(k), parsed));
     EXPECT_EQ(parsed, k);
   }
+  EXPECT_STREQ(feature_kind_name(FeatureKind::Phase), "phase");
   FeatureKind unused;
-  EXPECT_FALSE(parse_feature_kind("phase", unused));
+  EXPECT_FALSE(parse_feature_kind("rotation", unused));
+}
+
+// Issue 17: a phase group (Kleanthous & Martini 2023, Table 10's phase embedding) is a pose
+// group of 2 dims per channel, written from the frame's phase embedding by write_phase_features
+// only: compute_features and the query's trajectory part leave its dims alone.
+TEST(Features, PhaseGroupsCopyTheirChannelsOfTheEmbedding) {
+  FeatureSchema s = four_kinds_schema();
+  s.groups.insert(s.groups.begin() + 2, FeatureGroup{"phase", FeatureKind::Phase, {0, 1, 2}, 1.0f, 0, {}});
+  std::string error;
+  ASSERT_TRUE(s.finalize(2, error)) << error;
+  EXPECT_EQ(s.dims, 3 + 3 + 6 + 4 + 2);
+  EXPECT_EQ(s.phase_channels, 3);
+  EXPECT_EQ(s.trajectory_offsets, (std::vector<int>{-6, 20}));
+  EXPECT_FALSE(is_trajectory_kind(FeatureKind::Phase));
+  const int first = s.groups[2].first_dim;
+  EXPECT_EQ(first, 6);
+
+  const float untouched = 42.0f;
+  std::vector<float> out(size_t(s.dims), untouched);
+  const Vec3 positions[] = {{0, 0, 0}, {0.2f, 0.9f, 0.1f}};
+  const Vec3 velocities[] = {{0, 0, 0}, {1, 0, 0.5f}};
+  const RootSample root{{0, 0, 0}, Quat{}};
+  const RootSample trajectory[] = {{{0, 0, -0.5f}, Quat{}}, {{0, 0, 1}, Quat{}}};
+  compute_features(s, positions, velocities, root, trajectory, out.data());
+  const std::vector<float> offset(out.size(), 0.0f), scale(out.size(), 1.0f);
+  compute_trajectory_features(s, root, trajectory, offset.data(), scale.data(), out.data());
+  for (int d = first; d < first + 6; ++d) EXPECT_EQ(out[size_t(d)], untouched) << "dim " << d;
+
+  const float embedding[] = {0.5f, -0.25f, 0.75f, 0.1f, -0.3f, 0.2f};
+  write_phase_features(s, embedding, out.data());
+  for (int d = 0; d < 6; ++d) EXPECT_EQ(out[size_t(first + d)], embedding[d]) << "dim " << d;
+  EXPECT_EQ(out[0], 0.2f);  // the others as compute_features wrote them
+}
+
+TEST(Features, FinalizeRejectsPhaseChannelsOutOfRange) {
+  for (int channel : {-1, kMaxPhaseChannels}) {
+    FeatureSchema s;
+    s.groups.push_back({"phase", FeatureKind::Phase, {0, channel}, 1.0f, 0, {}});
+    std::string error;
+    EXPECT_FALSE(s.finalize(2, error));
+    EXPECT_NE(error.find("'phase': phase channel " + std::to_string(channel)), std::string::npos) << error;
+  }
 }
 
 TEST(Features, NormalizeAppliesOffsetAndScale) {

@@ -74,6 +74,32 @@ TEST(QueryJob, CopiesThePoseFeaturesAndWritesTheTrajectoryGroups) {
   EXPECT_GT(trajectory_dims, 0);
 }
 
+// Issue 17: phase features are pose features: the database controller's query (QueryJob over
+// the playing frame) takes them from that frame, like the bone groups.
+TEST(QueryJob, TakesThePhaseDimsFromThePlayingFrame) {
+  test::SyntheticDatabase synthetic;
+  synthetic.randomize({80, 120, 90}, 7);
+  synthetic.add_phase_group(5);
+  const AlignedBuffer buffer = test::aligned_copy(synthetic.build());
+  std::string error;
+  const std::shared_ptr<const Database> loaded = Database::load_buffer(buffer.data(), buffer.size(), error);
+  ASSERT_NE(loaded, nullptr) << error;
+  const Database& db = *loaded;
+  const FeatureGroup& phase = db.schema().groups.back();
+  ASSERT_EQ(phase.kind, FeatureKind::Phase);
+  ASSERT_EQ(feature_group_dims(phase), 10);
+  const std::vector<RootSample> trajectory = some_trajectory(db.schema().trajectory_offsets.size());
+  for (int frame : {17, 150}) {
+    std::vector<float> query(size_t(db.schema().dims), 0.0f);
+    QueryJob job = query_over(db, frame, trajectory, query);
+    job.root = RootSample{Vec3{0.5f, 0, 0.2f}, quat_from_heading(Vec3{1, 0, 1})};
+    ASSERT_TRUE(job.run());
+    for (int d = 0; d < 10; ++d) {
+      EXPECT_EQ(query[size_t(phase.first_dim + d)], db.phase(frame)[d]) << "frame " << frame << " dim " << d;
+    }
+  }
+}
+
 TEST(QueryJob, RefusesMissingOrMisSizedSpansAndLeavesTheOutput) {
   Loaded l;
   load(l);

@@ -1,6 +1,7 @@
 // Builds small, valid motion database blobs in memory for runtime tests (no pipeline needed).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -15,6 +16,7 @@ namespace lmm::test {
 // Every tensor of a tiny database: 3 joints (Simulation -> Hips -> Foot), two ranges, a
 // bone-position group and a trajectory-position group. Tests edit fields, then call build().
 struct SyntheticDatabase {
+  uint32_t version = kDatabaseVersion;
   float fps = 60.0f;
   std::string joint_names = "Simulation\nHips\nFoot\n";
   std::vector<int32_t> parents = {-1, 0, 1};
@@ -35,6 +37,37 @@ struct SyntheticDatabase {
   std::vector<float> group_weight = {1.0f, 2.0f};
   std::vector<int32_t> group_item_count = {1, 1};
   std::vector<int32_t> group_items = {2, 20};
+  std::vector<float> phase;    // phase.values when not empty: frames x phase_width
+  uint64_t phase_width = 0;
+
+  // Appends a phase group reading `channels` channels (2 x channels dims, offset 0, scale 1) and
+  // stores a phase embedding of that width, each frame's values `phase_value(frame, column)`;
+  // the group's features are the embedding itself.
+  void add_phase_group(int channels) {
+    const size_t old_dims = feature_offset.size(), dims = old_dims + 2 * size_t(channels);
+    const size_t frames = features.size() / old_dims;
+    std::vector<float> widened;
+    phase.clear();
+    phase_width = 2 * uint64_t(channels);
+    for (size_t f = 0; f < frames; ++f) {
+      widened.insert(widened.end(), features.begin() + long(f * old_dims), features.begin() + long((f + 1) * old_dims));
+      for (uint64_t c = 0; c < phase_width; ++c) phase.push_back(phase_value(f, c));
+      widened.insert(widened.end(), phase.end() - long(phase_width), phase.end());
+    }
+    features = widened;
+    feature_offset.resize(dims, 0.0f);
+    feature_scale.resize(dims, 1.0f);
+    group_names += "phase\n";
+    group_kind.push_back(int32_t(FeatureKind::Phase));
+    group_weight.push_back(1.0f);
+    group_item_count.push_back(channels);
+    for (int c = 0; c < channels; ++c) group_items.push_back(c);
+  }
+
+  // A distinct, frame-dependent value of phase column `column` of `frame`.
+  static float phase_value(size_t frame, uint64_t column) {
+    return std::sin(0.3f * float(frame) + float(column)) * (1.0f + 0.1f * float(column));
+  }
 
   // Fills per-frame arrays for 12 frames with deterministic values.
   SyntheticDatabase() { fill_frames(12); }
@@ -118,9 +151,10 @@ struct SyntheticDatabase {
     b.add(t::kGroupWeight, DType::F32, {group_weight.size()}, group_weight.data());
     b.add(t::kGroupItemCount, DType::I32, {group_item_count.size()}, group_item_count.data());
     b.add(t::kGroupItems, DType::I32, {group_items.size()}, group_items.data());
+    if (!phase.empty()) b.add(t::kPhase, DType::F32, {n, phase_width}, phase.data());
     std::vector<uint8_t> out;
     std::string error;
-    b.build(kDatabaseKind, kDatabaseVersion, true, out, error);
+    b.build(kDatabaseKind, version, true, out, error);
     return out;
   }
 };

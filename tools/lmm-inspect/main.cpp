@@ -159,6 +159,7 @@ int run(int argc, char** argv) {
               path.c_str(), db.frame_count(), db.ranges().size(), mirrored, seconds, db.fps(),
               db.joint_count(), db.skeleton().joined_names().c_str(), db.schema().dims,
               db.schema().name.c_str());
+  if (db.phase_channels() > 0) std::printf("  phases       %d channels (phase.values)\n", db.phase_channels());
   const SkeletonHeight height = print_height(db);
   const JsonObject speeds = speeds_json(db.speeds(), "the database");
   std::printf("  %-28s %-21s %4s %6s %9s %9s %9s %9s\n", "group", "kind", "dims", "weight",
@@ -193,6 +194,7 @@ int run(int argc, char** argv) {
                    .number("rest_height_m", height.rest)
                    .number("standing_height_m", height.standing)
                    .number("feature_dims", db.schema().dims)
+                   .number("phase_channels", db.phase_channels())
                    .text("schema", db.schema().name)
                    .objects("groups", groups)
                    .objects("speeds", {speeds}));

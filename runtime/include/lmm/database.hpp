@@ -17,7 +17,8 @@
 namespace lmm {
 
 constexpr char kDatabaseKind[5] = "MMDB";  // blob kind tag of motion databases
-constexpr uint32_t kDatabaseVersion = 1;   // current (and oldest supported) version
+constexpr uint32_t kDatabaseVersion = 2;        // current version (2 added phase.values and the phase kind)
+constexpr uint32_t kOldestDatabaseVersion = 1;  // oldest version the loader reads
 
 // Limits the loader enforces on joint data (every frame, every joint): positions in metres,
 // speeds in m/s and rad/s, rotation norms. Anything beyond is a corrupt or mis-scaled file.
@@ -61,6 +62,7 @@ constexpr const char* kGroupKind = "features.group_kind";
 constexpr const char* kGroupWeight = "features.group_weight";
 constexpr const char* kGroupItemCount = "features.group_item_count";
 constexpr const char* kGroupItems = "features.group_items";
+constexpr const char* kPhase = "phase.values";  // optional: each frame's phase embedding
 }  // namespace db_tensor
 
 // A loaded, validated motion database: an immutable asset, created only by the factories below
@@ -126,6 +128,11 @@ class Database {
   const float* feature_offset() const { return feature_offset_; }
   // Per-dimension normalisation scale (group std / weight).
   const float* feature_scale() const { return feature_scale_; }
+  // Channels of the stored phase embedding (phase.values), 0 when the database holds none.
+  int phase_channels() const { return phase_channels_; }
+  // Phase embedding of `frame` (2 x phase_channels() floats: amplitude x sin, amplitude x cos
+  // per channel); only when phase_channels() > 0.
+  const float* phase(int frame) const { return phase_ + size_t(frame) * 2 * size_t(phase_channels_); }
   // The validated blob the database reads from (e.g. to copy its sections into a bundle).
   const BlobView& blob() const { return view_; }
 
@@ -140,6 +147,7 @@ class Database {
   bool read_frames(std::string& error);
   bool read_contacts(std::string& error);
   bool read_features(std::string& error);
+  bool read_phase(std::string& error);
   void measure_root_speeds();
 
   AlignedBuffer owned_;
@@ -161,6 +169,8 @@ class Database {
   const float* features_ = nullptr;
   const float* feature_offset_ = nullptr;
   const float* feature_scale_ = nullptr;
+  const float* phase_ = nullptr;
+  int phase_channels_ = 0;
   uint64_t id_ = 0;
 };
 

@@ -17,16 +17,21 @@ enum class FeatureKind : int32_t {
   BoneVelocity = 2,         // 3 dims per bone, character space
   TrajectoryPosition = 3,   // 2 dims (x, z) per time offset, character space
   TrajectoryDirection = 4,  // 2 dims (x, z) of the facing direction per time offset
+  Phase = 5,                // 2 dims per channel of the frame's phase embedding (amplitude x sin, x cos)
 };
 
 // Human-readable name of a kind ("bone_position", ...), or "" for an unknown value.
 const char* feature_kind_name(FeatureKind kind);
 // Parses a kind name; false when unknown.
 bool parse_feature_kind(const std::string& name, FeatureKind& kind);
+// True for the kinds a controller writes into a query (trajectory position and direction); the
+// others are pose kinds, which a query takes from the playing frame or the learned state.
+bool is_trajectory_kind(FeatureKind kind);
 
 // Schema limits checked by FeatureSchema::finalize (and so by the importer and every loader).
 constexpr int kMaxFeatureDims = 4096;                // total dims of a schema
 constexpr int kMaxTrajectoryOffsetFrames = 1 << 20;  // |frame offset| of a trajectory sample
+constexpr int kMaxPhaseChannels = 64;                // phase channels a phase group may read
 constexpr float kMinFeatureWeight = 1.0e-6f;         // group weights lie in [min, max]
 constexpr float kMaxFeatureWeight = 1.0e6f;
 
@@ -34,7 +39,7 @@ constexpr float kMaxFeatureWeight = 1.0e6f;
 struct FeatureGroup {
   std::string name;
   FeatureKind kind = FeatureKind::BonePosition;
-  std::vector<int> items;  // joint indices (bone kinds) or frame offsets (trajectory kinds)
+  std::vector<int> items;  // joint indices (bone kinds), frame offsets (trajectory kinds) or phase channels
   float weight = 1.0f;
   int first_dim = 0;                // set by FeatureSchema::finalize
   std::vector<int> sample_indices;  // trajectory kinds: index into trajectory_offsets
@@ -46,10 +51,11 @@ struct FeatureSchema {
   std::vector<FeatureGroup> groups;
   int dims = 0;                          // total feature dimensions (after finalize)
   std::vector<int> trajectory_offsets;   // sorted unique frame offsets (after finalize)
+  int phase_channels = 0;                // 1 + the largest channel a phase group reads, 0 without (after finalize)
 
   // Checks items against `joint_count` and the limits above, assigns dims and sample indices.
-  // False with a message naming the group on an empty group, a bad joint index or offset, a
-  // weight out of range or too many dims.
+  // False with a message naming the group on an empty group, a bad joint index, offset or phase
+  // channel (in [0, kMaxPhaseChannels)), a weight out of range or too many dims.
   bool finalize(int joint_count, std::string& error);
 };
 
@@ -62,11 +68,16 @@ struct RootSample {
   Quat rotation;
 };
 
-// Writes the raw (unnormalised) feature vector of one frame into `out` (schema.dims floats).
+// Writes the raw (unnormalised) feature vector of one frame into `out` (schema.dims floats),
+// except the phase groups' dims, which it leaves as they are (write_phase_features fills them).
 // `positions` / `velocities` are global joint data; `root` defines character space;
 // `trajectory` holds one root sample per schema.trajectory_offsets entry. No allocation.
 void compute_features(const FeatureSchema& schema, const Vec3* positions, const Vec3* velocities,
                       const RootSample& root, const RootSample* trajectory, float* out);
+
+// Writes the raw phase groups' dims of `out` from one frame's phase embedding `phase`
+// (2 x schema.phase_channels floats: amplitude x sin, amplitude x cos of channel 0, then 1, ...).
+void write_phase_features(const FeatureSchema& schema, const float* phase, float* out);
 
 // Writes only the trajectory groups' dims of `out`, normalised with `offset` / `scale` (the
 // schema's normalisation): the part of a query that comes from the controller. No allocation.

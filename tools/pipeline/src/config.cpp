@@ -95,7 +95,7 @@ std::vector<std::string> strings(const toml::table& table, const char* key, cons
 int group_dims(const FeatureGroupConfig& config) {
   FeatureGroup group;
   group.kind = config.kind;
-  group.items.resize(config.bones.size() + config.seconds.size());
+  group.items.resize(config.bones.size() + config.seconds.size() + size_t(config.channels));
   return feature_group_dims(group);
 }
 
@@ -107,8 +107,22 @@ const toml::table& subtable(const toml::table& root, const char* key, const std:
   return *node->as_table();
 }
 
+// The 'channels' of a phase group: an integer in [1, kMaxPhaseChannels]; throws naming the key.
+int phase_channels(const toml::table& table, const std::string& where) {
+  const toml::node* node = table.get("channels");
+  const std::string accepted = "an integer in " + range_text(1, kMaxPhaseChannels);
+  if (node == nullptr) throw InputError(where + ": kind 'phase' needs 'channels' (" + accepted + ")");
+  const auto value = node->value_exact<int64_t>();
+  if (!value) throw InputError(where + ": 'channels' must be " + accepted);
+  if (*value < 1 || *value > kMaxPhaseChannels) {
+    throw InputError(where + ": 'channels' = " + std::to_string(*value) + " is outside " +
+                     range_text(1, kMaxPhaseChannels));
+  }
+  return int(*value);
+}
+
 FeatureGroupConfig parse_group(const toml::table& table, const std::string& where) {
-  check_keys(table, {"name", "kind", "bones", "seconds", "weight"}, where);
+  check_keys(table, {"name", "kind", "bones", "seconds", "channels", "weight"}, where);
   FeatureGroupConfig g;
   g.name = text(table, "name", where);
   check_name(g.name, where + ": 'name'");
@@ -116,7 +130,7 @@ FeatureGroupConfig parse_group(const toml::table& table, const std::string& wher
   const std::string kind = text(table, "kind", group_where);
   if (!parse_feature_kind(kind, g.kind)) {
     throw InputError(group_where + ": unknown kind '" + kind +
-                     "' (bone_position, bone_velocity, trajectory_position, trajectory_direction)");
+                     "' (bone_position, bone_velocity, trajectory_position, trajectory_direction, phase)");
   }
   g.weight = number(table, "weight", 1.0f, Range{kMinFeatureWeight, kMaxFeatureWeight, ""}, group_where);
   g.bones = strings(table, "bones", group_where);
@@ -131,7 +145,17 @@ FeatureGroupConfig parse_group(const toml::table& table, const std::string& wher
       g.seconds.push_back(*v);
     }
   }
-  const bool bone_kind = g.kind == FeatureKind::BonePosition || g.kind == FeatureKind::BoneVelocity;
+  if (g.kind == FeatureKind::Phase) {
+    if (!g.bones.empty() || !g.seconds.empty()) {
+      throw InputError(group_where + ": kind 'phase' needs 'channels' (and no 'bones' or 'seconds')");
+    }
+    g.channels = phase_channels(table, group_where);
+    return g;
+  }
+  if (table.contains("channels")) {
+    throw InputError(group_where + ": 'channels' belongs to kind 'phase' only, not '" + kind + "'");
+  }
+  const bool bone_kind = !is_trajectory_kind(g.kind);
   if ((bone_kind && (g.bones.empty() || !g.seconds.empty())) ||
       (!bone_kind && (g.seconds.empty() || !g.bones.empty()))) {
     throw InputError(group_where + ": kind '" + kind + "' needs " +
@@ -293,6 +317,7 @@ FeatureSchema resolve_schema(const FeatureSchemaConfig& config, const SkeletonCo
       }
       g.items.push_back(static_cast<int>(frames));
     }
+    for (int channel = 0; channel < gc.channels; ++channel) g.items.push_back(channel);
     schema.groups.push_back(std::move(g));
   }
   std::string error;

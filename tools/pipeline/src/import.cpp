@@ -12,6 +12,9 @@
 #include "lmm/blob.hpp"
 #include "lmm/blob_writer.hpp"
 #include "lmm/database.hpp"
+#include "lmm/pipeline/phase_features.hpp"
+
+#include "database_writing.hpp"
 
 namespace lmm::pipeline {
 namespace {
@@ -351,12 +354,11 @@ void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, f
   const auto velocities = gather<Vec3>(clips, [](const ProcessedClip& c) -> const auto& { return c.velocities; });
   const auto angular = gather<Vec3>(clips, [](const ProcessedClip& c) -> const auto& { return c.angular_velocities; });
   const auto contacts = gather<uint8_t>(clips, [](const ProcessedClip& c) -> const auto& { return c.contacts; });
-  auto features = gather<float>(clips, [](const ProcessedClip& c) -> const auto& { return c.features; });
-  std::vector<float> offset, scale;
-  normalize_groups(plan.schema, features, offset, scale);
+  const FeatureSection features(plan.schema,
+                                gather<float>(clips, [](const ProcessedClip& c) -> const auto& { return c.features; }));
 
   std::vector<int32_t> starts, stops, mirrored, parents(plan.skeleton.parents.begin(), plan.skeleton.parents.end());
-  std::string range_names, joint_names, group_names;
+  std::string range_names, joint_names;
   for (const ProcessedClip& c : clips) {
     starts.push_back(stops.empty() ? 0 : stops.back());
     stops.push_back(starts.back() + c.clip.frames);
@@ -364,18 +366,9 @@ void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, f
     range_names += c.name + "\n";
   }
   for (const std::string& n : plan.skeleton.names) joint_names += n + "\n";
-  std::vector<int32_t> kinds, counts, items;
-  std::vector<float> weights;
-  for (const FeatureGroup& g : plan.schema.groups) {
-    kinds.push_back(static_cast<int32_t>(g.kind));
-    counts.push_back(static_cast<int32_t>(g.items.size()));
-    items.insert(items.end(), g.items.begin(), g.items.end());
-    weights.push_back(g.weight);
-    group_names += g.name + "\n";
-  }
   const std::vector<int32_t> contact_joints(plan.contacts.joints.begin(), plan.contacts.joints.end());
   const uint64_t n = uint64_t(stops.back()), j = uint64_t(plan.skeleton.joint_count());
-  const uint64_t d = uint64_t(plan.schema.dims), r = starts.size();
+  const uint64_t r = starts.size();
 
   namespace t = db_tensor;
   BlobBuilder b;
@@ -395,34 +388,14 @@ void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, f
   b.add(t::kAngularVelocities, DType::F32, {n, j, 3}, angular.data());
   b.add(t::kContactJoints, DType::I32, {contact_joints.size()}, contact_joints.data());
   b.add(t::kContacts, DType::U8, {n, contact_joints.size()}, contacts.data());
-  b.add(t::kFeatures, DType::F32, {n, d}, features.data());
-  b.add(t::kFeatureOffset, DType::F32, {d}, offset.data());
-  b.add(t::kFeatureScale, DType::F32, {d}, scale.data());
-  b.add_text(t::kSchemaName, plan.schema.name);
-  b.add_text(t::kGroupNames, group_names);
-  b.add(t::kGroupKind, DType::I32, {kinds.size()}, kinds.data());
-  b.add(t::kGroupWeight, DType::F32, {weights.size()}, weights.data());
-  b.add(t::kGroupItemCount, DType::I32, {counts.size()}, counts.data());
-  b.add(t::kGroupItems, DType::I32, {items.size()}, items.data());
+  features.add_to(b);
 
-  std::vector<uint8_t> blob;
-  std::string error;
-  if (!b.build(kDatabaseKind, kDatabaseVersion, true, blob, error)) throw InputError(out_path + ": " + error);
-  if (Database::load_buffer(blob.data(), blob.size(), error) == nullptr) {
-    throw InputError(out_path + ": the imported database fails the loader's checks (nothing written): " + error);
-  }
-  if (!write_file_atomic(out_path, blob.data(), blob.size(), error)) throw InputError(out_path + ": " + error);
-  if (Database::load_file(out_path, error) == nullptr) {
-    std::error_code ignored;
-    fs::remove(out_path, ignored);
-    throw InputError("the written database does not read back (removed): " + error);
-  }
+  summary.bytes = write_database_blob(b, out_path);
   summary.frames = int(n);
   summary.clips = int(r);
   summary.joints = int(j);
-  summary.feature_dims = int(d);
+  summary.feature_dims = plan.schema.dims;
   summary.fps = fps;
-  summary.bytes = blob.size();
   summarize_contacts(contacts, plan, summary);
   summary.height = measure_height(plan.skeleton, plan.roles, PoseFrames{positions.data(), rotations.data(), int(n)});
 }
@@ -535,7 +508,51 @@ void normalize_groups(const FeatureSchema& schema, std::vector<float>& features,
   for (size_t r = 0; r < rows; ++r) normalize_features(&features[r * dims], offset.data(), scale.data(), int(dims));
 }
 
+FeatureSection::FeatureSection(const FeatureSchema& schema, std::vector<float> raw)
+    : values(std::move(raw)), schema_name(schema.name) {
+  frames = schema.dims == 0 ? 0 : values.size() / size_t(schema.dims);
+  normalize_groups(schema, values, offset, scale);
+  for (const FeatureGroup& g : schema.groups) {
+    kinds.push_back(static_cast<int32_t>(g.kind));
+    counts.push_back(static_cast<int32_t>(g.items.size()));
+    items.insert(items.end(), g.items.begin(), g.items.end());
+    weights.push_back(g.weight);
+    group_names += g.name + "\n";
+  }
+}
+
+void FeatureSection::add_to(BlobBuilder& b) const {
+  namespace t = db_tensor;
+  const uint64_t d = offset.size();
+  b.add(t::kFeatures, DType::F32, {frames, d}, values.data());
+  b.add(t::kFeatureOffset, DType::F32, {d}, offset.data());
+  b.add(t::kFeatureScale, DType::F32, {d}, scale.data());
+  b.add_text(t::kSchemaName, schema_name);
+  b.add_text(t::kGroupNames, group_names);
+  b.add(t::kGroupKind, DType::I32, {kinds.size()}, kinds.data());
+  b.add(t::kGroupWeight, DType::F32, {weights.size()}, weights.data());
+  b.add(t::kGroupItemCount, DType::I32, {counts.size()}, counts.data());
+  b.add(t::kGroupItems, DType::I32, {items.size()}, items.data());
+}
+
+size_t write_database_blob(const BlobBuilder& b, const std::string& out_path) {
+  std::vector<uint8_t> blob;
+  std::string error;
+  if (!b.build(kDatabaseKind, kDatabaseVersion, true, blob, error)) throw InputError(out_path + ": " + error);
+  if (Database::load_buffer(blob.data(), blob.size(), error) == nullptr) {
+    throw InputError(out_path + ": the database fails the loader's checks (nothing written): " + error);
+  }
+  if (!write_file_atomic(out_path, blob.data(), blob.size(), error)) throw InputError(out_path + ": " + error);
+  if (Database::load_file(out_path, error) == nullptr) {
+    std::error_code ignored;
+    fs::remove(out_path, ignored);
+    throw InputError("the written database does not read back (removed): " + error);
+  }
+  return blob.size();
+}
+
 ImportSummary import_database(const ImportOptions& options, const std::string& out_path) {
+  refuse_phase_groups(options.features);
   const std::vector<std::string> paths = collect_bvh_files(options.inputs);
   std::vector<ParsedFile> parsed(paths.size());
   std::atomic<int> done{0};

@@ -58,6 +58,7 @@ struct FeatureGroupConfig {
   FeatureKind kind = FeatureKind::BonePosition;
   std::vector<std::string> bones;  // bone kinds
   std::vector<double> seconds;     // trajectory kinds (negative = past)
+  int channels = 0;                // phase kind: channels of the phase embedding, 1 to kMaxPhaseChannels
   float weight = 1.0f;
 };
 

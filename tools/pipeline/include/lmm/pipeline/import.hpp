@@ -63,7 +63,8 @@ std::vector<std::string> collect_bvh_files(const std::vector<std::string>& input
 // frame's velocity (clips are short, so clamping would fake a stop at every clip end).
 RootSample root_sample(const ProcessedClip& clip, int frame);
 
-// Raw features of every frame of a processed clip (trajectory samples from root_sample).
+// Raw features of every frame of a processed clip (trajectory samples from root_sample); the
+// phase groups' dims are left 0 (write_phase_features fills them).
 std::vector<float> clip_features(const FeatureSchema& schema, const Skeleton& skeleton,
                                  const ProcessedClip& clip);
 
@@ -81,8 +82,10 @@ constexpr float kOffsetTolerance = 0.05f;
 constexpr double kMinContactRatio = 0.2, kMaxContactRatio = 0.8;
 
 // Imports, builds and atomically writes the database to `out_path`, after loading it with the
-// runtime loader, and reads it back. A bad file (parse, range or processing fault, or rest
-// offsets beyond kOffsetTolerance of the first file's) stops the import unless skip_bad.
+// runtime loader, and reads it back. A schema with a phase group is refused before any file is
+// read (lmm-import computes no phases: refuse_phase_groups). A bad file (parse, range or
+// processing fault, or rest offsets beyond kOffsetTolerance of the first file's) stops the
+// import unless skip_bad.
 // Throws InputError naming the file, line, key or joint at fault (a [mirror] pattern that
 // pairs no joints is one); on error nothing is written (and a file that does not read back is
 // removed). Once written, a skeleton height outside the config's [checks] height_range or a
