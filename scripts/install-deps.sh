@@ -10,6 +10,7 @@ packages=(
   libcxxopts-dev libspdlog-dev libfmt-dev libtomlplusplus-dev libopenblas0-pthread
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev python3 python3-numpy
+  emscripten nodejs
 )
 
 missing=()

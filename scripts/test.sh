@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# Builds lmmkit in four configurations and runs every test in each:
+# Builds lmmkit in five configurations and runs every test in each:
 #   runtime-only  the runtime and its tests with only a compiler, CMake and GoogleTest
 #   asan          Debug + AddressSanitizer/UndefinedBehaviorSanitizer, tools on
 #   release       Release with tools, training (LibTorch + FAISS) and benchmarks
 #   fuzz          Clang libFuzzer targets (tests/fuzz): replays the regression inputs and fuzzes
 #                 each target for LMM_FUZZ_SECONDS (default 30) on seeds made from the data
+#   wasm          the runtime and its tests compiled to WebAssembly by Debian's emscripten (SIMD128
+#                 kernels on) and run in Node.js; skipped with a warning when emcmake is missing,
+#                 except under CI=true
 #
 # Usage: scripts/test.sh [--data DIR] [CONFIG...]
 #   --data DIR   the bandai-loco BVH folder (default: $LMM_DATA, else the quickstart cache)
-#   CONFIG       run only these configurations (runtime-only, asan, release, fuzz); default all four
+#   CONFIG       run only these configurations (runtime-only, asan, release, fuzz, wasm); default all
 # Environment: LMM_DATA, LMM_JOBS (build jobs, default 2), LMM_SKIP_INSTALL=1 (skip
 # install-deps.sh), CI=true (tests that need data fail instead of skipping when it is missing),
 # LMM_FUZZ_SECONDS (fuzz configuration: seconds per target, default 30).
@@ -21,7 +24,7 @@ root="$(pwd)"
 
 usage() { sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
-all_configs=(runtime-only asan release fuzz)
+all_configs=(runtime-only asan release fuzz wasm)
 selected=()
 data="${LMM_DATA:-}"
 while [[ $# -gt 0 ]]; do
@@ -30,7 +33,7 @@ while [[ $# -gt 0 ]]; do
             data="$2"; shift 2 ;;
     --data=*) data="${1#--data=}"; shift ;;
     -h|--help) usage; exit 0 ;;
-    runtime-only|asan|release|fuzz) selected+=("$1"); shift ;;
+    runtime-only|asan|release|fuzz|wasm) selected+=("$1"); shift ;;
     *) echo "test.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
@@ -98,6 +101,7 @@ for name in "${selected[@]}"; do
   n=$((n + 1))
   dir="build/$name"
   cmake_env=()
+  configure=(cmake)
   build_target=()
   case "$name" in
     runtime-only)
@@ -119,16 +123,33 @@ for name in "${selected[@]}"; do
              -DLMM_BUILD_TRAINING=OFF -DLMM_BUILD_BENCH=OFF -DLMM_BUILD_TESTS=OFF -DLMM_SANITIZE=OFF)
       build_target=(--target fuzz_targets)
       test_env=(LMM_FUZZ_SECONDS="${LMM_FUZZ_SECONDS:-30}") ;;
+    wasm)
+      if ! command -v emcmake >/dev/null 2>&1; then
+        if [[ "${CI:-}" == true ]]; then
+          result[$name]="FAILED (emscripten is not installed: scripts/install-deps.sh installs it)"; status=1
+        else
+          result[$name]="skipped (emscripten is not installed: scripts/install-deps.sh installs it)"
+        fi
+        continue
+      fi
+      # Emscripten's JavaScript optimiser needs Debian's node modules (acorn), which a node from
+      # another source does not search by itself.
+      cmake_env=(NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}")
+      configure=(emcmake cmake)
+      flags=(-DCMAKE_BUILD_TYPE=Release -DLMM_BUILD_TOOLS=OFF -DLMM_BUILD_TRAINING=OFF -DLMM_BUILD_BENCH=OFF
+             -DLMM_BUILD_TESTS=ON -DLMM_SANITIZE=OFF -DLMM_BUILD_C_SHARED=OFF)
+      build_target=(--target lmm_runtime_tests)
+      test_env=() ;;
   esac
   echo
   echo "===================================================================================="
   echo "=== [$n/${#selected[@]}] $name: $dir ${flags[*]}"
   echo "===================================================================================="
   start=$SECONDS
-  if ! env "${cmake_env[@]}" cmake -S . -B "$dir" "${flags[@]}" -DLMM_TEST_DATA="$LMM_DATA"; then
+  if ! env "${cmake_env[@]}" "${configure[@]}" -S . -B "$dir" "${flags[@]}" -DLMM_TEST_DATA="$LMM_DATA"; then
     result[$name]="FAILED (configure)"; status=1; continue
   fi
-  if ! cmake --build "$dir" -j "$jobs" "${build_target[@]}"; then
+  if ! env "${cmake_env[@]}" cmake --build "$dir" -j "$jobs" "${build_target[@]}"; then
     result[$name]="FAILED (build)"; status=1; continue
   fi
   ctest_line=""

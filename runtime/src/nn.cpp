@@ -99,8 +99,6 @@ void top_k_scalar(const float* logits, int count, int k, float* best, int32_t* e
 
 namespace {
 
-// The dense kernel of `path` (Auto already resolved).
-
 // Expert `e`'s copy of a stacked expert layer.
 DenseLayer expert_layer(const DenseLayer& stacked, int e) {
   DenseLayer layer = stacked;
@@ -130,6 +128,7 @@ std::vector<KernelPath> available_kernel_paths() {
   std::vector<KernelPath> paths{KernelPath::Scalar};
   if (avx2_available()) paths.push_back(KernelPath::Avx2);
   if (avx512_available()) paths.push_back(KernelPath::Avx512);
+  if (simd128_available()) paths.push_back(KernelPath::Simd128);
   return paths;
 }
 
@@ -139,9 +138,12 @@ const char* kernel_path_name(KernelPath path) {
     case KernelPath::Scalar: return "scalar";
     case KernelPath::Avx2: return "avx2";
     case KernelPath::Avx512: return "avx512";
+    case KernelPath::Simd128: return "simd128";
   }
   return "?";
 }
+
+bool simd128_available() { return detail::dense_simd128_kernel() != nullptr; }
 
 bool avx512_available() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -177,6 +179,7 @@ DenseKernel dense_kernel_for(KernelPath path) {
   switch (path) {
     case KernelPath::Avx512: return dense_avx512_kernel();
     case KernelPath::Avx2: return dense_avx2_kernel();
+    case KernelPath::Simd128: return dense_simd128_kernel();
     default: return &dense_scalar;
   }
 }
@@ -195,6 +198,10 @@ bool resolve_kernel_path(KernelPath& path, std::string& error) {
   }
   if (path == KernelPath::Avx512 && !avx512_available()) {
     error = "the AVX-512 kernels are not available in this build or on this CPU";
+    return false;
+  }
+  if (path == KernelPath::Simd128 && !simd128_available()) {
+    error = "the WebAssembly SIMD128 kernels are only in WebAssembly builds";
     return false;
   }
   return true;
@@ -280,7 +287,8 @@ void ModelEvaluator::route(const NetworkWeights& net, const float* logits, float
   // Kleanthous & Martini 2023 Eq. 2-3: softmax, top-k, renormalised; the softmax's denominator cancels in the
   // renormalisation, so the weights come straight from the k largest logits.
   float best[kMaxTopK];
-  const detail::TopKKernel top_k = path_ == KernelPath::Scalar ? &detail::top_k_scalar : detail::top_k_avx2_kernel();
+  const bool x86 = path_ == KernelPath::Avx2 || path_ == KernelPath::Avx512;
+  const detail::TopKKernel top_k = x86 ? detail::top_k_avx2_kernel() : &detail::top_k_scalar;
   top_k(logits, net.experts, net.top_k, best, experts);
   float sum = 0.0f;
   for (int j = 0; j < net.top_k; ++j) sum += weights[j] = std::exp(best[j] - best[0]);

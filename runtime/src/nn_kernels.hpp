@@ -39,6 +39,7 @@ using DenseKernel = void (*)(const DenseLayer& layer, const float* x, int x_stri
 using TopKKernel = void (*)(const float* logits, int count, int k, float* best, int32_t* experts);
 
 // Portable kernels.
+float gelu_scalar(float v);  // GELU, erf form (as torch::gelu)
 void top_k_scalar(const float* logits, int count, int k, float* best, int32_t* experts);
 void dense_scalar(const DenseLayer& layer, const float* x, int x_stride, int rows, float* y,
                   int y_stride, bool gelu, const RowMap& map);
@@ -87,6 +88,9 @@ constexpr int kMaxSimdGruPadded = 64;
 // AVX-512 dense kernel, or nullptr when this build has none (its top-k and GRU window kernels
 // are the AVX2 ones).
 DenseKernel dense_avx512_kernel();
+
+// WebAssembly SIMD128 dense kernel, or nullptr when this build has none (not -msimd128).
+DenseKernel dense_simd128_kernel();
 
 // The dense kernel of `path` (Scalar, Avx2 or Avx512, available).
 DenseKernel dense_kernel_for(KernelPath path);

@@ -14,19 +14,23 @@ namespace lmm {
 
 // Which kernels evaluate the dense layers.
 enum class KernelPath {
-  Auto,    // the widest of Avx512, Avx2 and Scalar that this build and CPU support
+  Auto,    // the widest of Avx512, Avx2, Simd128 and Scalar that this build and CPU support
   Scalar,  // portable C++ (GELU through std::erf)
   Avx2,    // AVX2 + FMA + F16C intrinsics (GELU through a polynomial erf, |GELU error| < 1e-6)
   Avx512,  // AVX-512 for the dense layers (same GELU), AVX2 for the top-k routing
+  Simd128, // WebAssembly SIMD128 for the dense layers (same GELU), scalar elsewhere
 };
 
 // Whether this build and this CPU can run KernelPath::Avx2 (AVX2, FMA and F16C).
 bool avx2_available();
 // Whether this build and this CPU can run KernelPath::Avx512 (AVX-512 F/VL/DQ/BW and the AVX2 path).
 bool avx512_available();
+// Whether this build can run KernelPath::Simd128 (WebAssembly built with -msimd128: then every
+// engine that loads the module has SIMD128).
+bool simd128_available();
 // The kernel paths this build and CPU can run, Scalar first (Auto excluded).
 std::vector<KernelPath> available_kernel_paths();
-// "auto", "scalar", "avx2" or "avx512".
+// "auto", "scalar", "avx2", "avx512" or "simd128".
 const char* kernel_path_name(KernelPath path);
 
 // Largest batch_capacity ModelEvaluator::init accepts.
