@@ -224,10 +224,11 @@ void gru_window_scalar(const GruWindow& g, const float* present_facing, float* f
     const float fx = t > g.present + 1 ? previous[0] : 0.0f, fz = t > g.present + 1 ? previous[1] : 0.0f;
     auto input = [&](int j) { return a[j] + fx * feedback_x[j] + fz * feedback_z[j]; };
     for (int u = 0; u < padded; ++u) {
-      const float r_tanh = std::tanh(input(u) + b[u]);
-      const float z = 0.5f + 0.5f * std::tanh(input(padded + u) + b[padded + u]);
+      // The r and z blocks hold x / 2: sigmoid(x) through std::exp (cheaper than std::tanh).
+      const float r = sigmoid(2.0f * (input(u) + b[u]));
+      const float z = sigmoid(2.0f * (input(padded + u) + b[padded + u]));
       const float c = b[2 * padded + u];
-      const float n = std::tanh(input(2 * padded + u) + c + r_tanh * c);
+      const float n = std::tanh(input(2 * padded + u) + c + (2.0f * r - 1.0f) * c);
       h[u] = n + z * (h[u] - n);
     }
     if (t <= g.present) continue;
