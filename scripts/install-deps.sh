@@ -10,8 +10,13 @@ packages=(
   libcxxopts-dev libspdlog-dev libfmt-dev libtomlplusplus-dev libopenblas0-pthread
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev python3 python3-numpy
-  emscripten nodejs
+  emscripten nodejs chromium
 )
+# npm (the browser test's puppeteer-core): Debian's package, unless a node from elsewhere (e.g.
+# NodeSource's nodejs, which conflicts with it) already brings the command.
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(npm)
+fi
 
 missing=()
 for pkg in "${packages[@]}"; do

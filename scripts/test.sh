@@ -6,8 +6,9 @@
 #   fuzz          Clang libFuzzer targets (tests/fuzz): replays the regression inputs and fuzzes
 #                 each target for LMM_FUZZ_SECONDS (default 30) on seeds made from the data
 #   wasm          the runtime and its tests compiled to WebAssembly by Debian's emscripten (SIMD128
-#                 kernels on) and run in Node.js; skipped with a warning when emcmake is missing,
-#                 except under CI=true
+#                 kernels on) and run in Node.js, and the browser demo tested in headless chromium
+#                 (web.demo: needs the release configuration's lmm-import and npm); skipped with a
+#                 warning when emcmake is missing, except under CI=true
 #
 # Usage: scripts/test.sh [--data DIR] [CONFIG...]
 #   --data DIR   the bandai-loco BVH folder (default: $LMM_DATA, else the quickstart cache)
@@ -136,9 +137,11 @@ for name in "${selected[@]}"; do
       # another source does not search by itself.
       cmake_env=(NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}")
       configure=(emcmake cmake)
+      # The browser test (web.demo) imports its database with the release configuration's lmm-import.
       flags=(-DCMAKE_BUILD_TYPE=Release -DLMM_BUILD_TOOLS=OFF -DLMM_BUILD_TRAINING=OFF -DLMM_BUILD_BENCH=OFF
-             -DLMM_BUILD_TESTS=ON -DLMM_SANITIZE=OFF -DLMM_BUILD_C_SHARED=OFF)
-      build_target=(--target lmm_runtime_tests)
+             -DLMM_BUILD_TESTS=ON -DLMM_SANITIZE=OFF -DLMM_BUILD_C_SHARED=OFF
+             -DLMM_HOST_TOOLS_DIR="$root/build/release/tools")
+      build_target=(--target lmm_runtime_tests lmm_web)
       test_env=() ;;
   esac
   echo

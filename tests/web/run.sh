@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# ctest web.demo (issue 18): stages the browser demo with a 4-clip database (imported at 30 fps
+# by the host build's lmm-import), serves it on a free local port and runs demo_test.js in
+# Debian's chromium (headless, puppeteer-core pinned by package-lock.json, installed once into
+# WORK/node_modules). Skips (77) when a prerequisite is missing; fails instead under CI=true.
+# Usage: run.sh MODULE_DIR WORK_DIR LMM_IMPORT DATA_DIR
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+module="$1" work="$2" import="$3" data="$4"
+skip() {
+  echo "web.demo: SKIP: $*"
+  [[ "${CI:-}" == true ]] && exit 1
+  exit 77
+}
+[[ -x "$import" ]] || skip "no host lmm-import at '$import' (scripts/test.sh builds the release configuration first)"
+[[ -d "$data/normal" ]] || skip "no bandai-loco data at '$data' (set LMM_DATA)"
+command -v chromium >/dev/null || skip "chromium is not installed (scripts/install-deps.sh installs it)"
+command -v npm >/dev/null || skip "npm is not installed"
+
+mkdir -p "$work"
+if ! cmp -s "$here/package-lock.json" "$work/package-lock.json" || [[ ! -d "$work/node_modules/puppeteer-core" ]]; then
+  cp "$here/package.json" "$here/package-lock.json" "$work/"
+  (cd "$work" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+clips=(walk_normal_001 walk-turn-left_normal_001 walk-turn-right_normal_001 run_normal_001)
+files=()
+for c in "${clips[@]}"; do files+=("$data/normal/dataset-2_$c.bvh"); done
+"$import" "${files[@]}" --fps 30 --out "$work/mini.mmdb" >"$work/import.log" 2>&1 ||
+  { cat "$work/import.log"; echo "web.demo: lmm-import failed"; exit 1; }
+bash "$here/../../tools/web-demo/stage.sh" "$module" "$work/site" --db "$work/mini.mmdb"
+
+node "$here/../../tools/web-demo/serve.js" "$work/site" 0 >"$work/serve.log" 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 50); do grep -q "http://" "$work/serve.log" && break; sleep 0.1; done
+url="$(grep -o 'http://[0-9.:]*/' "$work/serve.log" | head -n 1)"
+[[ -n "$url" ]] || { cat "$work/serve.log"; echo "web.demo: the server did not start"; exit 1; }
+echo "web.demo: $url (database of ${#clips[@]} clips, $(du -h "$work/mini.mmdb" | cut -f1))"
+NODE_PATH="$work/node_modules" node "$here/demo_test.js" "${url}?controller=database" "$work/demo.png"
