@@ -10,6 +10,7 @@
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/report.hpp"
 #include "lmm/pipeline/simulation.hpp"
+#include "lmm/pipeline/svg_plot.hpp"
 #include "lmm/pose_vector.hpp"
 
 namespace lmm::pipeline {
@@ -353,48 +354,26 @@ std::string format_evaluation(const Evaluation& model, const Evaluation* baselin
 
 void write_rollout_svg(const std::string& path, const Evaluation& model, const std::string& model_name,
                        const Evaluation* baseline, const std::string& baseline_name) {
-  const float width = 640, height = 400, left = 60, bottom = 50, top = 40, right = 20;
-  double max_error = 1.0, max_seconds = 0.25;
-  for (const Evaluation* e : {&model, baseline}) {
-    if (e == nullptr) continue;
-    for (const auto* v : {&e->curve.clean_cm, &e->curve.noisy_cm}) {
-      for (double x : *v) max_error = std::max(max_error, std::isfinite(x) ? x : 0.0);
-    }
-    if (!e->curve.seconds.empty()) max_seconds = std::max(max_seconds, e->curve.seconds.back());
-  }
-  auto x_of = [&](double s) { return left + float(s / max_seconds) * (width - left - right); };
-  auto y_of = [&](double cm) { return height - bottom - float(cm / max_error) * (height - bottom - top); };
-  char buffer[256];
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"640\" height=\"400\" font-family=\"sans-serif\" "
-                    "font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-                    "<text x=\"60\" y=\"20\">stepper rollout: mean joint error (cm) vs horizon (s); dashed = noisy starts</text>\n";
-  std::snprintf(buffer, sizeof buffer,
-                "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"black\"/>\n"
-                "<line x1=\"%g\" y1=\"%g\" x2=\"%g\" y2=\"%g\" stroke=\"black\"/>\n"
-                "<text x=\"%g\" y=\"%g\">%.3g s</text><text x=\"5\" y=\"%g\">%.3g cm</text>\n",
-                left, height - bottom, width - right, height - bottom, left, top, left, height - bottom,
-                width - right - 30, height - bottom + 20, max_seconds, top + 4, max_error);
-  svg += buffer;
+  PlotSpec spec;
+  spec.title = "stepper rollout: mean joint error vs horizon";
+  spec.x = PlotAxis{"horizon", "s", false, true, 0.25};
+  spec.y = PlotAxis{"mean joint error", "cm", false, true, 1.0};
   const std::pair<const Evaluation*, std::pair<std::string, const char*>> lines[] = {
       {&model, {model_name, "#1f77b4"}}, {baseline, {baseline_name, "#ff7f0e"}}};
-  float legend_y = top + 10;
   for (const auto& [e, style] : lines) {
     if (e == nullptr) continue;
     for (const auto* v : {&e->curve.clean_cm, &e->curve.noisy_cm}) {
-      std::string points;
+      const bool noisy = v == &e->curve.noisy_cm;
+      std::vector<PlotPoint> curve;
       for (size_t i = 0; i < v->size() && i < e->curve.seconds.size(); ++i) {
-        std::snprintf(buffer, sizeof buffer, "%.1f,%.1f ", x_of(e->curve.seconds[i]), y_of((*v)[i]));
-        points += buffer;
+        curve.push_back({e->curve.seconds[i], (*v)[i]});
       }
-      svg += "<polyline fill=\"none\" stroke=\"" + std::string(style.second) + "\" stroke-width=\"2\"" +
-             (v == &e->curve.noisy_cm ? " stroke-dasharray=\"6,4\"" : "") + " points=\"" + points + "\"/>\n";
+      spec.series.push_back(
+          line_series(style.first + (noisy ? ", noisy starts" : ", clean starts"), style.second, 2.0, curve, noisy));
     }
-    std::snprintf(buffer, sizeof buffer, "<text x=\"%g\" y=\"%g\" fill=\"%s\">%s</text>\n", left + 10, legend_y,
-                  style.second, style.first.c_str());
-    svg += buffer;
-    legend_y += 16;
   }
-  write_text_atomic(path, svg + "</svg>\n");
+  const RenderedPlot plot = render_plot(spec);
+  write_text_atomic(path, svg_document(plot.width, plot.height, plot.body));
 }
 
 std::vector<std::string> threshold_failures(const Evaluation& evaluation, const std::vector<Threshold>& thresholds) {

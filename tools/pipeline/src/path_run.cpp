@@ -12,6 +12,7 @@
 #include "lmm/pipeline/bvh.hpp"
 #include "lmm/pipeline/report.hpp"
 #include "lmm/pipeline/strafe_metrics.hpp"
+#include "lmm/pipeline/svg_plot.hpp"
 
 namespace lmm::pipeline {
 namespace {
@@ -274,37 +275,14 @@ PathMetrics run_path(const std::shared_ptr<const Database>& database, const Feat
 }
 
 void write_path_svg(const std::string& file, const Path& path, const CharacterTrack& track, const std::string& title) {
-  GroundBounds box;
-  box.add(path.points);
-  box.add(track.root);
-  const float plot = 600.0f, margin = 20.0f;
-  const float scale = box.scale(plot);
-  const float max_x = box.max_x, max_z = box.max_z;
-  auto map = [&](Vec3 p) { return std::make_pair(margin + (max_x - p.x) * scale, margin + 20.0f + (max_z - p.z) * scale); };
-  char buffer[128];
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(plot + 2 * margin)) +
-                    "\" height=\"" + std::to_string(int(plot + 2 * margin + 20)) +
-                    "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-                    "<text x=\"20\" y=\"16\">" + title + ": path red (dots every 0.5 s), character root blue</text>\n";
-  auto polyline = [&](const std::vector<Vec3>& points, const char* colour, float width) {
-    std::string s = "<polyline fill=\"none\" stroke=\"" + std::string(colour) + "\" stroke-width=\"" +
-                    std::to_string(width) + "\" points=\"";
-    for (size_t i = 0; i < points.size(); i += 2) {
-      const auto p = map(points[i]);
-      std::snprintf(buffer, sizeof buffer, "%.1f,%.1f ", p.first, p.second);
-      s += buffer;
-    }
-    return s + "\"/>\n";
-  };
-  svg += polyline(path.points, "#d62728", 2.0f);
+  PlotSpec spec = ground_plane_spec(title);
+  PlotSeries path_series = line_series("path (a dot every 0.5 s)", "#d62728", 2.0, ground_points(path.points));
   const int every = std::max(1, int(std::lround(0.5f * path.fps)));
-  for (int i = 0; i < path.size(); i += every) {
-    const auto p = map(path.points[size_t(i)]);
-    std::snprintf(buffer, sizeof buffer, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#d62728\"/>\n", p.first, p.second);
-    svg += buffer;
-  }
-  svg += polyline(track.root, "#1f77b4", 1.5f);
-  write_text_atomic(file, svg + "</svg>\n");
+  for (int i = 0; i < path.size(); i += every) path_series.dots.push_back(path_series.line[size_t(i)]);
+  spec.series.push_back(path_series);
+  spec.series.push_back(line_series("character root", "#1f77b4", 1.5, ground_points(track.root)));
+  const RenderedPlot plot = render_plot(spec);
+  write_text_atomic(file, svg_document(plot.width, plot.height, plot.body));
 }
 
 std::vector<TestPath> test_paths() {

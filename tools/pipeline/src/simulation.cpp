@@ -11,6 +11,7 @@
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/report.hpp"
 #include "lmm/pipeline/strafe_metrics.hpp"
+#include "lmm/pipeline/svg_plot.hpp"
 
 namespace lmm::pipeline {
 namespace {
@@ -323,13 +324,6 @@ SimMetrics run_simulation(const std::shared_ptr<const Model>& bundle, const Lear
   return simulate<LearnedCharacter>(shape, init, scripts, seconds, dt, tracks);
 }
 
-void GroundBounds::add(const std::vector<Vec3>& points) {
-  for (const Vec3& p : points) {
-    min_x = std::min(min_x, p.x), max_x = std::max(max_x, p.x);
-    min_z = std::min(min_z, p.z), max_z = std::max(max_z, p.z);
-  }
-}
-
 float output_unit_scale(const std::string& units, float source_unit_scale, const std::string& source,
                         std::string& note) {
   note.clear();
@@ -373,73 +367,69 @@ void write_root_csv(const std::string& path, const std::vector<CharacterTrack>& 
 
 namespace {
 
-// SVG polyline of (x, z) points mapped by `map`.
-template <typename Map>
-std::string polyline(const std::vector<Vec3>& points, const Map& map, const char* colour, float width) {
-  std::string s = "<polyline fill=\"none\" stroke=\"" + std::string(colour) + "\" stroke-width=\"" +
-                  std::to_string(width) + "\" points=\"";
-  char xy[48];
-  for (size_t i = 0; i < points.size(); i += 2) {
-    const auto p = map(points[i]);
-    std::snprintf(xy, sizeof xy, "%.1f,%.1f ", p.first, p.second);
-    s += xy;
+constexpr double kFilmCell = 90.0;            // width and height of one filmstrip figure, pixels
+constexpr double kFilmPixelsPerMetre = 40.0;  // side-view scale of the filmstrip
+constexpr double kFilmStripHeight = 20.0 + kFilmCell + 56.0;  // caption, figures, times and scale bar
+
+// Side-view stick figures of `clip` every `frames_per_cell` frames, `cells` (> 0) of them, below `top`:
+// a caption, one figure per cell (character space: forward to the right) on a ground line, its
+// time under it, and a scale bar.
+std::string filmstrip_svg(const Skeleton& skeleton, const Clip& clip, float dt, int frames_per_cell, int cells,
+                          double top) {
+  const double margin = 20.0, ground = top + 20.0 + kFilmCell - 5.0;
+  char caption[96];
+  std::snprintf(caption, sizeof caption, "character 0, side view every %.2g s (forward to the right)",
+                frames_per_cell * dt);
+  std::string svg = svg_text(margin, top + 12.0, caption);
+  std::vector<Vec3> global(size_t(skeleton.joint_count()));
+  std::vector<Quat> rotations(size_t(skeleton.joint_count()));
+  for (int k = 0; k < cells; ++k) {
+    const int f = k * frames_per_cell;
+    const double centre = margin + k * kFilmCell + kFilmCell / 2;
+    forward_kinematics(skeleton.parents.data(), clip.joints, &clip.position(f, 0), &clip.rotation(f, 0),
+                       global.data(), rotations.data());
+    const Vec3 root = global[0];
+    const Quat facing = clip.rotation(f, 0);
+    auto side = [&](Vec3 p) {
+      const Vec3 local = inverse_rotate(facing, p - root);
+      return std::make_pair(centre + local.z * kFilmPixelsPerMetre, ground - local.y * kFilmPixelsPerMetre);
+    };
+    char line[200];
+    std::snprintf(line, sizeof line, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#bbbbbb\"/>\n",
+                  centre - 0.4 * kFilmCell, ground, centre + 0.4 * kFilmCell, ground);
+    svg += line;
+    for (int j = 1; j < clip.joints; ++j) {
+      const int parent = skeleton.parents[size_t(j)];
+      if (parent <= 0) continue;
+      const auto a = side(global[size_t(parent)]), b = side(global[size_t(j)]);
+      std::snprintf(line, sizeof line, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+                    a.first, a.second, b.first, b.second);
+      svg += line;
+    }
+    svg += svg_text(centre, ground + 19.0, tick_label(f * dt, frames_per_cell * dt, "s"), "middle");
   }
-  return s + "\"/>\n";
+  return svg + svg_scale_bar(margin, ground + 40.0, 1.0, kFilmPixelsPerMetre);
 }
 
 }  // namespace
 
 void write_svg(const std::string& path, const Skeleton& skeleton, const std::vector<CharacterTrack>& tracks,
                float dt) {
-  GroundBounds box;
+  PlotSpec spec = ground_plane_spec("lmm-sim: root paths, top view");
   for (const CharacterTrack& t : tracks) {
-    box.add(t.root);
-    box.add(t.desired);
+    spec.series.push_back(line_series("desired (simulated) root", "#d62728", 2.0, ground_points(t.desired)));
+    spec.series.push_back(line_series("character root", "#1f77b4", 1.5, ground_points(t.root)));
   }
-  const float plot = 600.0f, margin = 20.0f;
-  const float scale = box.scale(plot);
-  const float max_x = box.max_x, max_z = box.max_z;
-  // Top view: x to the left (the character's left is +X), z up the page.
-  auto top = [&](Vec3 p) { return std::make_pair(margin + (max_x - p.x) * scale, margin + (max_z - p.z) * scale); };
-  const float strip_top = plot + 2 * margin + 20.0f, cell = 90.0f;
+  const RenderedPlot plot = render_plot(spec);
   const int frames_per_cell = std::max(1, static_cast<int>(std::lround(0.5f / dt)));
   const int cells = tracks.empty() ? 0 : std::min(12, tracks[0].clip.frames / frames_per_cell);
-  const float width = std::max(plot + 2 * margin, 2 * margin + cells * cell);
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(int(width)) +
-                    "\" height=\"" + std::to_string(int(strip_top + cell + margin)) + "\" font-family=\"sans-serif\" font-size=\"11\">\n"
-                    "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-                    "<text x=\"20\" y=\"14\">top view: desired (simulated) root in red, character root in blue</text>\n";
-  for (const CharacterTrack& t : tracks) {
-    svg += polyline(t.desired, top, "#d62728", 2.0f);
-    svg += polyline(t.root, top, "#1f77b4", 1.5f);
+  if (cells == 0) {
+    write_text_atomic(path, svg_document(plot.width, plot.height, plot.body));
+    return;
   }
-  svg += "<text x=\"20\" y=\"" + std::to_string(int(strip_top - 6)) + "\">character 0, side view every " +
-         std::to_string(frames_per_cell * dt).substr(0, 4) + " s</text>\n";
-  std::vector<Vec3> global(size_t(skeleton.joint_count()));
-  std::vector<Quat> rotations(size_t(skeleton.joint_count()));
-  for (int k = 0; k < cells; ++k) {
-    const Clip& clip = tracks[0].clip;
-    const int f = k * frames_per_cell;
-    forward_kinematics(skeleton.parents.data(), clip.joints, &clip.position(f, 0), &clip.rotation(f, 0),
-                       global.data(), rotations.data());
-    const Vec3 root = global[0];
-    const Quat facing = clip.rotation(f, 0);
-    // Side view in character space: forward to the right, up the page, 40 px per metre.
-    auto side = [&](Vec3 p) {
-      const Vec3 local = inverse_rotate(facing, p - root);
-      return std::make_pair(margin + k * cell + cell / 2 + local.z * 40.0f, strip_top + cell - 5 - local.y * 40.0f);
-    };
-    for (int j = 1; j < clip.joints; ++j) {
-      const int parent = skeleton.parents[size_t(j)];
-      if (parent <= 0) continue;
-      const auto a = side(global[size_t(parent)]), b = side(global[size_t(j)]);
-      char line[160];
-      std::snprintf(line, sizeof line, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
-                    a.first, a.second, b.first, b.second);
-      svg += line;
-    }
-  }
-  write_text_atomic(path, svg + "</svg>\n");
+  const std::string strip = filmstrip_svg(skeleton, tracks[0].clip, dt, frames_per_cell, cells, plot.height);
+  const double width = std::max(plot.width, 40.0 + cells * kFilmCell);
+  write_text_atomic(path, svg_document(width, plot.height + kFilmStripHeight, plot.body + strip));
 }
 
 }  // namespace lmm::pipeline

@@ -108,16 +108,6 @@ SimMetrics run_simulation(const std::shared_ptr<const Model>& model, const Learn
                           const std::vector<InputScript>& scripts, float seconds, float dt,
                           std::vector<CharacterTrack>& tracks);
 
-// The ground-plane (x, z) bounding box of point series, for top-view plots.
-struct GroundBounds {
-  float min_x = 1e9f, max_x = -1e9f, min_z = 1e9f, max_z = -1e9f;
-
-  // Grows the box over `points`.
-  void add(const std::vector<Vec3>& points);
-  // Pixels per metre that fit the box (at least 1 m wide) into `pixels`.
-  float scale(float pixels) const { return pixels / std::max({max_x - min_x, max_z - min_z, 1.0f}); }
-};
-
 // Metres per unit of the BVH files lmm-sim and lmm-path write, from their --units value: "file"
 // (the unit of the source BVH files, `source_unit_scale` as the database or bundle stores it),
 // "m", "cm", "mm" or a number of metres per unit in [1e-4, 1e4]. With "file" and a
@@ -132,7 +122,8 @@ void write_motion_bvh(const std::string& path, const Skeleton& skeleton, const C
 
 // Writes the root trajectories as CSV: t, character, x, z, heading_deg, desired_x, desired_z.
 void write_root_csv(const std::string& path, const std::vector<CharacterTrack>& tracks, float dt);
-// Writes an SVG: top-down desired vs actual root paths and a filmstrip of side-view stick figures.
+// Writes an SVG: top-down desired vs actual root paths (axes in metres, grid, scale bar) and a
+// filmstrip of side-view stick figures (time under each, a 1 m scale bar).
 void write_svg(const std::string& path, const Skeleton& skeleton, const std::vector<CharacterTrack>& tracks,
                float dt);
 
