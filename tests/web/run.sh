@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# ctest web.demo (issue 18): stages the browser demo with a 4-clip database (imported at 30 fps
-# by the host build's lmm-import), serves it on a free local port and runs demo_test.js in
+# ctest web.demo (issue 18): stages the browser demo with a 7-clip database (walks, turns, a run,
+# sidesteps and a backward walk of the "normal" style, imported at 30 fps by the host build's
+# lmm-import), serves it on a free local port and runs demo_test.js in
 # Debian's chromium (headless, puppeteer-core pinned by package-lock.json, installed once into
 # WORK/node_modules). Skips (77) when a prerequisite is missing; fails instead under CI=true.
 # Usage: run.sh MODULE_DIR WORK_DIR LMM_IMPORT DATA_DIR
@@ -22,9 +23,12 @@ if ! cmp -s "$here/package-lock.json" "$work/package-lock.json" || [[ ! -d "$wor
   cp "$here/package.json" "$here/package-lock.json" "$work/"
   (cd "$work" && npm ci --no-audit --no-fund --loglevel=error)
 fi
-clips=(walk_normal_001 walk-turn-left_normal_001 walk-turn-right_normal_001 run_normal_001)
+clips=(normal/dataset-2_walk_normal_001 normal/dataset-2_walk-turn-left_normal_001
+       normal/dataset-2_walk-turn-right_normal_001 normal/dataset-2_run_normal_001
+       normal-extra/dataset-1_walk-left_normal_001 normal-extra/dataset-1_walk-right_normal_001
+       normal-extra/dataset-1_walk-back_normal_001)
 files=()
-for c in "${clips[@]}"; do files+=("$data/normal/dataset-2_$c.bvh"); done
+for c in "${clips[@]}"; do files+=("$data/$c.bvh"); done
 "$import" "${files[@]}" --fps 30 --out "$work/mini.mmdb" >"$work/import.log" 2>&1 ||
   { cat "$work/import.log"; echo "web.demo: lmm-import failed"; exit 1; }
 bash "$here/../../tools/web-demo/stage.sh" "$module" "$work/site" --db "$work/mini.mmdb"
