@@ -3,7 +3,8 @@
 // puppeteer-core. Usage: node demo_test.js URL [SCREENSHOT.png]. Checks: the page loads with no
 // console errors; holding W for 3 s moves the character at least 2 m; holding Q (strafe) and D
 // for 3 s moves it sideways at least 1 m with the facing within 20 degrees of the held one; the
-// page reports its frame time and the update cost. Prints one line per check; exits non-zero on a failure.
+// page reports its frame time and the update cost; a screenshot has the skeleton's pixels where
+// the character's joints project (and not 150 px beside them). Prints one line per check; exits non-zero on a failure.
 'use strict';
 const puppeteer = require('puppeteer-core');
 
@@ -13,6 +14,50 @@ let failures = 0;
 function check(ok, what) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
   if (!ok) failures += 1;
+}
+
+// Pauses the demo, takes a screenshot and counts the joints whose projection (through the page's
+// own view-projection matrix) has a skeleton-coloured pixel within 2 px, and, as a control, the
+// points 150 px to their right that have one.
+async function skeletonPixels(page) {
+  await page.evaluate(() => { window.lmmDemo.paused = true; });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const view = await page.evaluate(() => ({ joints: window.lmmDemo.joints, mvp: window.lmmDemo.mvp,
+                                            width: innerWidth, height: innerHeight }));
+  const png = await page.screenshot({ encoding: 'base64' });
+  const counts = await page.evaluate(async (png, view) => {
+    const image = new Image();
+    image.src = 'data:image/png;base64,' + png;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width;
+    canvas.height = image.height;
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
+    const scale = image.width / view.width;
+    const bone = (x, y) => {  // the bones' colour (0.85, 0.9, 1.0), antialiased edges included
+      if (x < 0 || y < 0 || x >= canvas.width || y >= canvas.height) return false;
+      const i = 4 * (y * canvas.width + x);
+      return data[i + 2] > 150 && data[i + 2] >= data[i] && data[i] > 110 && data[i + 1] > 110;
+    };
+    const near = (x, y) => {
+      for (let dy = -2; dy <= 2; ++dy) for (let dx = -2; dx <= 2; ++dx) if (bone(x + dx, y + dy)) return true;
+      return false;
+    };
+    const m = view.mvp;
+    let on = 0, beside = 0;
+    for (const p of view.joints) {
+      const clip = [0, 1, 3].map((r) => m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r]);
+      const x = Math.round((clip[0] / clip[2] * 0.5 + 0.5) * view.width * scale);
+      const y = Math.round((0.5 - clip[1] / clip[2] * 0.5) * view.height * scale);
+      if (near(x, y)) on += 1;
+      if (near(x + Math.round(150 * scale), y)) beside += 1;
+    }
+    return { on, beside, joints: view.joints.length };
+  }, png, view);
+  await page.evaluate(() => { window.lmmDemo.paused = false; });
+  return counts;
 }
 
 (async () => {
@@ -60,6 +105,9 @@ function check(ok, what) {
         `${worstFacing.toFixed(1)} degrees off the held one (<= 20)`);
   check(state.frameMilliseconds > 0 && state.updateMicroseconds > 0,
         `frame ${state.frameMilliseconds.toFixed(1)} ms, update ${state.updateMicroseconds.toFixed(0)} us, ${state.updates} updates`);
+  const drawn = await skeletonPixels(page);
+  check(drawn.on >= 0.9 * drawn.joints && drawn.beside <= 0.1 * drawn.joints,
+        `screenshot: skeleton pixels at ${drawn.on} of ${drawn.joints} projected joints, beside ${drawn.beside}`);
   if (screenshot) await page.screenshot({ path: screenshot });
   await browser.close();
   process.exit(failures === 0 ? 0 : 1);

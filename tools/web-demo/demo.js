@@ -7,6 +7,9 @@
 const demo = {
   ready: false, errors: [], controller: '', updateMicroseconds: 0, frameMilliseconds: 0, updates: 0,
   root: [0, 0, 0], facingDegrees: 0, speed: 0,
+  paused: false,  // tests: keep drawing the last pose without updating
+  joints: [],     // world positions [x, y, z] of the drawn joints (the pose on screen)
+  mvp: null,      // the view-projection matrix of the last frame (column-major)
 };
 window.lmmDemo = demo;
 
@@ -150,12 +153,14 @@ async function main() {
     // Strafing faces the held direction: the right stick points there, relative to the camera.
     if (strafe) { f32[p + 2] = Math.sin(heldFacing - lookAzimuth); f32[p + 3] = Math.cos(heldFacing - lookAzimuth); }
     f32[p + 4] = lookAzimuth; i32[p + 5] = strafe ? 1 : 0; f32[p + 6] = run ? 1 : 0;
-    const t0 = performance.now();
-    const ok = module._lmm_character_update(character, pad, dt);
-    const spent = (performance.now() - t0) * 1000;
-    if (!ok) demo.errors.push('update failed: ' + module.UTF8ToString(module._lmm_last_error()));
-    demo.updates += 1;
-    demo.updateMicroseconds = demo.updates === 1 ? spent : 0.95 * demo.updateMicroseconds + 0.05 * spent;
+    if (!demo.paused) {
+      const t0 = performance.now();
+      const ok = module._lmm_character_update(character, pad, dt);
+      const spent = (performance.now() - t0) * 1000;
+      if (!ok) demo.errors.push('update failed: ' + module.UTF8ToString(module._lmm_last_error()));
+      demo.updates += 1;
+      demo.updateMicroseconds = demo.updates === 1 ? spent : 0.95 * demo.updateMicroseconds + 0.05 * spent;
+    }
 
     module._lmm_character_world_transforms(character, positions, rotations, joints);
     module._lmm_character_root_position(character, rootOut);
@@ -164,7 +169,7 @@ async function main() {
     module._lmm_character_root_rotation(character, rootOut);
     const [qx, qy, qz, qw] = [0, 1, 2, 3].map((k) => heap[(rootOut >> 2) + k]);
     demo.facingDegrees = Math.atan2(2 * (qx * qz + qw * qy), 1 - 2 * (qx * qx + qy * qy)) * 180 / Math.PI;
-    demo.speed = Math.hypot(root[0] - demo.root[0], root[2] - demo.root[2]) / dt;
+    if (!demo.paused) demo.speed = Math.hypot(root[0] - demo.root[0], root[2] - demo.root[2]) / dt;
     demo.root = root;
     trail.push(root);
     if (trail.length > 600) trail.shift();
@@ -184,6 +189,7 @@ async function main() {
     for (let k = 1; k < trail.length; ++k) line(trail[k - 1], trail[k], [0.9, 0.7, 0.2]);
     const joint = (j) => [heap[(positions >> 2) + 3 * j], heap[(positions >> 2) + 3 * j + 1], heap[(positions >> 2) + 3 * j + 2]];
     for (let j = 1; j < joints; ++j) if (parents[j] >= 1) line(joint(parents[j]), joint(j), [0.85, 0.9, 1.0]);
+    demo.joints = Array.from({ length: joints - 1 }, (_, k) => joint(k + 1));
     const facing = [Math.sin(demo.facingDegrees * Math.PI / 180), 0, Math.cos(demo.facingDegrees * Math.PI / 180)];
     line([root[0], 0.01, root[2]], [root[0] + 0.5 * facing[0], 0.01, root[2] + 0.5 * facing[2]], [0.3, 0.9, 0.4]);
 
