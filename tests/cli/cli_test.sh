@@ -301,6 +301,20 @@ case "$case_name" in
         [[ -n "$(json_number "$work/bench-direction.json" "$key")" ]] || fail "bench direction JSON lacks $key"
       done
     fi
+    # Periodic autoencoder (issue 17): tiny's [phase] in two parts (--stop-after, then --resume); a bad [phase] value.
+    run "$tools/lmm-train" phase --db "$work/db.mmdb" --config tiny --out "$work/pae" --stop-after 8
+    expect_rc 0; expect_out "phase channels"; expect_out "continue with --resume"
+    run "$tools/lmm-train" phase --db "$work/db.mmdb" --config tiny --out "$work/pae" --resume --json "$work/phase.json"
+    expect_rc 0; expect_out "resumed phase at step 8"; expect_out "samples/s"
+    for key in phase_reconstruction_error phase_dominant_frequency_hz phase_backward_share samples_per_s; do
+      [[ -n "$(json_number "$work/phase.json" "$key")" ]] || fail "phase JSON lacks $key"
+    done
+    [[ "$(json_number "$work/phase.json" steps)" == 20 ]] || fail "phase: tiny's [phase] has 20 steps"
+    [[ -f "$work/pae/phase.pt" ]] || fail "phase: no phase.pt in --out"
+    cmp -s "$work/pae/preset.toml" "$configs/training/tiny.toml" || fail "phase: --out lacks the preset copy"
+    printf 'name = "x"\n[phase]\nkernel = 4\n' >"$work/bad-phase.toml"
+    run "$tools/lmm-train" phase --db "$work/db.mmdb" --config "$work/bad-phase.toml" --out "$work/bad-phase"
+    expect_rc 1; expect_out "\[phase\]: 'kernel' must be an odd number"
     # lmm-export: the folder's checkpoints -> bundles; then lmm-bench nn times them.
     run "$tools/lmm-export" --help; expect_rc 0; expect_out "--with-encoder"
     run "$tools/lmm-export" --in "$work/none" --out "$work/x.lmmw"; expect_rc 1; expect_out "run.toml"

@@ -1,4 +1,5 @@
-// lmm-train: train the autoencoder, stepper or projector of learned motion matching.
+// lmm-train: train the autoencoder, stepper or projector of learned motion matching, DirectionNet or
+// the periodic autoencoder of phase features.
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include "lmm/pipeline/report.hpp"
 #include "lmm/training/direction.hpp"
 #include "lmm/training/export.hpp"
+#include "lmm/training/phase.hpp"
 #include "lmm/training/trainer.hpp"
 
 using namespace lmm;
@@ -39,12 +41,13 @@ JsonObject report_json(const std::string& model, const TrainingConfig& config, c
 int run(int argc, char** argv) {
   cxxopts::Options options("lmm-train",
                            "Train a learned motion matching model (Kleanthous & Martini 2023) or DirectionNet (Lee, Kwon & "
-                           "Lee 2023): lmm-train MODEL --db X.mmdb --config PRESET --out DIR\nMODEL: autoencoder | "
-                           "stepper | projector | direction. PRESET: a name in "
+                           "Lee 2023) or the periodic autoencoder of phase features (Starke, Mason & Komura 2022): lmm-train "
+                           "MODEL --db X.mmdb --config PRESET --out DIR\nMODEL: autoencoder | stepper | projector | "
+                           "direction | phase. PRESET: a name in "
                            "configs/training (tiny, quick, standard, paper, ffn-...) or a path to a TOML file "
                            "(a value containing '/' or ending in .toml).");
   options.add_options()
-      ("model", "autoencoder, stepper, projector or direction", cxxopts::value<std::string>())
+      ("model", "autoencoder, stepper, projector, direction or phase", cxxopts::value<std::string>())
       ("db", "motion database (*.mmdb)", cxxopts::value<std::string>())
       ("config", "preset name, or a TOML file given as a path (with '/' or .toml)", cxxopts::value<std::string>()->default_value("tiny"))
       ("out", "output folder (checkpoints)", cxxopts::value<std::string>())
@@ -69,10 +72,10 @@ int run(int argc, char** argv) {
   using Trainer = TrainReport (*)(const TrainingConfig&, const Database&, const TrainOptions&);
   const std::map<std::string, Trainer> trainers{
       {"autoencoder", train_autoencoder}, {"stepper", train_stepper}, {"projector", train_projector},
-      {"direction", train_direction}};
+      {"direction", train_direction}, {"phase", train_phase}};
   const auto trainer = trainers.find(model);
   if (trainer == trainers.end()) {  // before anything is read or written
-    spdlog::error("lmm-train: unknown model '{}' (autoencoder, stepper, projector, direction)", model);
+    spdlog::error("lmm-train: unknown model '{}' (autoencoder, stepper, projector, direction, phase)", model);
     return 2;
   }
   TrainingConfig config = load_training_config(args["config"].as<std::string>(), default_config_dir());
@@ -93,7 +96,7 @@ int run(int argc, char** argv) {
   o.log = [](const std::string& line) { spdlog::info("{}", line); };
   const TrainReport report = trainer->second(config, db, o);
   if (!report.finished) {
-    spdlog::warn("stopped at step {} of {}; continue with --resume", report.steps, config.steps);
+    spdlog::warn("stopped at step {}; continue with --resume", report.steps);
   }
   for (const auto& [name, value] : report.metrics) spdlog::info("{} = {:.4f}", name, value);
   if (args.count("json")) write_json(args["json"].as<std::string>(), report_json(model, config, report));

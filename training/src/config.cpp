@@ -113,6 +113,35 @@ void read_direction(const toml::table& root, DirectionConfig& d, const std::stri
   }
 }
 
+// Throws naming `key` of `where` and its accepted `range` unless `ok`.
+void require(bool ok, const std::string& where, const char* key, const char* range) {
+  if (!ok) throw std::runtime_error(where + ": '" + key + "' must be " + range);
+}
+
+void read_phase(const toml::table& root, PhaseConfig& p, const std::string& path) {
+  const toml::table* t = section(root, "phase", path);
+  if (t == nullptr) return;
+  const std::string where = path + " [phase]";
+  check_keys(*t, {"channels", "window_seconds", "step_hz", "hidden", "kernel", "steps", "batch", "learning_rate"}, where);
+  read(*t, "channels", p.channels, where);
+  read(*t, "window_seconds", p.window_seconds, where);
+  read(*t, "step_hz", p.step_hz, where);
+  read(*t, "hidden", p.hidden, where);
+  read(*t, "kernel", p.kernel, where);
+  read(*t, "steps", p.steps, where);
+  read(*t, "batch", p.batch, where);
+  read(*t, "learning_rate", p.learning_rate, where);
+  require(p.channels >= 1 && p.channels <= 64, where, "channels", "between 1 and 64");
+  require(p.step_hz > 0.0 && p.step_hz <= 240.0, where, "step_hz", "above 0 and at most 240");
+  require(p.window_seconds * p.step_hz >= 4.0 && p.window_seconds * p.step_hz <= 1000.0, where, "window_seconds",
+          "between 4 and 1000 samples of step_hz (window_seconds x step_hz)");
+  require(p.hidden >= 1 && p.hidden <= 1024, where, "hidden", "between 1 and 1024");
+  require(p.kernel >= 1 && p.kernel <= 255 && p.kernel % 2 == 1, where, "kernel", "an odd number between 1 and 255");
+  require(p.steps >= 1, where, "steps", "at least 1");
+  require(p.batch >= 1 && p.batch <= 65536, where, "batch", "between 1 and 65536");
+  require(p.learning_rate > 0.0 && p.learning_rate < 1.0, where, "learning_rate", "above 0 and below 1");
+}
+
 // The whole text of preset file `path`; throws naming it when it is missing, not a regular file
 // or unreadable.
 std::string read_preset_text(const std::string& path) {
@@ -162,7 +191,7 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
   TrainingConfig c;
   c.source = path;
   c.text = text;
-  check_keys(root, {"name", "model", "decoder", "stepper", "projector", "direction", "train", "loss"}, path);
+  check_keys(root, {"name", "model", "decoder", "stepper", "projector", "direction", "phase", "train", "loss"}, path);
   read(root, "name", c.name, path);
   if (const toml::table* m = section(root, "model", path)) {
     const std::string where = path + " [model]";
@@ -175,6 +204,7 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
   read_network(root, "stepper", c.stepper, path);
   read_network(root, "projector", c.projector, path);
   read_direction(root, c.direction, path);
+  read_phase(root, c.phase, path);
   if (const toml::table* t = section(root, "train", path)) {
     const std::string where = path + " [train]";
     check_keys(*t, {"seed", "threads", "batch", "steps", "steps_per_epoch", "learning_rate", "weight_decay",

@@ -32,6 +32,20 @@ struct DirectionConfig {
   std::vector<std::string> holdout;  // clips whose name contains one of these are held out (validation)
 };
 
+// Periodic autoencoder (Starke, Mason & Komura 2022, DeepPhase): a window of character-space joint
+// velocities centred on each frame, encoded to `channels` latent curves whose spectra give each
+// channel's frequency, amplitude and offset, and a learned layer its phase.
+struct PhaseConfig {
+  int64_t channels = 5;          // latent phase channels (DeepPhase's 5; Kleanthous & Martini 2023 Table 10: 2 x 5 dims)
+  double window_seconds = 2.0;   // window centred on the frame (DeepPhase: 2 s)
+  double step_hz = 30.0;         // window samples per second (61 samples over 2 s, as DeepPhase)
+  int64_t hidden = 32;           // channels between the two convolutions of the encoder and of the decoder
+  int64_t kernel = 61;           // convolution kernel in window samples, odd (DeepPhase: the whole window)
+  int64_t steps = 10000;         // optimiser steps (Adam)
+  int64_t batch = 32;            // windows per step (DeepPhase)
+  double learning_rate = 1e-4;   // Adam's (DeepPhase)
+};
+
 // Every setting of a preset. Defaults follow Kleanthous & Martini 2023 where it gives a value.
 struct TrainingConfig {
   std::string source;  // file it came from
@@ -42,6 +56,7 @@ struct TrainingConfig {
   bool lipschitz = true;                    // LipschitzLinear encoder (Kleanthous & Martini 2023 Sec. 3.2)
   NetworkConfig decoder, stepper, projector;
   DirectionConfig direction;
+  PhaseConfig phase;
 
   uint64_t seed = 1;
   int threads = 2;
