@@ -312,6 +312,14 @@ case "$case_name" in
     [[ "$(json_number "$work/phase.json" steps)" == 20 ]] || fail "phase: tiny's [phase] has 20 steps"
     [[ -f "$work/pae/phase.pt" ]] || fail "phase: no phase.pt in --out"
     cmp -s "$work/pae/preset.toml" "$configs/training/tiny.toml" || fail "phase: --out lacks the preset copy"
+    # Its phases into a 41-dim database (Kleanthous & Martini 2023 Table 10), inspected and simulated.
+    run "$tools/lmm-export" --in "$work/pae" --phase --db "$work/db.mmdb" --out "$work/phase41.mmdb" --json "$work/p41.json"
+    expect_rc 0; expect_out "5 phase channels"
+    [[ "$(json_number "$work/p41.json" feature_dims)" == 41 ]] || fail "lmm-export --phase: lipschitz41 has 41 dims"
+    run "$tools/lmm-inspect" "$work/phase41.mmdb"; expect_rc 0; expect_out "phases"
+    run "$tools/lmm-sim" --db "$work/phase41.mmdb" --random --seconds 2 --json "$work/sim41.json"; expect_rc 0
+    run "$tools/lmm-export" --in "$work/pae" --phase --out "$work/x41.mmdb"; expect_rc 1; expect_out "need --db"
+    [[ ! -e "$work/x41.mmdb" ]] || fail "lmm-export --phase wrote a file on error"
     printf 'name = "x"\n[phase]\nkernel = 4\n' >"$work/bad-phase.toml"
     run "$tools/lmm-train" phase --db "$work/db.mmdb" --config "$work/bad-phase.toml" --out "$work/bad-phase"
     expect_rc 1; expect_out "\[phase\]: 'kernel' must be an odd number"

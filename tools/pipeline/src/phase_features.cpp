@@ -12,9 +12,9 @@
 namespace lmm::pipeline {
 
 const char* const kHowToGetPhases =
-    "import the database with a schema without phase groups (e.g. configs/features/lipschitz31.toml), compute "
-    "its phases with `lmm-train phase --db X.mmdb --out DIR`, then re-feature it with this schema and those "
-    "phases (lmm::pipeline::refeature_database)";
+    "import the database with a schema without phase groups (e.g. configs/features/lipschitz31.toml), train "
+    "a periodic autoencoder with `lmm-train phase --db X.mmdb --out DIR`, then write the database with this "
+    "schema and its phases by `lmm-export --in DIR --phase --db X.mmdb --features SCHEMA --out Y.mmdb`";
 
 namespace {
 
