@@ -157,7 +157,7 @@ TEST(PhaseImport, RefusesAPhaseSchemaNamingTheGroupAndHowToGetPhases) {
   const std::string message = error_of([&] { import_database(o, dir + "/out.mmdb"); });
   EXPECT_NE(message.find("feature group 'gait_phase' (kind phase)"), std::string::npos) << message;
   EXPECT_NE(message.find("lmm-train phase"), std::string::npos) << message;
-  EXPECT_NE(message.find("re-feature"), std::string::npos) << message;
+  EXPECT_NE(message.find("lmm-export --in DIR --phase"), std::string::npos) << message;
   EXPECT_FALSE(fs::exists(dir + "/out.mmdb"));
 }
 
