@@ -43,11 +43,11 @@ template <typename W>
 void dense_scalar_of(const DenseLayer& l, const W* weight, const float* x, int xs, int rows, float* y, int ys,
                      bool gelu, const RowMap& map) {
   for (int r = 0; r < rows; ++r) {
-    const float* xr = x + size_t(map.in_rows != nullptr ? map.in_rows[r] : r) * xs;
-    float* yr = y + size_t(map.out_rows != nullptr ? map.out_rows[r] : r) * ys;
-    const size_t expert = map.experts != nullptr ? size_t(map.experts[r]) : 0;
-    const W* weights = weight + expert * l.in * l.out;
-    const float* bias = l.bias + expert * l.out;
+    const DenseRow<W> row = dense_row(l, weight, x, xs, y, ys, r, map);
+    const float* xr = row.x;
+    float* yr = row.y;
+    const W* weights = row.weights;
+    const float* bias = row.bias;
     if (map.out_rows != nullptr) {  // one output at a time, then scaled into the target row
       for (int o = 0; o < l.out; ++o) {
         float sum = bias[o];

@@ -38,6 +38,24 @@ using DenseKernel = void (*)(const DenseLayer& layer, const float* x, int x_stri
 // unfilled hold -inf and a valid index below k, so no index is ever out of range.
 using TopKKernel = void (*)(const float* logits, int count, int k, float* best, int32_t* experts);
 
+// Row r of a dense call: its input and output rows (through `map` where it gives row indices)
+// and the weights and bias of its expert (map.experts; expert 0 without).
+template <typename W>
+struct DenseRow {
+  const float* x;
+  float* y;
+  const W* weights;
+  const float* bias;
+};
+template <typename W>
+DenseRow<W> dense_row(const DenseLayer& l, const W* weight, const float* x, int xs, float* y, int ys, int r,
+                      const RowMap& map) {
+  const size_t expert = map.experts != nullptr ? size_t(map.experts[r]) : 0;
+  return {x + size_t(map.in_rows != nullptr ? map.in_rows[r] : r) * xs,
+          y + size_t(map.out_rows != nullptr ? map.out_rows[r] : r) * ys, weight + expert * l.in * l.out,
+          l.bias + expert * l.out};
+}
+
 // Portable kernels.
 float gelu_scalar(float v);  // GELU, erf form (as torch::gelu)
 void top_k_scalar(const float* logits, int count, int k, float* best, int32_t* experts);

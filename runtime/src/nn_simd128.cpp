@@ -75,17 +75,17 @@ template <typename W>
 void dense_simd128_of(const DenseLayer& l, const W* weight, const float* x, int xs, int rows, float* y, int ys,
                       bool gelu, const RowMap& map) {
   for (int r = 0; r < rows; ++r) {
-    const float* xr = x + size_t(map.in_rows != nullptr ? map.in_rows[r] : r) * xs;
-    float* yr = y + size_t(map.out_rows != nullptr ? map.out_rows[r] : r) * ys;
-    const size_t expert = map.experts != nullptr ? size_t(map.experts[r]) : 0;
-    const W* weights = weight + expert * l.in * l.out;
-    const float* bias = l.bias + expert * l.out;
+    const DenseRow<W> row = dense_row(l, weight, x, xs, y, ys, r, map);
     const bool accumulate = map.out_rows != nullptr;
     const float scale = accumulate ? map.out_scale[r] : 1.0f;
     int o = 0;
-    for (; o + 16 <= l.out; o += 16) output_block<4>(weights, bias, xr, l.in, l.out, o, gelu, accumulate, scale, yr);
-    for (; o + 4 <= l.out; o += 4) output_block<1>(weights, bias, xr, l.in, l.out, o, gelu, accumulate, scale, yr);
-    for (; o < l.out; ++o) output_one(weights, bias, xr, l.in, l.out, o, gelu, accumulate, scale, yr);
+    for (; o + 16 <= l.out; o += 16) {
+      output_block<4>(row.weights, row.bias, row.x, l.in, l.out, o, gelu, accumulate, scale, row.y);
+    }
+    for (; o + 4 <= l.out; o += 4) {
+      output_block<1>(row.weights, row.bias, row.x, l.in, l.out, o, gelu, accumulate, scale, row.y);
+    }
+    for (; o < l.out; ++o) output_one(row.weights, row.bias, row.x, l.in, l.out, o, gelu, accumulate, scale, row.y);
   }
 }
 

@@ -6,6 +6,7 @@
 #include "lmm/database.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/import.hpp"
+#include "support/shipped_schema.hpp"
 #include "support/synthetic_bvh.hpp"
 
 using namespace lmm;
@@ -285,18 +286,10 @@ TEST(ConfigErrors, NameTheFileKeyOrLine) {
 }
 
 TEST(ShippedConfigs, SchemasHaveTheSeedDimensions) {
-  const std::string configs = default_config_dir();
-  const SkeletonConfig skeleton_config = load_skeleton_config(configs + "/skeletons/bandai.toml");
-  Skeleton skeleton;
-  skeleton.names = {"Simulation", "Hips", "Foot_L", "Foot_R"};
-  skeleton.parents = {-1, 0, 1, 1};
-  skeleton.offsets.resize(4);
-  const FeatureSchema s27 = resolve_schema(load_feature_config(configs + "/features/locomotion27.toml"),
-                                           skeleton_config, skeleton, 60.0f);
+  const FeatureSchema s27 = test::shipped_schema("locomotion27");
   EXPECT_EQ(s27.dims, 27);
   EXPECT_EQ(s27.trajectory_offsets, (std::vector<int>{20, 40, 60}));
-  const FeatureSchema s31 = resolve_schema(load_feature_config(configs + "/features/lipschitz31.toml"),
-                                           skeleton_config, skeleton, 60.0f);
+  const FeatureSchema s31 = test::shipped_schema("lipschitz31");
   EXPECT_EQ(s31.dims, 31);
   EXPECT_EQ(s31.trajectory_offsets, (std::vector<int>{-6, 18, 36, 60}));
 }

@@ -13,6 +13,7 @@
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/import.hpp"
 #include "lmm/pipeline/phase_features.hpp"
+#include "support/shipped_schema.hpp"
 #include "support/synthetic_bvh.hpp"
 
 using namespace lmm;
@@ -97,16 +98,8 @@ std::shared_ptr<const Database> load(const std::string& path) {
 }
 
 TEST(PhaseSchema, Lipschitz41IsLipschitz31PlusTheTenDimPhaseEmbedding) {
-  const std::string configs = default_config_dir();
-  const SkeletonConfig skeleton_config = load_skeleton_config(configs + "/skeletons/bandai.toml");
-  Skeleton skeleton;
-  skeleton.names = {"Simulation", "Hips", "Foot_L", "Foot_R"};
-  skeleton.parents = {-1, 0, 1, 1};
-  skeleton.offsets.resize(4);
-  const FeatureSchema s31 = resolve_schema(load_feature_config(configs + "/features/lipschitz31.toml"),
-                                           skeleton_config, skeleton, 60.0f);
-  const FeatureSchema s41 = resolve_schema(load_feature_config(configs + "/features/lipschitz41.toml"),
-                                           skeleton_config, skeleton, 60.0f);
+  const FeatureSchema s31 = test::shipped_schema("lipschitz31");
+  const FeatureSchema s41 = test::shipped_schema("lipschitz41");
   EXPECT_EQ(s41.dims, 41);
   ASSERT_EQ(s41.groups.size(), s31.groups.size() + 1);
   for (size_t g = 0; g < s31.groups.size(); ++g) {

@@ -163,6 +163,13 @@ TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network) 
   return config;
 }
 
+TrainingConfig with_schedule(TrainingConfig config, int64_t steps, int64_t batch, double learning_rate) {
+  config.steps = steps;
+  config.batch = batch;
+  config.learning_rate = learning_rate;
+  return config;
+}
+
 std::string training_config_file(const std::string& name_or_path, const std::string& config_dir) {
   const std::string suffix = ".toml";
   const bool is_path = name_or_path.find('/') != std::string::npos ||

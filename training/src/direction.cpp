@@ -186,10 +186,7 @@ std::map<std::string, double> direction_metrics(DirectionModel& model, const Dir
 
 TrainReport train_direction(const TrainingConfig& preset, const Database& db, const TrainOptions& o) {
   const DirectionConfig& dc = preset.direction;
-  TrainingConfig c = preset;
-  c.steps = dc.steps;
-  c.batch = dc.batch;
-  c.learning_rate = dc.learning_rate;
+  TrainingConfig c = with_schedule(preset, dc.steps, dc.batch, dc.learning_rate);
   torch::manual_seed(c.seed);
   at::set_num_threads(c.threads);
   fs::create_directories(o.out_dir);

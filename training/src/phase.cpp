@@ -167,10 +167,7 @@ torch::Tensor PhaseModelImpl::decode(const PhaseParameters& p) {
 
 TrainReport fit_phase(const TrainingConfig& preset, const PhaseData& data, PhaseModel& model, const TrainOptions& o) {
   const PhaseConfig& pc = preset.phase;
-  TrainingConfig c = preset;
-  c.steps = pc.steps;
-  c.batch = pc.batch;
-  c.learning_rate = pc.learning_rate;
+  TrainingConfig c = with_schedule(preset, pc.steps, pc.batch, pc.learning_rate);
   at::set_num_threads(c.threads);
   fs::create_directories(o.out_dir);
   const int64_t frames = data.velocities.size(0);

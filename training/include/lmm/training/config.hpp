@@ -81,6 +81,9 @@ struct TrainingConfig {
 
 // The preset with the [train] steps and batch replaced by `network`'s own, where it sets them.
 TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network);
+// The preset with the [train] steps, batch and learning rate replaced by those of a network with a
+// table of its own ([direction], [phase]).
+TrainingConfig with_schedule(TrainingConfig config, int64_t steps, int64_t batch, double learning_rate);
 
 // The preset file `name_or_path` names: itself when it contains a '/' or ends in ".toml" (a
 // path), else the shipped config_dir/training/NAME.toml, whatever the working directory holds.
