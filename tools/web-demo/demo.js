@@ -1,7 +1,7 @@
 // lmmkit browser demo: loads the WebAssembly runtime (lmm.js, the C API of lmm/lmm.h), a model
 // bundle (assets/model.lmmw: learned motion matching) or a database (assets/db.mmdb: database
 // motion matching, with ?controller=database), drives one character from the keyboard and draws
-// it with WebGL2. window.lmmDemo exposes its state to tests (tests/web/).
+// it with WebGL2 (flat-shaded bones). window.lmmDemo exposes its state to tests (tests/web/).
 'use strict';
 
 const demo = {
@@ -37,7 +37,38 @@ function multiply(a, b) {
   return out;
 }
 
-// ---- WebGL2: one program for coloured lines ----
+// ---- bones: flat-shaded octahedra from a joint to its child ----
+const kLight = normalize([0.4, 0.8, 0.3]);
+const kBoneColor = [0.55, 0.62, 0.78];
+
+// Appends to `triangles` the octahedron of the bone from `a` to `b` (its widest ring a fifth of the
+// way, radius an eighth of its length up to 5 cm), each face shaded by its angle to the light.
+function addBone(triangles, a, b) {
+  const d = sub(b, a), length = Math.hypot(d[0], d[1], d[2]);
+  if (length < 1e-4) return;
+  const axis = [d[0] / length, d[1] / length, d[2] / length];
+  const side = normalize(cross(axis, Math.abs(axis[1]) < 0.9 ? [0, 1, 0] : [1, 0, 0]));
+  const other = cross(axis, side);
+  const radius = Math.min(0.05, length / 8);
+  const ring = [0, 1, 2, 3].map((k) => {
+    const c = Math.cos(Math.PI / 2 * k) * radius, s = Math.sin(Math.PI / 2 * k) * radius;
+    return [0, 1, 2].map((i) => a[i] + 0.2 * d[i] + c * side[i] + s * other[i]);
+  });
+  const middle = [0, 1, 2].map((i) => a[i] + 0.5 * d[i]);
+  const face = (p, q, r) => {
+    let n = normalize(cross(sub(q, p), sub(r, p)));
+    const centre = [0, 1, 2].map((i) => (p[i] + q[i] + r[i]) / 3);
+    if (dot(n, sub(centre, middle)) < 0) n = [-n[0], -n[1], -n[2]];
+    const shade = 0.35 + 0.65 * Math.max(0, dot(n, kLight));
+    for (const v of [p, q, r]) triangles.push(v[0], v[1], v[2], ...kBoneColor.map((c) => c * shade));
+  };
+  for (let k = 0; k < 4; ++k) {
+    face(a, ring[k], ring[(k + 1) % 4]);
+    face(b, ring[(k + 1) % 4], ring[k]);
+  }
+}
+
+// ---- WebGL2: one program for coloured lines and triangles ----
 function createRenderer(canvas) {
   const gl = canvas.getContext('webgl2', { antialias: true });
   if (!gl) throw new Error('WebGL2 is not available in this browser');
@@ -67,18 +98,22 @@ function createRenderer(canvas) {
     gl.vertexAttribPointer(at, 3, gl.FLOAT, false, 24, offset);
   }
   return {
-    // Draws `lines` (a flat array of x y z r g b per vertex, two vertices a line) with `mvp`.
-    draw(mvp, lines) {
+    // Draws `lines` and `triangles` (depth-tested), then `overlay` lines over them, each a flat
+    // array of x y z r g b per vertex, with `mvp`.
+    draw(mvp, lines, triangles, overlay) {
       gl.viewport(0, 0, canvas.width, canvas.height);
       gl.clearColor(0.11, 0.13, 0.15, 1);
       gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-      gl.enable(gl.DEPTH_TEST);
       gl.useProgram(program);
       gl.uniformMatrix4fv(gl.getUniformLocation(program, 'mvp'), false, new Float32Array(mvp));
       gl.bindVertexArray(vao);
       gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
-      gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(lines), gl.STREAM_DRAW);
-      gl.drawArrays(gl.LINES, 0, lines.length / 6);
+      gl.enable(gl.DEPTH_TEST);
+      for (const [mode, vertices] of [[gl.LINES, lines], [gl.TRIANGLES, triangles], [null, overlay]]) {
+        if (mode === null) gl.disable(gl.DEPTH_TEST);
+        gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(vertices), gl.STREAM_DRAW);
+        gl.drawArrays(mode === null ? gl.LINES : mode, 0, vertices.length / 6);
+      }
     },
   };
 }
@@ -188,7 +223,13 @@ async function main() {
     }
     for (let k = 1; k < trail.length; ++k) line(trail[k - 1], trail[k], [0.9, 0.7, 0.2]);
     const joint = (j) => [heap[(positions >> 2) + 3 * j], heap[(positions >> 2) + 3 * j + 1], heap[(positions >> 2) + 3 * j + 2]];
-    for (let j = 1; j < joints; ++j) if (parents[j] >= 1) line(joint(parents[j]), joint(j), [0.85, 0.9, 1.0]);
+    const triangles = [], overlay = [];
+    for (let j = 1; j < joints; ++j) {
+      if (parents[j] < 1) continue;
+      const a = joint(parents[j]), b = joint(j);
+      addBone(triangles, a, b);
+      overlay.push(a[0], a[1], a[2], 0.85, 0.9, 1.0, b[0], b[1], b[2], 0.85, 0.9, 1.0);
+    }
     demo.joints = Array.from({ length: joints - 1 }, (_, k) => joint(k + 1));
     const facing = [Math.sin(demo.facingDegrees * Math.PI / 180), 0, Math.cos(demo.facingDegrees * Math.PI / 180)];
     line([root[0], 0.01, root[2]], [root[0] + 0.5 * facing[0], 0.01, root[2] + 0.5 * facing[2]], [0.3, 0.9, 0.4]);
@@ -200,7 +241,7 @@ async function main() {
                  target[1] + camera.distance * Math.sin(camera.elevation),
                  target[2] + camera.distance * Math.cos(camera.elevation) * Math.cos(camera.azimuth)];
     const mvp = multiply(perspective(0.9, canvas.width / canvas.height, 0.05, 200), lookAt(eye, target, [0, 1, 0]));
-    renderer.draw(mvp, lines);
+    renderer.draw(mvp, lines, triangles, overlay);
     demo.mvp = mvp;
 
     document.getElementById('gait').textContent = run ? 'run' : 'walk';
