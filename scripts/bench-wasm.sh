@@ -21,13 +21,10 @@ while [[ $# -gt 0 ]]; do
 done
 [[ ${#asset[@]} -eq 2 && -f "${asset[1]}" ]] || { echo "bench-wasm.sh: give --db X.mmdb or --model X.lmmw (an existing file)" >&2; exit 2; }
 
-export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
 cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release -DLMM_BUILD_TOOLS=ON -DLMM_BUILD_TESTS=OFF \
   -DLMM_BUILD_C_SHARED=OFF >/dev/null
 cmake --build build/bench-native -j "${LMM_JOBS:-2}" --target lmm-update-bench >/dev/null
-emcmake cmake -S . -B build/web -DCMAKE_BUILD_TYPE=Release -DLMM_BUILD_TOOLS=OFF -DLMM_BUILD_TRAINING=OFF \
-  -DLMM_BUILD_TESTS=OFF -DLMM_BUILD_C_SHARED=OFF >/dev/null
-cmake --build build/web -j "${LMM_JOBS:-2}" --target lmm-update-bench >/dev/null
+bash tools/web-demo/build.sh lmm-update-bench >/dev/null
 
 native=() wasm=()
 # The median per-update figure of one lmm-update-bench line.

@@ -32,11 +32,7 @@ done
 if [[ "${LMM_SKIP_INSTALL:-0}" != 1 ]]; then
   bash scripts/install-deps.sh
 fi
-# Emscripten's JavaScript optimiser needs Debian's node modules (acorn).
-export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
-emcmake cmake -S . -B build/web -DCMAKE_BUILD_TYPE=Release -DLMM_BUILD_TOOLS=OFF -DLMM_BUILD_TRAINING=OFF \
-  -DLMM_BUILD_TESTS=OFF -DLMM_BUILD_C_SHARED=OFF >/dev/null
-cmake --build build/web -j "${LMM_JOBS:-2}" --target lmm_web
+bash tools/web-demo/build.sh lmm_web
 
 site=build/web-demo
 args=(--model "$model")

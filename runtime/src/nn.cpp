@@ -43,11 +43,7 @@ template <typename W>
 void dense_scalar_of(const DenseLayer& l, const W* weight, const float* x, int xs, int rows, float* y, int ys,
                      bool gelu, const RowMap& map) {
   for (int r = 0; r < rows; ++r) {
-    const DenseRow<W> row = dense_row(l, weight, x, xs, y, ys, r, map);
-    const float* xr = row.x;
-    float* yr = row.y;
-    const W* weights = row.weights;
-    const float* bias = row.bias;
+    const auto [xr, yr, weights, bias] = dense_row(l, weight, x, xs, y, ys, r, map);
     if (map.out_rows != nullptr) {  // one output at a time, then scaled into the target row
       for (int o = 0; o < l.out; ++o) {
         float sum = bias[o];
@@ -184,9 +180,17 @@ DenseKernel dense_kernel_for(KernelPath path) {
   }
 }
 
+namespace {
+
+// Whether `path` runs the x86 SIMD kernels (AVX-512 uses the AVX2 top-k and GRU kernels).
+bool x86_simd(KernelPath path) { return path == KernelPath::Avx2 || path == KernelPath::Avx512; }
+
+}  // namespace
+
+TopKKernel top_k_kernel_for(KernelPath path) { return x86_simd(path) ? top_k_avx2_kernel() : &top_k_scalar; }
+
 GruWindowKernel gru_window_kernel_for(KernelPath path, int padded) {
-  const bool simd = path == KernelPath::Avx2 || path == KernelPath::Avx512;
-  const GruWindowKernel kernel = simd ? gru_window_avx2_kernel(padded) : nullptr;
+  const GruWindowKernel kernel = x86_simd(path) ? gru_window_avx2_kernel(padded) : nullptr;
   return kernel != nullptr ? kernel : &gru_window_scalar;
 }
 
@@ -288,9 +292,7 @@ void ModelEvaluator::route(const NetworkWeights& net, const float* logits, float
   // Kleanthous & Martini 2023 Eq. 2-3: softmax, top-k, renormalised; the softmax's denominator cancels in the
   // renormalisation, so the weights come straight from the k largest logits.
   float best[kMaxTopK];
-  const bool x86 = path_ == KernelPath::Avx2 || path_ == KernelPath::Avx512;
-  const detail::TopKKernel top_k = x86 ? detail::top_k_avx2_kernel() : &detail::top_k_scalar;
-  top_k(logits, net.experts, net.top_k, best, experts);
+  detail::top_k_kernel_for(path_)(logits, net.experts, net.top_k, best, experts);
   float sum = 0.0f;
   for (int j = 0; j < net.top_k; ++j) sum += weights[j] = std::exp(best[j] - best[0]);
   for (int j = 0; j < net.top_k; ++j) weights[j] /= sum;

@@ -112,8 +112,10 @@ DenseKernel dense_simd128_kernel();
 
 // The dense kernel of `path` (Scalar, Avx2 or Avx512, available).
 DenseKernel dense_kernel_for(KernelPath path);
-// The GRU window kernel of `path` (Scalar, Avx2 or Avx512, available) for `padded` values per
-// gate block: the scalar one where the SIMD kernels take no such size.
+// The top-k kernel of `path` (available): the AVX2 one on the x86 SIMD paths, else the scalar one.
+TopKKernel top_k_kernel_for(KernelPath path);
+// The GRU window kernel of `path` (available) for `padded` values per gate block: the AVX2 one on
+// the x86 SIMD paths where it takes that size, else the scalar one.
 GruWindowKernel gru_window_kernel_for(KernelPath path, int padded);
 // Replaces Auto by the widest available path; false with a message when `path` is not available
 // in this build or on this CPU.

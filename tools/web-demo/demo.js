@@ -68,6 +68,25 @@ function addBone(triangles, a, b) {
   }
 }
 
+// Appends the line from `a` to `b` in colour `c` to `lines` (x y z r g b per vertex).
+function pushLine(lines, a, b, c) {
+  lines.push(a[0], a[1], a[2], c[0], c[1], c[2], b[0], b[1], b[2], c[0], c[1], c[2]);
+}
+
+// A 20 m grid of 1 m cells around (cx, cz) on the ground, drawn as 1 m segments (a long line
+// that crosses the camera plane is dropped by some rasterisers, e.g. SwiftShader).
+function gridLines(cx, cz) {
+  const lines = [];
+  for (let k = -10; k <= 10; ++k) {
+    const shade = k === 0 ? [0.35, 0.38, 0.42] : [0.22, 0.25, 0.28];
+    for (let m = -10; m < 10; ++m) {
+      pushLine(lines, [cx + k, 0, cz + m], [cx + k, 0, cz + m + 1], shade);
+      pushLine(lines, [cx + m, 0, cz + k], [cx + m + 1, 0, cz + k], shade);
+    }
+  }
+  return lines;
+}
+
 // ---- WebGL2: one program for coloured lines and triangles ----
 function createRenderer(canvas) {
   const gl = canvas.getContext('webgl2', { antialias: true });
@@ -168,6 +187,7 @@ async function main() {
   canvas.addEventListener('wheel', (e) => { camera.distance = Math.min(30, Math.max(1.5, camera.distance * Math.exp(e.deltaY * 0.001))); });
 
   const trail = [];
+  const grid = { x: null, z: null, lines: [] };  // the grid around the character's metre cell
   let last = performance.now();
   let heldFacing = null;
   const frame = (now) => {
@@ -206,21 +226,13 @@ async function main() {
     demo.facingDegrees = Math.atan2(2 * (qx * qz + qw * qy), 1 - 2 * (qx * qx + qy * qy)) * 180 / Math.PI;
     if (!demo.paused) demo.speed = Math.hypot(root[0] - demo.root[0], root[2] - demo.root[2]) / dt;
     demo.root = root;
-    trail.push(root);
+    if (!demo.paused) trail.push(root);
     if (trail.length > 600) trail.shift();
 
-    const lines = [];
-    const line = (a, b, c) => lines.push(a[0], a[1], a[2], c[0], c[1], c[2], b[0], b[1], b[2], c[0], c[1], c[2]);
     const cx = Math.round(root[0]), cz = Math.round(root[2]);
-    // A 1 m grid of 1 m segments (a long line that crosses the camera plane is dropped by
-    // some rasterisers, e.g. SwiftShader).
-    for (let k = -10; k <= 10; ++k) {
-      const shade = k === 0 ? [0.35, 0.38, 0.42] : [0.22, 0.25, 0.28];
-      for (let m = -10; m < 10; ++m) {
-        line([cx + k, 0, cz + m], [cx + k, 0, cz + m + 1], shade);
-        line([cx + m, 0, cz + k], [cx + m + 1, 0, cz + k], shade);
-      }
-    }
+    if (grid.x !== cx || grid.z !== cz) Object.assign(grid, { x: cx, z: cz, lines: gridLines(cx, cz) });
+    const lines = grid.lines.slice();
+    const line = (a, b, c) => pushLine(lines, a, b, c);
     for (let k = 1; k < trail.length; ++k) line(trail[k - 1], trail[k], [0.9, 0.7, 0.2]);
     const joint = (j) => [heap[(positions >> 2) + 3 * j], heap[(positions >> 2) + 3 * j + 1], heap[(positions >> 2) + 3 * j + 2]];
     const triangles = [], overlay = [];
@@ -228,14 +240,15 @@ async function main() {
       if (parents[j] < 1) continue;
       const a = joint(parents[j]), b = joint(j);
       addBone(triangles, a, b);
-      overlay.push(a[0], a[1], a[2], 0.85, 0.9, 1.0, b[0], b[1], b[2], 0.85, 0.9, 1.0);
+      pushLine(overlay, a, b, [0.85, 0.9, 1.0]);
     }
     demo.joints = Array.from({ length: joints - 1 }, (_, k) => joint(k + 1));
     const facing = [Math.sin(demo.facingDegrees * Math.PI / 180), 0, Math.cos(demo.facingDegrees * Math.PI / 180)];
     line([root[0], 0.01, root[2]], [root[0] + 0.5 * facing[0], 0.01, root[2] + 0.5 * facing[2]], [0.3, 0.9, 0.4]);
 
-    canvas.width = canvas.clientWidth * devicePixelRatio;
-    canvas.height = canvas.clientHeight * devicePixelRatio;
+    const width = Math.round(canvas.clientWidth * devicePixelRatio);
+    const height = Math.round(canvas.clientHeight * devicePixelRatio);
+    if (canvas.width !== width || canvas.height !== height) Object.assign(canvas, { width, height });
     const target = [root[0], 0.9, root[2]];
     const eye = [target[0] + camera.distance * Math.cos(camera.elevation) * Math.sin(camera.azimuth),
                  target[1] + camera.distance * Math.sin(camera.elevation),
