@@ -2,15 +2,16 @@
 # Makes the seed corpus of every fuzz target under OUT/<target>/ from the real inputs:
 #   bvh                 the first frames of three normal-extra BVH files, and one whole file
 #   config              the shipped skeleton maps, feature schemas and controller configs (configs/)
-#   mmdb, mmdb_hashed   two small databases lmm-import makes from normal-extra
+#   mmdb, mmdb_hashed   two small databases lmm-import makes from normal-extra, and
+#                       tests/fuzz/seeds/mmdb/ (a version-2 database with phase values)
 #   lmmw, lmmw_hashed   the golden bundle (tests/data/golden-v1.lmmw)
 #   input_script, path  the hand-written inputs in tests/fuzz/seeds/
 # Usage: make_seeds.sh OUT LMM_IMPORT SOURCE_DIR
 # The data folder is $LMM_DATA, else $LMM_DATA_FALLBACK (the build's LMM_TEST_DATA). Without it
-# the BVH and database seeds are left empty with a warning, or, when CI=true, this fails.
+# the BVH seeds and the imported databases are left out with a warning, or, when CI=true, this fails.
 set -euo pipefail
 
-[[ $# -eq 3 ]] || { sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ $# -eq 3 ]] || { sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 out="$1" import="$2" src="$3"
 data="${LMM_DATA:-${LMM_DATA_FALLBACK:-}}"
 extra="$data/normal-extra"
@@ -23,6 +24,7 @@ cp "$src/tests/data/golden-v1.lmmw" "$out/lmmw/"
 cp "$src/tests/data/golden-v1.lmmw" "$out/lmmw_hashed/"
 cp "$src"/tests/fuzz/seeds/input_script/* "$out/input_script/"
 cp "$src"/tests/fuzz/seeds/path/* "$out/path/"
+for target in mmdb mmdb_hashed; do cp "$src"/tests/fuzz/seeds/mmdb/* "$out/$target/"; done
 
 if [[ -z "$data" || ! -d "$extra" ]]; then
   if [[ "${CI:-}" == true ]]; then

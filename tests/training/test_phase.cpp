@@ -144,6 +144,45 @@ TEST(PhaseTraining, RecoversTheDominantFrequencyAndPhaseAdvanceOfKnownSinusoids)
   }
 }
 
+TEST(PhaseTraining, ResumedRunEqualsUninterruptedRun) {
+  // 40 steps in one run vs 15 steps, a checkpoint and --resume: the same weights.
+  const double fps = 30.0;
+  const torch::Tensor t = torch::arange(600, torch::kFloat64) / fps;
+  const torch::Tensor signals = torch::stack({torch::sin(kTwoPi * 1.25 * t), torch::cos(kTwoPi * 2.5 * t)}, 1);
+  const PhaseData data = phase_data(signals, {{0, 600, false, "sines"}}, fps);
+  const std::string dir = test::temp_folder("phase-resume");
+  const TrainingConfig c = load_training_config(
+      test::write_text(dir + "/p.toml", "name = \"p\"\n[train]\nthreads = 2\n[phase]\nchannels = 2\nhidden = 8\n"
+                                        "kernel = 15\nsteps = 40\nbatch = 16\nlearning_rate = 0.003\n"),
+      "");
+  // The final weights from a fixed initialisation; with stop_after > 0 the run stops there and a
+  // differently initialised model resumes it from the checkpoint.
+  const auto trained = [&](const std::string& out, int stop_after) {
+    torch::manual_seed(3);
+    PhaseModel model(signals.size(1), c.phase, phase_window(c.phase, fps));
+    TrainOptions o;
+    o.out_dir = out;
+    o.stop_after = stop_after;
+    TrainReport report = fit_phase(c, data, model, o);
+    if (stop_after > 0) {
+      EXPECT_FALSE(report.finished);
+      o.stop_after = -1;
+      o.resume = true;
+      torch::manual_seed(99);  // a different initialisation: the checkpoint must replace it
+      model = PhaseModel(signals.size(1), c.phase, phase_window(c.phase, fps));
+      report = fit_phase(c, data, model, o);
+    }
+    EXPECT_TRUE(report.finished);
+    EXPECT_EQ(report.steps, 40);
+    return model->parameters();
+  };
+  const std::vector<torch::Tensor> whole = trained(dir + "/whole", -1), resumed = trained(dir + "/part", 15);
+  ASSERT_EQ(whole.size(), resumed.size());
+  for (size_t i = 0; i < whole.size(); ++i) {
+    EXPECT_LE((whole[i] - resumed[i]).abs().max().item<double>(), 1e-6) << "parameter " << i;
+  }
+}
+
 TEST(PhaseConfig, BadValuesAreRefusedNamingTheKey) {
   const PhaseConfig defaults;
   EXPECT_EQ(defaults.channels, 5);
