@@ -1,43 +1,81 @@
 #!/usr/bin/env bash
 # Builds the browser demo (tools/web-demo: the runtime compiled to WebAssembly with Debian's
-# emscripten) into build/web-demo/, copies its assets and serves it on localhost.
+# emscripten) into build/web-demo/ with its assets, and serves it on localhost.
 #
-# Usage: scripts/demo.sh [--model X.lmmw] [--db X.mmdb] [--port N] [--no-serve]
-#   --model X.lmmw  learned-motion-matching bundle (default: quickstart's build/quickstart/model.lmmw)
-#   --db X.mmdb     database for ?controller=database (optional; databases are large: a few MB
-#                   per minute of motion)
+# Usage: scripts/demo.sh [--model X.lmmw] [--db X.mmdb] [--data DIR] [--port N] [--no-serve]
+#   --model X.lmmw  learned-motion-matching bundle (default: build/quickstart/model.lmmw; when it is
+#                   missing, scripts/quickstart.sh runs first and trains it: about 20 minutes)
+#   --db X.mmdb     database for the database controller and the path mode (default:
+#                   build/web-demo-assets/demo.mmdb, imported when missing by
+#                   tools/web-demo/demo-db.sh: 27 clips at 30 fps, about 10 MB)
+#   --data DIR      bandai-loco folder for the default assets (default: $LMM_DATA, else the
+#                   quickstart's download folder ${XDG_CACHE_HOME:-$HOME/.cache}/lmmkit/bandai-loco)
 #   --port N        port of the local server (default 8080)
 #   --no-serve      build and copy only
 # Environment: LMM_JOBS (build jobs, default 2), LMM_SKIP_INSTALL=1 (skip install-deps.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-model="build/quickstart/model.lmmw"
+die() { echo "demo.sh: ERROR: $*" >&2; exit 2; }
+model=""
 db=""
+data="${LMM_DATA:-${XDG_CACHE_HOME:-$HOME/.cache}/lmmkit/bandai-loco}"
 port=8080
 serve=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --model|--db|--data|--port) [[ $# -ge 2 ]] || die "$1 needs a value (see --help)" ;;&
     --model) model="$2"; shift 2 ;;
     --db) db="$2"; shift 2 ;;
+    --data) data="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --no-serve) serve=0; shift ;;
-    -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "demo.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
-[[ -f "$model" ]] || { echo "demo.sh: no model bundle at '$model': run scripts/quickstart.sh or pass --model X.lmmw" >&2; exit 2; }
-[[ -z "$db" || -f "$db" ]] || { echo "demo.sh: no database at '$db'" >&2; exit 2; }
+[[ -z "$model" || -f "$model" ]] || die "no model bundle at '$model'"
+[[ -z "$db" || -f "$db" ]] || die "no database at '$db'"
 
 if [[ "${LMM_SKIP_INSTALL:-0}" != 1 ]]; then
   bash scripts/install-deps.sh
 fi
-bash tools/web-demo/build.sh lmm_web
+export LMM_SKIP_INSTALL=1
 
+# The default bundle: the quickstart's, trained by it when missing.
+if [[ -z "$model" ]]; then
+  model="build/quickstart/model.lmmw"
+  if [[ ! -f "$model" ]]; then
+    echo "demo.sh: no $model yet: running scripts/quickstart.sh to train the 'quick' preset (about 20 minutes)"
+    if [[ -d "$data" ]]; then bash scripts/quickstart.sh "$data"; else bash scripts/quickstart.sh; fi
+  fi
+fi
+
+# lmm-import of the quickstart's build, else of a tools-only build (no LibTorch code).
+host_import() {
+  local import="build/release-tools/tools/lmm-import"
+  if [[ ! -x "$import" ]]; then
+    cmake -S . -B build/demo-tools -DCMAKE_BUILD_TYPE=Release -DLMM_BUILD_TOOLS=ON -DLMM_BUILD_TRAINING=OFF \
+      -DLMM_BUILD_TESTS=OFF -DLMM_BUILD_C_SHARED=OFF >/dev/null
+    cmake --build build/demo-tools -j "${LMM_JOBS:-2}" --target lmm-import >/dev/null
+    import="build/demo-tools/tools/lmm-import"
+  fi
+  echo "$import"
+}
+
+# The default database: a browser-sized subset of the data, imported when missing.
+if [[ -z "$db" ]]; then
+  db="build/web-demo-assets/demo.mmdb"
+  if [[ ! -f "$db" ]]; then
+    [[ -d "$data/normal" ]] || die "no bandai-loco data at '$data' for the demo database: pass --data DIR, set LMM_DATA or run scripts/quickstart.sh (it downloads the data)"
+    mkdir -p "$(dirname "$db")"
+    bash tools/web-demo/demo-db.sh "$(host_import)" "$data" 6 "$db"
+  fi
+fi
+
+bash tools/web-demo/build.sh lmm_web
 site=build/web-demo
-args=(--model "$model")
-[[ -z "$db" ]] || args+=(--db "$db")
-bash tools/web-demo/stage.sh build/web/tools/web-demo "$site" "${args[@]}"
-echo "demo.sh: $site: $(du -sh "$site" | cut -f1) (model $(du -h "$site/assets/model.lmmw" | cut -f1)$([[ -z "$db" ]] || echo ", database $(du -h "$site/assets/db.mmdb" | cut -f1)"))"
+bash tools/web-demo/stage.sh build/web/tools/web-demo "$site" --model "$model" --db "$db"
+echo "demo.sh: $site: $(du -sh "$site" | cut -f1) (model $(du -h "$site/assets/model.lmmw" | cut -f1), database $(du -h "$site/assets/db.mmdb" | cut -f1))"
 [[ $serve == 1 ]] || exit 0
 exec node tools/web-demo/serve.js "$site" "$port"

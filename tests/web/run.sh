@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# ctest web.demo (issue 18): stages the browser demo with a 7-clip database (walks, turns, a run,
-# sidesteps and a backward walk of the "normal" style, imported at 30 fps by the host build's
-# lmm-import), serves it on a free local port and runs demo_test.js in
+# ctest web.demo (issue 18): stages the browser demo with a 7-clip database (tools/web-demo/demo-db.sh
+# with one clip per motion: walks, turns, a run, sidesteps and a backward walk of the "normal" style,
+# imported at 30 fps by the host build's lmm-import), serves it on a free local port and runs demo_test.js in
 # Debian's chromium (headless, puppeteer-core pinned by package-lock.json, installed once into
 # WORK/node_modules). Skips (77) when a prerequisite is missing; fails instead under CI=true.
 # Usage: run.sh MODULE_DIR WORK_DIR LMM_IMPORT DATA_DIR
@@ -23,14 +23,7 @@ if ! cmp -s "$here/package-lock.json" "$work/package-lock.json" || [[ ! -d "$wor
   cp "$here/package.json" "$here/package-lock.json" "$work/"
   (cd "$work" && npm ci --no-audit --no-fund --loglevel=error)
 fi
-clips=(normal/dataset-2_walk_normal_001 normal/dataset-2_walk-turn-left_normal_001
-       normal/dataset-2_walk-turn-right_normal_001 normal/dataset-2_run_normal_001
-       normal-extra/dataset-1_walk-left_normal_001 normal-extra/dataset-1_walk-right_normal_001
-       normal-extra/dataset-1_walk-back_normal_001)
-files=()
-for c in "${clips[@]}"; do files+=("$data/$c.bvh"); done
-"$import" "${files[@]}" --fps 30 --out "$work/mini.mmdb" >"$work/import.log" 2>&1 ||
-  { cat "$work/import.log"; echo "web.demo: lmm-import failed"; exit 1; }
+bash "$here/../../tools/web-demo/demo-db.sh" "$import" "$data" 1 "$work/mini.mmdb"
 bash "$here/../../tools/web-demo/stage.sh" "$module" "$work/site" --db "$work/mini.mmdb"
 
 node "$here/../../tools/web-demo/serve.js" "$work/site" 0 >"$work/serve.log" 2>&1 &
@@ -39,5 +32,5 @@ trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 50); do grep -q "http://" "$work/serve.log" && break; sleep 0.1; done
 url="$(grep -o 'http://[0-9.:]*/' "$work/serve.log" | head -n 1)"
 [[ -n "$url" ]] || { cat "$work/serve.log"; echo "web.demo: the server did not start"; exit 1; }
-echo "web.demo: $url (database of ${#clips[@]} clips, $(du -h "$work/mini.mmdb" | cut -f1))"
+echo "web.demo: $url"
 NODE_PATH="$work/node_modules" node "$here/demo_test.js" "${url}?controller=database" "$work/demo.png"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Imports a database small enough for the browser demo: the first N clips of each "normal"
+# locomotion of bandai-loco (walk, walk-turn-left, walk-turn-right, run) and the sidesteps and
+# backward walk of normal-extra, at 30 fps (half the default rate: half the bytes).
+# Usage: tools/web-demo/demo-db.sh LMM_IMPORT DATA_DIR N OUT.mmdb
+# DATA_DIR is a bandai-loco folder (normal/ and normal-extra/); lmm-import writes OUT.mmdb
+# atomically. The import's log goes to OUT.mmdb.log.
+set -euo pipefail
+[[ $# -eq 4 ]] || { echo "demo-db.sh: usage: demo-db.sh LMM_IMPORT DATA_DIR N OUT.mmdb" >&2; exit 2; }
+import="$1" data="$2" per_motion="$3" out="$4"
+[[ "$per_motion" =~ ^[1-9][0-9]*$ ]] || { echo "demo-db.sh: N must be a positive integer, not '$per_motion'" >&2; exit 2; }
+files=()
+for motion in walk walk-turn-left walk-turn-right run; do
+  found=("$data"/normal/dataset-2_"$motion"_normal_*.bvh)
+  [[ -f "${found[0]}" ]] || { echo "demo-db.sh: no $data/normal/dataset-2_${motion}_normal_*.bvh" >&2; exit 1; }
+  files+=("${found[@]:0:$per_motion}")
+done
+for motion in walk-left walk-right walk-back; do
+  clip="$data/normal-extra/dataset-1_${motion}_normal_001.bvh"
+  [[ -f "$clip" ]] || { echo "demo-db.sh: no $clip (the sidesteps and backward walk)" >&2; exit 1; }
+  files+=("$clip")
+done
+"$import" "${files[@]}" --fps 30 --out "$out" >"$out.log" 2>&1 ||
+  { cat "$out.log" >&2; echo "demo-db.sh: lmm-import failed" >&2; exit 1; }
+echo "demo-db.sh: $out: ${#files[@]} clips, $(du -h "$out" | cut -f1)"
