@@ -12,6 +12,8 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "lmm/crowd.hpp"
@@ -19,6 +21,7 @@
 #include "lmm/database_character.hpp"
 #include "lmm/learned_character.hpp"
 #include "lmm/model.hpp"
+#include "lmm/path_following.hpp"
 #include "lmm/search.hpp"
 #include "lmm/version.hpp"
 
@@ -186,10 +189,13 @@ struct lmm_model {
 };
 
 struct lmm_character {
+  // The character that plays: gamepad-steered (database or learned) or following a path.
+  using Played = std::variant<lmm::DatabaseCharacter*, lmm::LearnedCharacter*, lmm::PathFollower*>;
+
   lmm_allocator allocator;
   std::shared_ptr<DatabaseAsset> database;  // whichever the character plays (keeps it alive)
   std::shared_ptr<ModelAsset> model;
-  lmm::CharacterBase* base = nullptr;  // the character: its own (OwnedCharacter) or a crowd's
+  Played played;  // its own (OwnedCharacter) or a crowd's
   const lmm::Skeleton* skeleton = nullptr;
   bool crowd_member = false;  // a crowd's character: updated and released through the crowd
 };
@@ -205,11 +211,76 @@ struct lmm_crowd {
 
 namespace {
 
-// A character handle that owns its character (whichever of the two plays).
+// A character handle that owns its character (whichever of the three plays) and the path a path
+// character follows.
 struct OwnedCharacter : lmm_character {
   lmm::DatabaseCharacter database_character;
   lmm::LearnedCharacter learned_character;
+  lmm::Path path;
+  lmm::PathFollower path_follower;
 };
+
+// The pose every character shows.
+const lmm::PoseOutput& pose_of(const lmm_character& c) {
+  return *std::visit([](const auto* played) -> const lmm::PoseOutput* { return played; }, c.played);
+}
+
+// The gamepad-steered character of `c`, nullptr for a path character.
+lmm::CharacterBase* steered_of(const lmm_character& c) {
+  return std::visit(
+      [](auto* played) -> lmm::CharacterBase* {
+        if constexpr (std::is_same_v<decltype(played), lmm::PathFollower*>) return nullptr;
+        else return played;
+      },
+      c.played);
+}
+
+// The path follower of `c`, nullptr for a gamepad-steered character.
+const lmm::PathFollower* path_follower_of(const lmm_character& c) {
+  lmm::PathFollower* const* follower = std::get_if<lmm::PathFollower*>(&c.played);
+  return follower != nullptr ? *follower : nullptr;
+}
+
+// The gamepad-steered character of `character`; nullptr with a message naming `call` when it is
+// null or follows a path.
+lmm::CharacterBase* require_steered(const lmm_character* character, const char* call) {
+  if (!require(character, "character")) return nullptr;
+  lmm::CharacterBase* steered = steered_of(*character);
+  if (steered == nullptr) {
+    last_error = std::string(call) + " is for gamepad characters; a path character follows its path (create another)";
+  }
+  return steered;
+}
+
+// The path follower of `character`; nullptr with a message when it is null or gamepad-steered.
+const lmm::PathFollower* require_path_follower(const lmm_character* character) {
+  if (!require(character, "character")) return nullptr;
+  const lmm::PathFollower* follower = path_follower_of(*character);
+  if (follower == nullptr) last_error = "the character follows no path (made by lmm_character_create_path)";
+  return follower;
+}
+
+// Advances `c` by dt: a path character ignores `input`, others need it. False with a message.
+bool advance(lmm_character& c, const lmm_gamepad* input, float dt) {
+  if (lmm::PathFollower* const* follower = std::get_if<lmm::PathFollower*>(&c.played)) {
+    (*follower)->update(dt);
+    return true;
+  }
+  if (!require(input, "input")) return false;
+  steered_of(c)->update(to_input(*input), dt);
+  return true;
+}
+
+// The feature schema and frame rate of the asset `c` plays (trajectory offsets are in its frames).
+const lmm::FeatureSchema& schema_of(const lmm_character& c) {
+  return c.model ? c.model->model->schema() : c.database->database->schema();
+}
+float fps_of(const lmm_character& c) { return c.model ? c.model->model->fps() : c.database->database->fps(); }
+
+// The joints of the asset's contact labels.
+const std::vector<int>& contact_joints_of(const lmm_character& c) {
+  return c.model ? c.model->model->contact_joints() : c.database->database->contact_joints();
+}
 
 // `body(crowd)` on whichever crowd `c` (an lmm_crowd, const or not) holds.
 template <typename Crowd, typename Body>
@@ -292,7 +363,9 @@ lmm_crowd* create_crowd(size_t count, const Init& init) {
       for (size_t i = 0; i < count; ++i) {
         lmm_character& member = c->members[i];
         member.allocator = c->allocator;
-        member.base = &crowd.character(int(i));
+        member.database = c->database;
+        member.model = c->model;
+        member.played = &crowd.character(int(i));
         member.skeleton = skeleton;
         member.crowd_member = true;
       }
@@ -350,7 +423,7 @@ lmm_character* lmm_character_create_database(const lmm_database* database, float
   if (!require(database, "database")) return nullptr;
   return create_character([&](OwnedCharacter& c, std::string& error) {
     c.database = database->asset;
-    c.base = &c.database_character;
+    c.played = &c.database_character;
     c.skeleton = &c.database->database->skeleton();
     return c.database_character.init(c.database->database, c.database->search, lmm::CharacterSettings{},
                                      lmm::Vec3{x, 0.0f, z}, heading, error);
@@ -361,9 +434,46 @@ lmm_character* lmm_character_create_learned(const lmm_model* model, float x, flo
   if (!require(model, "model")) return nullptr;
   return create_character([&](OwnedCharacter& c, std::string& error) {
     c.model = model->asset;
-    c.base = &c.learned_character;
+    c.played = &c.learned_character;
     c.skeleton = &c.model->model->skeleton();
     return c.learned_character.init(c.model->model, lmm::LearnedSettings{}, lmm::Vec3{x, 0.0f, z}, heading, error);
+  });
+}
+
+lmm_character* lmm_character_create_path(const lmm_database* database, const float* samples_txz, size_t count,
+                                         int mode, float speed_scale, float x, float z, float heading) {
+  if (!require(database, "database") || !require(samples_txz, "samples_txz")) return nullptr;
+  if (mode != LMM_PATH_LOCAL && mode != LMM_PATH_GLOBAL) {
+    last_error = "unknown path mode " + std::to_string(mode) + " (LMM_PATH_LOCAL or LMM_PATH_GLOBAL)";
+    return nullptr;
+  }
+  if (count > size_t(lmm::kMaxPathPoints)) {
+    last_error = std::to_string(count) + " path samples: at most " + std::to_string(size_t(lmm::kMaxPathPoints)) +
+                 " are accepted";
+    return nullptr;
+  }
+  if (!std::isfinite(x) || !std::isfinite(z) || !std::isfinite(heading)) {
+    last_error = "the path character's start (x, z, heading) must be finite";
+    return nullptr;
+  }
+  return create_character([&](OwnedCharacter& c, std::string& error) {
+    c.database = database->asset;
+    c.played = &c.path_follower;
+    c.skeleton = &c.database->database->skeleton();
+    std::vector<lmm::PathSample> samples(count);
+    for (size_t i = 0; i < count; ++i) samples[i] = {samples_txz[3 * i], samples_txz[3 * i + 1], samples_txz[3 * i + 2]};
+    lmm::PathShaping shaping;
+    shaping.speed_scale = speed_scale;
+    const lmm::PathMode placing = mode == LMM_PATH_GLOBAL ? lmm::PathMode::Global : lmm::PathMode::Local;
+    if (!lmm::place_path(samples, placing, lmm::Vec3{x, 0.0f, z}, error) ||
+        !lmm::make_path(samples, shaping, c.database->database->fps(), c.path, error)) {
+      return false;
+    }
+    // The follower starts at the path's first point facing its first tangent turned by this offset.
+    const lmm::Vec3 tangent = c.path.tangent(0.0f);
+    lmm::PathFollowerSettings settings;
+    settings.query.start_facing_offset = heading - std::atan2(tangent.x, tangent.z);
+    return c.path_follower.init(c.database->database, c.database->search, settings, c.path, error);
   });
 }
 
@@ -372,9 +482,7 @@ void lmm_character_release(lmm_character* character) {
 }
 
 int lmm_character_update(lmm_character* character, const lmm_gamepad* input, float dt) {
-  if (!require_own_character(character, "character") || !require(input, "input")) return 0;
-  character->base->update(to_input(*input), dt);
-  return 1;
+  return require_own_character(character, "character") && advance(*character, input, dt) ? 1 : 0;
 }
 
 int lmm_characters_update(lmm_character* const* characters, const lmm_gamepad* inputs, size_t begin, size_t end,
@@ -382,44 +490,47 @@ int lmm_characters_update(lmm_character* const* characters, const lmm_gamepad* i
   if (!require(characters, "characters") || !require(inputs, "inputs")) return 0;
   for (size_t i = begin; i < end; ++i) {
     if (!require_own_character(characters[i], "a character in the range")) return 0;
-    characters[i]->base->update(to_input(inputs[i]), dt);
+    advance(*characters[i], &inputs[i], dt);
   }
   return 1;
 }
 
 int lmm_character_reset(lmm_character* character, float x, float z, float heading) {
-  if (!require(character, "character")) return 0;
-  character->base->reset(lmm::Vec3{x, 0.0f, z}, heading);
+  lmm::CharacterBase* steered = require_steered(character, "lmm_character_reset");
+  if (steered == nullptr) return 0;
+  steered->reset(lmm::Vec3{x, 0.0f, z}, heading);
   return 1;
 }
 
 int lmm_character_teleport(lmm_character* character, float x, float z, float heading) {
-  if (!require(character, "character")) return 0;
-  character->base->teleport(lmm::Vec3{x, 0.0f, z}, heading);
+  lmm::CharacterBase* steered = require_steered(character, "lmm_character_teleport");
+  if (steered == nullptr) return 0;
+  steered->teleport(lmm::Vec3{x, 0.0f, z}, heading);
   return 1;
 }
 
 int lmm_character_set_root_owner(lmm_character* character, lmm_root_owner owner) {
-  if (!require(character, "character")) return 0;
+  lmm::CharacterBase* steered = require_steered(character, "lmm_character_set_root_owner");
+  if (steered == nullptr) return 0;
   if (owner != LMM_ROOT_LIBRARY && owner != LMM_ROOT_GAME) {
     last_error = "unknown root owner " + std::to_string(int(owner)) + " (LMM_ROOT_LIBRARY or LMM_ROOT_GAME)";
     return 0;
   }
-  character->base->set_root_owner(owner == LMM_ROOT_GAME ? lmm::RootOwner::Game : lmm::RootOwner::Library);
+  steered->set_root_owner(owner == LMM_ROOT_GAME ? lmm::RootOwner::Game : lmm::RootOwner::Library);
   return 1;
 }
 
 int lmm_character_root_motion(const lmm_character* character, float translation_xyz[3], float turn_xyzw[4]) {
   if (!require(character, "character")) return 0;
-  const lmm::RootMotion& motion = character->base->root_motion();
+  const lmm::RootMotion& motion = pose_of(*character).root_motion();
   if (translation_xyz != nullptr) write_xyz(motion.translation, translation_xyz);
   if (turn_xyzw != nullptr) write_xyzw(motion.rotation, turn_xyzw);
   return 1;
 }
 
 int lmm_character_set_root(lmm_character* character, const float position_xyz[3], const float rotation_xyzw[4]) {
-  if (!require(character, "character") || !require(position_xyz, "position_xyz") ||
-      !require(rotation_xyzw, "rotation_xyzw")) {
+  lmm::CharacterBase* steered = require_steered(character, "lmm_character_set_root");
+  if (steered == nullptr || !require(position_xyz, "position_xyz") || !require(rotation_xyzw, "rotation_xyzw")) {
     return 0;
   }
   const lmm::Vec3 position{position_xyz[0], position_xyz[1], position_xyz[2]};
@@ -429,7 +540,7 @@ int lmm_character_set_root(lmm_character* character, const float position_xyz[3]
     last_error = "the root must be a finite position and a non-zero quaternion";
     return 0;
   }
-  character->base->set_root(position, rotation);
+  steered->set_root(position, rotation);
   return 1;
 }
 
@@ -453,13 +564,13 @@ int lmm_character_joint_parent(const lmm_character* character, int joint) {
 
 int lmm_character_root_position(const lmm_character* character, float out_xyz[3]) {
   if (!require(character, "character") || !require(out_xyz, "out_xyz")) return 0;
-  write_xyz(character->base->root_position(), out_xyz);
+  write_xyz(pose_of(*character).root_position(), out_xyz);
   return 1;
 }
 
 int lmm_character_root_rotation(const lmm_character* character, float out_xyzw[4]) {
   if (!require(character, "character") || !require(out_xyzw, "out_xyzw")) return 0;
-  write_xyzw(character->base->root_rotation(), out_xyzw);
+  write_xyzw(pose_of(*character).root_rotation(), out_xyzw);
   return 1;
 }
 
@@ -475,8 +586,8 @@ static bool fits(const lmm_character* character, size_t capacity) {
 int lmm_character_world_transforms(const lmm_character* character, float* positions_xyz, float* rotations_xyzw,
                                    size_t joint_capacity) {
   if (!fits(character, joint_capacity)) return 0;
-  const auto& positions = character->base->global_positions();
-  const auto& rotations = character->base->global_rotations();
+  const auto& positions = pose_of(*character).global_positions();
+  const auto& rotations = pose_of(*character).global_rotations();
   for (size_t j = 0; j < positions.size(); ++j) {
     if (positions_xyz != nullptr) write_xyz(positions[j], positions_xyz + 3 * j);
     if (rotations_xyzw != nullptr) write_xyzw(rotations[j], rotations_xyzw + 4 * j);
@@ -486,8 +597,8 @@ int lmm_character_world_transforms(const lmm_character* character, float* positi
 
 int lmm_character_world_matrices(const lmm_character* character, float* matrices, size_t joint_capacity) {
   if (!fits(character, joint_capacity) || !require(matrices, "matrices")) return 0;
-  const auto& positions = character->base->global_positions();
-  const auto& rotations = character->base->global_rotations();
+  const auto& positions = pose_of(*character).global_positions();
+  const auto& rotations = pose_of(*character).global_rotations();
   for (size_t j = 0; j < positions.size(); ++j) write_matrix(positions[j], rotations[j], matrices + 16 * j);
   return 1;
 }
@@ -578,6 +689,130 @@ int lmm_crowd_shown_transform(const lmm_crowd* crowd, size_t i, float matrix[16]
   const lmm::GroundMove move = with_crowd(*crowd, [&](const auto& c) { return c.shown_move(int(i)); });
   write_matrix(move.to - lmm::rotate(move.turn, move.from), move.turn, matrix);
   return 1;
+}
+
+int lmm_character_path_progress(const lmm_character* character, int* desired_index, int* point_count, int* completed) {
+  const lmm::PathFollower* follower = require_path_follower(character);
+  if (follower == nullptr) return 0;
+  if (desired_index != nullptr) *desired_index = follower->desired_index();
+  if (point_count != nullptr) *point_count = follower->path().size();
+  if (completed != nullptr) *completed = follower->completed() ? 1 : 0;
+  return 1;
+}
+
+int lmm_character_path_points(const lmm_character* character, float* points_xyz, size_t point_capacity) {
+  const lmm::PathFollower* follower = require_path_follower(character);
+  if (follower == nullptr || !require(points_xyz, "points_xyz")) return 0;
+  const std::vector<lmm::Vec3>& points = follower->path().points;
+  if (point_capacity < points.size()) {
+    last_error = "the buffer holds " + std::to_string(point_capacity) + " points; the path has " +
+                 std::to_string(points.size());
+    return 0;
+  }
+  for (size_t i = 0; i < points.size(); ++i) write_xyz(points[i], points_xyz + 3 * i);
+  return 1;
+}
+
+int lmm_character_trajectory_count(const lmm_character* character) {
+  return character != nullptr ? int(schema_of(*character).trajectory_offsets.size()) : 0;
+}
+
+int lmm_character_trajectory(const lmm_character* character, float* times, float* positions_xyz, float* rotations_xyzw,
+                             size_t capacity) {
+  if (!require(character, "character")) return 0;
+  const std::vector<int>& offsets = schema_of(*character).trajectory_offsets;
+  if (capacity < offsets.size()) {
+    last_error = "the buffers hold " + std::to_string(capacity) + " trajectory samples; the character has " +
+                 std::to_string(offsets.size());
+    return 0;
+  }
+  const lmm::PathFollower* follower = path_follower_of(*character);
+  const std::vector<lmm::RootSample>& samples =
+      follower != nullptr ? follower->revised_trajectory() : steered_of(*character)->predicted_trajectory();
+  const float fps = fps_of(*character);
+  for (size_t m = 0; m < offsets.size(); ++m) {
+    if (times != nullptr) times[m] = float(offsets[m]) / fps;
+    if (positions_xyz != nullptr) write_xyz(samples[m].position, positions_xyz + 3 * m);
+    if (rotations_xyzw != nullptr) write_xyzw(samples[m].rotation, rotations_xyzw + 4 * m);
+  }
+  return 1;
+}
+
+int lmm_character_contact_count(const lmm_character* character) {
+  return character != nullptr ? int(contact_joints_of(*character).size()) : 0;
+}
+
+int lmm_character_contact(const lmm_character* character, int k, int* joint, int* in_contact) {
+  if (!require(character, "character")) return 0;
+  const std::vector<int>& joints = contact_joints_of(*character);
+  if (k < 0 || size_t(k) >= joints.size()) {
+    last_error = "contact " + std::to_string(k) + " is outside 0.." + std::to_string(int(joints.size()) - 1);
+    return 0;
+  }
+  if (joint != nullptr) *joint = joints[size_t(k)];
+  if (in_contact != nullptr) *in_contact = std::visit([k](const auto* played) { return played->in_contact(k); }, character->played);
+  return 1;
+}
+
+int lmm_character_counters(const lmm_character* character, lmm_counters* out) {
+  if (!require(character, "character") || !require(out, "out")) return 0;
+  if (const lmm::PathFollower* follower = path_follower_of(*character)) {
+    const lmm::PathFollowerStats& stats = follower->stats();
+    *out = lmm_counters{stats.updates, stats.matches, stats.transitions};
+  } else {
+    const lmm::CharacterStats& stats = steered_of(*character)->stats();
+    *out = lmm_counters{stats.updates, stats.searches, stats.transitions};
+  }
+  return 1;
+}
+
+int lmm_character_frame(const lmm_character* character, int* frame, int* clip) {
+  if (!require(character, "character")) return 0;
+  const int played = std::visit(
+      [](const auto* p) {
+        if constexpr (std::is_same_v<decltype(p), const lmm::LearnedCharacter*>) return -1;
+        else return p->current_frame();
+      },
+      character->played);
+  if (played < 0) {
+    last_error = "a learned character plays no database frame";
+    return 0;
+  }
+  if (frame != nullptr) *frame = played;
+  if (clip != nullptr) *clip = lmm::clip_index(*character->database->database, played);
+  return 1;
+}
+
+const char* lmm_character_clip_name(const lmm_character* character, int clip) {
+  if (character == nullptr || character->model != nullptr) return nullptr;
+  const std::vector<lmm::DatabaseRange>& ranges = character->database->database->ranges();
+  return clip >= 0 && size_t(clip) < ranges.size() ? ranges[size_t(clip)].name.c_str() : nullptr;
+}
+
+int lmm_character_decoder_experts(lmm_character* character, int* experts, float* weights, int capacity) {
+  if (!require(character, "character")) return 0;
+  lmm::LearnedCharacter* const* learned = std::get_if<lmm::LearnedCharacter*>(&character->played);
+  if (learned == nullptr) {
+    last_error = "only a learned character has decoder experts";
+    return 0;
+  }
+  if (capacity < 1) {
+    last_error = "capacity " + std::to_string(capacity) + " is below 1";
+    return 0;
+  }
+  int32_t routed[lmm::kMaxTopK];
+  float routed_weights[lmm::kMaxTopK];
+  const int count = (*learned)->decoder_experts(routed, routed_weights);
+  if (count == 0) {
+    last_error = "the model's decoder is not a mixture of experts";
+    return 0;
+  }
+  const int written = std::min(count, capacity);
+  for (int j = 0; j < written; ++j) {
+    if (experts != nullptr) experts[j] = routed[j];
+    if (weights != nullptr) weights[j] = routed_weights[j];
+  }
+  return written;
 }
 
 }  // extern "C"

@@ -298,6 +298,13 @@ void ModelEvaluator::route(const NetworkWeights& net, const float* logits, float
   for (int j = 0; j < net.top_k; ++j) weights[j] /= sum;
 }
 
+int ModelEvaluator::route_row(const NetworkWeights& net, const float* in, int32_t* experts, float* weights) {
+  if (!ready() || net.experts == 0) return 0;
+  detail::dense_kernel_for(path_)(net.gate, in, net.in, 1, logits_.data(), net.experts, false, detail::RowMap{});
+  route(net, logits_.data(), weights, experts);
+  return net.top_k;
+}
+
 const float* ModelEvaluator::run_mlp(const std::vector<DenseLayer>& layers, const float* in, int rows, float* out) {
   const detail::DenseKernel dense = detail::dense_kernel_for(path_);
   const float* src = in;

@@ -1,15 +1,24 @@
 #!/usr/bin/env node
 // Browser test of the demo (tools/web-demo, issue 18): Debian's chromium, headless, driven by
-// puppeteer-core. Usage: node demo_test.js URL [SCREENSHOT.png]. Checks: the page loads with no
+// puppeteer-core. Usage below. Checks: the page loads with no
 // console errors; holding W for 3 s moves the character at least 2 m; holding Q (strafe) and D
 // for 3 s moves it sideways at least 1 m with the facing within 20 degrees of the held one; the
 // page reports its frame time and the update cost; a screenshot has the skeleton's pixels where
-// the character's joints project (and not 150 px beside them). Prints one line per check; exits non-zero on a failure.
+// the character's joints project (and not 150 px beside them); a fake gamepad's left stick moves
+// the character; in path mode (P) an L drawn with the mouse (4 m, a right angle to the right, 3 m,
+// at 5 m/s on the ground) is followed by an LHMM path character to completion within 0.2 m mean
+// distance (the page's measurement) and ends near the L's end, with the clip, contacts and
+// counters reported on the way; a BVH dropped onto the page plays with its joints where the file
+// puts them, and a dropped database becomes the character (a broken bundle is refused by name).
+// Prints one line per check; exits non-zero on a failure.
+// Usage: node demo_test.js URL [SCREENSHOT.png [PATH_SCREENSHOT.png]]
 'use strict';
 const puppeteer = require('puppeteer-core');
 
 const url = process.argv[2];
 const screenshot = process.argv[3];
+const pathScreenshot = process.argv[4];
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let failures = 0;
 function check(ok, what) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
@@ -58,6 +67,138 @@ async function skeletonPixels(page) {
   }, png, view);
   await page.evaluate(() => { window.lmmDemo.paused = false; });
   return counts;
+}
+
+// The gamepad mapping on plain objects, then a fake gamepad's left stick held forward for 2 s.
+async function checkGamepad(page) {
+  const mapped = await page.evaluate(() => window.lmmDemo.gamepadControls({
+    axes: [0.1, -0.8, 0.5, 0], buttons: [{ pressed: false, value: 0 }, {}, {}, {}, {}, { pressed: true, value: 1 },
+                                          {}, { pressed: false, value: 0.9 }] }));
+  check(mapped.moveX === 0 && mapped.moveY === 0.8 && mapped.orbitX === 0.5 && mapped.run && mapped.strafe,
+        `gamepad mapping: ${JSON.stringify(mapped)} (dead zone, y up, trigger runs, shoulder strafes)`);
+  const start = await page.evaluate(() => window.lmmDemo.root);
+  await page.evaluate(() => { window.lmmDemo.fakeGamepad = { axes: [0, -1, 0, 0], buttons: [] }; });
+  await sleep(2000);
+  const end = await page.evaluate(() => { window.lmmDemo.fakeGamepad = null; return window.lmmDemo.root; });
+  const moved = Math.hypot(end[0] - start[0], end[2] - start[2]);
+  check(moved >= 1.0, `a fake gamepad's left stick held forward for 2 s moves the character ${moved.toFixed(2)} m (>= 1 m)`);
+  await sleep(1000);  // come to a stop
+}
+
+// Path mode: draws an L from the character (4 m along +Z, away from the camera, then 3 m to its
+// right, -X) at 5 m/s with the mouse and waits for the path character to complete it.
+async function checkPathFollowing(page) {
+  await page.keyboard.press('KeyP');
+  await sleep(300);  // path mode's camera
+  const view = await page.evaluate(() => ({ root: window.lmmDemo.root, mvp: window.lmmDemo.mvp, state: window.lmmDemo.path.state,
+                                            width: innerWidth, height: innerHeight }));
+  check(view.state === 'ready', `P enters path mode (state '${view.state}')`);
+  const screen = (p) => {
+    const m = view.mvp;
+    const clip = [0, 1, 3].map((r) => m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r]);
+    return [(clip[0] / clip[2] * 0.5 + 0.5) * view.width, (0.5 - clip[1] / clip[2] * 0.5) * view.height];
+  };
+  const [x0, , z0] = view.root;
+  const at = (d) => (d <= 4 ? [x0, 0, z0 + d] : [x0 - (d - 4), 0, z0 + 4]);
+  const end = at(7);
+  const [ex, ey] = screen(end);
+  if (!(ex > 0 && ex < view.width && ey > 0 && ey < view.height)) check(false, `the L's end projects into the view (${ex}, ${ey})`);
+  const speed = 5, stepMs = 16;
+  await page.mouse.move(...screen(at(0)));
+  await page.mouse.down();
+  const begin = Date.now();
+  for (let d = 0; d < 7;) {
+    await sleep(stepMs);
+    d = Math.min(7, (Date.now() - begin) / 1000 * speed);
+    await page.mouse.move(...screen(at(d)));
+  }
+  await page.mouse.up();
+  const drawSeconds = (Date.now() - begin) / 1000;
+  let state = await page.evaluate(() => ({ ...window.lmmDemo.path }));
+  check(state.state === 'following' && state.points > 0,
+        `an L of 7 m drawn in ${drawSeconds.toFixed(1)} s (${state.samples} samples) is followed: state '${state.state}' ` +
+        `${state.message}, ${state.points} path points, speed scale ${state.speedScale}`);
+  const seen = { clips: new Set(), contacts: new Set(), searches: 0 };
+  const deadline = Date.now() + 40000;
+  let shot = false;
+  while (state.state === 'following' && Date.now() < deadline) {
+    await sleep(200);
+    const now = await page.evaluate(() => ({ path: { ...window.lmmDemo.path }, playing: window.lmmDemo.playing,
+                                            contacts: window.lmmDemo.contacts, counters: window.lmmDemo.counters }));
+    state = now.path;
+    if (state.state !== 'following') break;
+    seen.clips.add(now.playing.replace(/ @ \d+$/, ''));
+    seen.contacts.add(now.contacts.join(','));
+    seen.searches = now.counters.searches;
+    if (pathScreenshot && !shot && state.desired > 0.4 * state.points) {
+      shot = true;
+      await page.screenshot({ path: pathScreenshot });
+    }
+  }
+  const root = await page.evaluate(() => window.lmmDemo.root);
+  const off = Math.hypot(root[0] - end[0], root[2] - end[2]);
+  check(state.completed && state.state === 'completed',
+        `the path is completed (state '${state.state}', ${state.desired} / ${state.points}) in ${state.seconds.toFixed(1)} s`);
+  check(state.completed && state.meanDistance <= 0.2,
+        `mean distance from the root to the path until completion ${state.meanDistance.toFixed(3)} m (<= 0.2)`);
+  check(off <= 0.5, `the keyboard character takes over ${off.toFixed(2)} m from the L's end (<= 0.5 m)`);
+  check(seen.clips.size >= 2 && seen.contacts.size >= 2 && seen.searches > 0,
+        `while following: clips ${[...seen.clips].join(' | ')}; contact sets ${seen.contacts.size}; ${seen.searches} searches`);
+}
+
+// Drops a file `name` onto the page as a file manager would, holding `bytes` (byte values) or
+// what the page fetches from `url`; returns the panel's message once there is one.
+async function drop(page, name, { bytes, url }) {
+  await page.evaluate(async (name, bytes, url) => {
+    const content = url ? await (await fetch(url)).arrayBuffer() : new Uint8Array(bytes);
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([content], name));
+    window.lmmDemo.fileMessage = '';
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, cancelable: true }));
+  }, name, bytes, url);
+  await page.waitForFunction(() => window.lmmDemo.fileMessage !== '', { timeout: 20000 });
+  return page.evaluate(() => window.lmmDemo.fileMessage);
+}
+
+// A one-frame BVH in centimetres: the hips 1 m up and 0.3 m along +X, a chest 0.5 m above them
+// turned 90 degrees about +Z, so that its end site (0.2 m along the chest) points along -X.
+const kBvh = `HIERARCHY
+ROOT Hips
+{
+  OFFSET 0 0 0
+  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
+  JOINT Chest
+  {
+    OFFSET 0 50 0
+    CHANNELS 3 Zrotation Xrotation Yrotation
+    End Site
+    {
+      OFFSET 0 20 0
+    }
+  }
+}
+MOTION
+Frames: 1
+Frame Time: 0.0333333
+30 100 0 0 0 0 90 0 0
+`;
+
+async function checkViewer(page) {
+  const message = await drop(page, 'pose.bvh', { bytes: [...Buffer.from(kBvh)] });
+  await sleep(100);  // a frame of it
+  const joints = await page.evaluate(() => window.lmmDemo.joints);
+  const expected = [[0.3, 1.0, 0], [0.3, 1.5, 0], [0.1, 1.5, 0]];
+  const worst = joints.length === 3 ? Math.max(...expected.map((e, j) => Math.hypot(...e.map((v, i) => v - joints[j][i])))) : Infinity;
+  check(worst < 1e-3, `a dropped BVH plays (${message}): ${joints.length} joints, at most ${worst.toFixed(4)} m from the file's pose`);
+  await page.keyboard.press('Escape');
+  const used = await drop(page, 'dropped.mmdb', { url: 'assets/db.mmdb' });
+  const refused = await drop(page, 'broken.lmmw', { bytes: new Array(64).fill(7) });
+  const before = await page.evaluate(() => ({ updates: window.lmmDemo.updates, asset: document.getElementById('asset').textContent }));
+  await sleep(300);
+  const after = await page.evaluate(() => ({ updates: window.lmmDemo.updates, errors: window.lmmDemo.errors, joints: window.lmmDemo.joints.length }));
+  check(used === 'dropped.mmdb: a database character' && before.asset === 'dropped.mmdb' && refused.startsWith('broken.lmmw: ') &&
+        after.updates > before.updates && after.errors.length === 0 && after.joints > 3,
+        `a dropped database becomes the character ('${used}'); a broken bundle is refused ('${refused}'); it updates on`);
 }
 
 (async () => {
@@ -109,6 +250,10 @@ async function skeletonPixels(page) {
   check(drawn.on >= 0.9 * drawn.joints && drawn.beside <= 0.1 * drawn.joints,
         `screenshot: skeleton pixels at ${drawn.on} of ${drawn.joints} projected joints, beside ${drawn.beside}`);
   if (screenshot) await page.screenshot({ path: screenshot });
+  await checkGamepad(page);
+  await checkPathFollowing(page);
+  await checkViewer(page);
+  check(consoleErrors.length === 0, `still no console errors (${consoleErrors.join('; ') || 'none'})`);
   await browser.close();
   process.exit(failures === 0 ? 0 : 1);
 })().catch((error) => { console.error('FAIL', error); process.exit(1); });

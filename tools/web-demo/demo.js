@@ -1,7 +1,10 @@
 // lmmkit browser demo: loads the WebAssembly runtime (lmm.js, the C API of lmm/lmm.h), a model
 // bundle (assets/model.lmmw: learned motion matching) or a database (assets/db.mmdb: database
 // motion matching, with ?controller=database), drives one character from the keyboard and draws
-// it with WebGL2 (flat-shaded bones). window.lmmDemo exposes its state to tests (tests/web/).
+// it with WebGL2 (flat-shaded bones), its desired trajectory and its feet in contact. Path mode
+// (P): a path drawn on the ground with the mouse is followed by a path character (LHMM, Lee, Kwon &
+// Lee 2023) made from the database (assets/db.mmdb). Gamepads work through the Gamepad API.
+// window.lmmDemo exposes its state to tests (tests/web/).
 'use strict';
 
 const demo = {
@@ -10,13 +13,52 @@ const demo = {
   paused: false,  // tests: keep drawing the last pose without updating
   joints: [],     // world positions [x, y, z] of the drawn joints (the pose on screen)
   mvp: null,      // the view-projection matrix of the last frame (column-major)
+  // Path mode: state 'off', 'ready' (draw with the mouse), 'drawing', 'following' or 'completed';
+  // meanDistance (m): time-weighted mean horizontal distance from the root to the followed path's
+  // polyline until completion; end: the path's last point [x, z].
+  path: { state: 'off', mode: 'local', speedScale: 0, samples: 0, points: 0, desired: 0, completed: false,
+          meanDistance: 0, seconds: 0, end: null, message: '' },
+  counters: { updates: 0, searches: 0, transitions: 0 },  // the shown character's
+  playing: '',          // clip and frame (database, path) or decoder experts and weights (learned)
+  playingLabel: '',     // what `playing` shows
+  contacts: [],         // indices of the contact joints in contact now
+  fakeGamepad: null,    // tests: a Gamepad-like object used instead of navigator.getGamepads()
+  gamepadControls: null,  // the pure mapping of a gamepad to the controls (for tests)
+  openFile: null,       // (name, bytes): what dropping that file does; returns the panel's message
+  fileMessage: '',
 };
 window.lmmDemo = demo;
 
 const keys = new Set();
-addEventListener('keydown', (e) => keys.add(e.code));
+const typing = (e) => e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
+addEventListener('keydown', (e) => { if (!typing(e)) keys.add(e.code); });
 addEventListener('keyup', (e) => keys.delete(e.code));
 addEventListener('blur', () => keys.clear());
+
+// ---- gamepads (the standard mapping, https://w3c.github.io/gamepad/#remapping) ----
+const kDeadZone = 0.15;
+// The controls a gamepad gives: left stick moves (its y is down-positive), right stick orbits the
+// camera, A or the right trigger runs, a shoulder button strafes. Pure: tests feed plain objects.
+function gamepadControls(pad) {
+  const axis = (i) => {
+    const v = (pad && pad.axes && pad.axes[i]) || 0;
+    return Math.abs(v) < kDeadZone ? 0 : v;
+  };
+  const pressed = (i) => {
+    const b = pad && pad.buttons && pad.buttons[i];
+    return !!b && (b.pressed || b.value > 0.5);
+  };
+  return { moveX: axis(0), moveY: -axis(1), orbitX: axis(2), orbitY: axis(3), run: pressed(0) || pressed(7),
+           strafe: pressed(4) || pressed(5) };
+}
+demo.gamepadControls = gamepadControls;
+
+// The test's fake gamepad, else the first connected one, else null.
+function currentGamepad() {
+  if (demo.fakeGamepad) return demo.fakeGamepad;
+  for (const pad of (navigator.getGamepads ? navigator.getGamepads() : [])) if (pad && pad.connected) return pad;
+  return null;
+}
 
 // ---- small vector / matrix helpers (column-major 4x4, as WebGL expects) ----
 function perspective(fovY, aspect, near, far) {
@@ -27,8 +69,13 @@ function sub(a, b) { return [a[0] - b[0], a[1] - b[1], a[2] - b[2]]; }
 function cross(a, b) { return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]; }
 function normalize(a) { const l = Math.hypot(a[0], a[1], a[2]) || 1; return [a[0] / l, a[1] / l, a[2] / l]; }
 function dot(a, b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-function lookAt(eye, target, up) {
+// The camera's right (x), up (y) and backward (z) axes looking from `eye` at `target`.
+function cameraAxes(eye, target, up) {
   const z = normalize(sub(eye, target)), x = normalize(cross(up, z)), y = cross(z, x);
+  return { x, y, z };
+}
+function lookAt(eye, target, up) {
+  const { x, y, z } = cameraAxes(eye, target, up);
   return [x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0, -dot(x, eye), -dot(y, eye), -dot(z, eye), 1];
 }
 function multiply(a, b) {
@@ -40,6 +87,7 @@ function multiply(a, b) {
 // ---- bones: flat-shaded octahedra from a joint to its child ----
 const kLight = normalize([0.4, 0.8, 0.3]);
 const kBoneColor = [0.55, 0.62, 0.78];
+const kContactColor = [0.95, 0.55, 0.15];  // the disc under a joint in contact
 
 // Appends to `triangles` the octahedron of the bone from `a` to `b` (its widest ring a fifth of the
 // way, radius an eighth of its length up to 5 cm), each face shaded by its angle to the light.
@@ -137,23 +185,337 @@ function createRenderer(canvas) {
   };
 }
 
+// ---- drawing helpers ----
+// The ground direction +Z turned by the x, y, z, w quaternion `q`.
+function forwardOf(q) {
+  const [x, y, z, w] = q;
+  return [2 * (x * z + w * y), 0, 1 - 2 * (x * x + y * y)];
+}
+
+// Horizontal distance from `p` to the polyline through `points` (a flat x y z array).
+function distanceToPolyline(p, points) {
+  let best = Infinity;
+  for (let i = 0; i + 3 < points.length; i += 3) {
+    const ax = points[i], az = points[i + 2], dx = points[i + 3] - ax, dz = points[i + 5] - az;
+    const length2 = dx * dx + dz * dz;
+    const t = length2 > 0 ? Math.min(1, Math.max(0, ((p[0] - ax) * dx + (p[2] - az) * dz) / length2)) : 0;
+    best = Math.min(best, Math.hypot(p[0] - ax - t * dx, p[2] - az - t * dz));
+  }
+  return best;
+}
+
+// The point where the ray from the camera of `view` through CSS pixel (px, py) meets the ground,
+// or null when it points above the horizon.
+function groundPoint(view, px, py) {
+  const nx = 2 * px / view.width - 1, ny = 1 - 2 * py / view.height, t = Math.tan(kFovY / 2);
+  const d = [0, 1, 2].map((i) => -view.axes.z[i] + nx * t * view.aspect * view.axes.x[i] + ny * t * view.axes.y[i]);
+  if (d[1] > -1e-4) return null;
+  const s = -view.eye[1] / d[1];
+  return [view.eye[0] + s * d[0], 0, view.eye[2] + s * d[2]];
+}
+
+// ---- the viewer: BVH files played without the runtime ----
+// The joints of a BVH file's hierarchy ({name, parent, offset, channels}; End Sites are joints
+// without channels) and its frames (one array of channel values each) and frame time; throws
+// with the token at fault.
+function parseBvh(text) {
+  const tokens = text.split(/\s+/).filter(Boolean);
+  let at = 0;
+  const next = () => {
+    if (at >= tokens.length) throw new Error('the file ends inside its hierarchy or motion');
+    return tokens[at++];
+  };
+  const number = () => {
+    const token = next(), value = Number(token);
+    if (!Number.isFinite(value)) throw new Error(`'${token}' (token ${at}) is not a number`);
+    return value;
+  };
+  if (next() !== 'HIERARCHY') throw new Error('not a BVH file: it does not start with HIERARCHY');
+  const joints = [], open = [];
+  for (let token = next(); token !== 'MOTION'; token = next()) {
+    const current = joints[open[open.length - 1]];
+    if (token === 'ROOT' || token === 'JOINT' || token === 'End') {
+      joints.push({ name: token === 'End' ? `${next()} of ${current.name}` : next(), parent: current ? open[open.length - 1] : -1,
+                    offset: [0, 0, 0], channels: [] });
+    } else if (token === '{') {
+      open.push(joints.length - 1);
+    } else if (token === '}') {
+      open.pop();
+    } else if (token === 'OFFSET' && current) {
+      current.offset = [number(), number(), number()];
+    } else if (token === 'CHANNELS' && current) {
+      current.channels = Array.from({ length: number() }, next);
+    } else {
+      throw new Error(`unexpected '${token}' in the hierarchy (token ${at})`);
+    }
+  }
+  if (next() !== 'Frames:') throw new Error('MOTION must start with Frames:');
+  const count = number();
+  if (next() !== 'Frame' || next() !== 'Time:') throw new Error('Frames: must be followed by Frame Time:');
+  const frameTime = number();
+  const width = joints.reduce((sum, j) => sum + j.channels.length, 0);
+  const frames = Array.from({ length: count }, () => Array.from({ length: width }, number));
+  if (!(frameTime > 0) || count < 1 || joints.length === 0) throw new Error('a BVH needs joints, frames and a positive frame time');
+  return { joints, frames, frameTime };
+}
+
+// 3x3 rotation matrices (row-major arrays of 9) for BVH's Euler channels.
+function rotationMatrix(axis, degrees) {
+  const c = Math.cos(degrees * Math.PI / 180), s = Math.sin(degrees * Math.PI / 180);
+  if (axis === 'X') return [1, 0, 0, 0, c, -s, 0, s, c];
+  if (axis === 'Y') return [c, 0, s, 0, 1, 0, -s, 0, c];
+  return [c, -s, 0, s, c, 0, 0, 0, 1];
+}
+function multiply3(a, b) {
+  return Array.from({ length: 9 }, (_, k) => a[k - k % 3] * b[k % 3] + a[k - k % 3 + 1] * b[k % 3 + 3] + a[k - k % 3 + 2] * b[k % 3 + 6]);
+}
+function apply3(m, v) {
+  return [0, 1, 2].map((r) => m[3 * r] * v[0] + m[3 * r + 1] * v[1] + m[3 * r + 2] * v[2]);
+}
+
+// World positions (metres: `scale` per file unit) of every joint of `bvh` in frame `f`: rotation
+// channels compose in their listed order, position channels replace the joint's offset.
+function bvhPositions(bvh, f, scale) {
+  const values = bvh.frames[f], rotations = [], positions = [];
+  let at = 0;
+  bvh.joints.forEach((joint, j) => {
+    let local = [1, 0, 0, 0, 1, 0, 0, 0, 1], offset = joint.offset.slice();
+    for (const channel of joint.channels) {
+      const value = values[at++], axis = channel[0];
+      if (channel.endsWith('rotation')) local = multiply3(local, rotationMatrix(axis, value));
+      else offset['XYZ'.indexOf(axis)] = value;
+    }
+    const parent = joint.parent;
+    rotations.push(parent < 0 ? local : multiply3(rotations[parent], local));
+    positions.push(parent < 0 ? offset : apply3(rotations[parent], offset).map((v, i) => v + positions[parent][i]));
+  });
+  return { positions: positions.map((p) => p.map((v) => v * scale)), rotations };
+}
+
+// A BVH file played in a loop: what readCharacter gives for a character (joint 0 the hips' ground
+// point, the file's joints from 1, the facing along the hips' travel, bones from the hips down),
+// without trajectory, contacts or counters. Files whose first frame is more than 10 units tall are taken to be in centimetres.
+function bvhClip(bvh, name) {
+  const first = bvhPositions(bvh, 0, 1).positions.map((p) => p[1]);
+  const scale = Math.max(...first) - Math.min(...first) > 10 ? 0.01 : 1;
+  const named = bvh.joints.findIndex((j) => /hips|pelvis/i.test(j.name));
+  const hips = named >= 0 ? named : 0;
+  // No bone leads to the hips (from a root joint on the ground, say).
+  const parents = [-1, ...bvh.joints.map((j, k) => (k === hips ? 0 : j.parent + 1))];
+  const ground = (f) => {
+    const p = bvhPositions(bvh, (f + bvh.frames.length) % bvh.frames.length, scale).positions[hips];
+    return [p[0], 0, p[2]];
+  };
+  let time = 0, heading = 0;
+  return {
+    name, joints: parents.length, parents,
+    advance(dt) { time += dt; },
+    read() {
+      const f = Math.floor(time / bvh.frameTime) % bvh.frames.length;
+      const positions = bvhPositions(bvh, f, scale).positions;
+      const [a, b] = [ground(f - 5), ground(f + 5)];
+      if (Math.hypot(b[0] - a[0], b[2] - a[2]) > 0.01) heading = Math.atan2(b[0] - a[0], b[2] - a[2]);
+      const all = [[positions[hips][0], 0, positions[hips][2]], ...positions];
+      return { joint: (j) => all[j], root: all[0], rotation: [0, Math.sin(heading / 2), 0, Math.cos(heading / 2)],
+               trajectory: [], inContact: [], counters: { updates: 0, searches: 0, transitions: 0 },
+               playing: `${name}: frame ${f + 1} / ${bvh.frames.length}`, playingLabel: 'BVH file', parents };
+    },
+  };
+}
+
 // ---- the runtime ----
+const kFovY = 0.9;
+// The speed scale a new path starts with: playback speed / drawing speed. Lee, Kwon & Lee 2023
+// Sec. V-A use 0.2 for paths drawn on a screen; the mouse draws on this page's ground at about
+// 3-8 m/s, which 0.25 plays at a walk to a jog.
+const kDefaultSpeedScale = 0.25;
+
 async function fetchBytes(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`cannot load ${url}: HTTP ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());
 }
 
-// A character of `controller` ('learned' or 'database') over the asset at `url`.
-async function createCharacter(module, controller, url) {
-  const file = controller === 'database' ? '/asset.mmdb' : '/asset.lmmw';
+// The assets stage.sh wrote ({model, db}: whether each is there), or null for a site without the list.
+async function stagedAssets() {
+  const response = await fetch('assets/assets.json');
+  return response.ok ? response.json() : null;
+}
+
+// Loads the asset at `url` into the module's file system as `file` and opens it with `load`
+// (lmm_database_load or lmm_model_load); throws with the runtime's message.
+async function loadAsset(module, url, file, load) {
   module.FS.writeFile(file, await fetchBytes(url));
-  const asset = module.ccall(controller === 'database' ? 'lmm_database_load' : 'lmm_model_load', 'number', ['string'], [file]);
+  const asset = module.ccall(load, 'number', ['string'], [file]);
   if (!asset) throw new Error(`${url}: ${module.UTF8ToString(module._lmm_last_error())}`);
-  const create = controller === 'database' ? module._lmm_character_create_database : module._lmm_character_create_learned;
-  const character = create(asset, 0, 0, 0);
-  if (!character) throw new Error(`${url}: ${module.UTF8ToString(module._lmm_last_error())}`);
-  return character;
+  return asset;
+}
+
+// The keyboard character of `controller` ('learned' or 'database') over the asset at `url`, and the
+// database path characters are made from (0 when there is none, with the reason in dbMessage).
+async function createCharacter(module, controller, url, params) {
+  const failed = () => new Error(`${url}: ${module.UTF8ToString(module._lmm_last_error())}`);
+  if (controller === 'database') {
+    const database = await loadAsset(module, url, '/asset.mmdb', 'lmm_database_load');
+    const character = module._lmm_character_create_database(database, 0, 0, 0);
+    if (!character) throw failed();
+    return { character, database, dbMessage: '' };
+  }
+  const model = await loadAsset(module, url, '/asset.lmmw', 'lmm_model_load');
+  const character = module._lmm_character_create_learned(model, 0, 0, 0);
+  if (!character) throw failed();
+  const staged = await stagedAssets();
+  const dbUrl = params.get('db') || (staged && staged.db ? 'assets/db.mmdb' : '');
+  if (!dbUrl) return { character, database: 0, dbMessage: 'no database: path mode needs assets/db.mmdb (stage.sh --db)' };
+  return { character, database: await loadAsset(module, dbUrl, '/paths.mmdb', 'lmm_database_load'), dbMessage: '' };
+}
+
+// What the page reads of one character: its skeleton, contact joints and buffers in the module's
+// heap (allocated once; release() frees them).
+function characterView(module, handle) {
+  const joints = module._lmm_character_joint_count(handle);
+  const contacts = module._lmm_character_contact_count(handle);
+  const trajectory = module._lmm_character_trajectory_count(handle);
+  const scratch = module._malloc(64);
+  const contactJoints = Array.from({ length: contacts }, (_, k) => {
+    module._lmm_character_contact(handle, k, scratch, 0);
+    return module.HEAP32[scratch >> 2];
+  });
+  const view = {
+    handle, joints, contacts, contactJoints, trajectory, scratch,
+    parents: Array.from({ length: joints }, (_, j) => module._lmm_character_joint_parent(handle, j)),
+    positions: module._malloc(12 * joints),
+    times: module._malloc(4 * trajectory), trajectoryPositions: module._malloc(12 * trajectory),
+    trajectoryRotations: module._malloc(16 * trajectory),
+  };
+  view.release = () => {
+    for (const p of [view.scratch, view.positions, view.times, view.trajectoryPositions, view.trajectoryRotations]) module._free(p);
+  };
+  return view;
+}
+
+// Reads the pose, root, trajectory, contacts, counters and what plays of `view`'s character.
+function readCharacter(module, view) {
+  const f32 = module.HEAPF32, i32 = module.HEAP32, s = view.scratch >> 2;
+  const h = view.handle;
+  module._lmm_character_world_transforms(h, view.positions, 0, view.joints);
+  const positions = f32.slice(view.positions >> 2, (view.positions >> 2) + 3 * view.joints);
+  const joint = (j) => [positions[3 * j], positions[3 * j + 1], positions[3 * j + 2]];
+  module._lmm_character_root_position(h, view.scratch);
+  const root = [f32[s], f32[s + 1], f32[s + 2]];
+  module._lmm_character_root_rotation(h, view.scratch);
+  const rotation = [f32[s], f32[s + 1], f32[s + 2], f32[s + 3]];
+  module._lmm_character_trajectory(h, view.times, view.trajectoryPositions, view.trajectoryRotations, view.trajectory);
+  const trajectory = Array.from({ length: view.trajectory }, (_, m) => ({
+    time: f32[(view.times >> 2) + m],
+    position: [0, 1, 2].map((i) => f32[(view.trajectoryPositions >> 2) + 3 * m + i]),
+    facing: forwardOf([0, 1, 2, 3].map((i) => f32[(view.trajectoryRotations >> 2) + 4 * m + i])),
+  }));
+  const inContact = [];
+  for (let k = 0; k < view.contacts; ++k) {
+    module._lmm_character_contact(h, k, 0, view.scratch);
+    if (i32[s]) inContact.push(view.contactJoints[k]);
+  }
+  module._lmm_character_counters(h, view.scratch);
+  const counters = { updates: i32[s], searches: i32[s + 1], transitions: i32[s + 2] };
+  let playing, playingLabel = 'clip @ frame';
+  if (module._lmm_character_frame(h, view.scratch, view.scratch + 4)) {
+    playing = `${module.UTF8ToString(module._lmm_character_clip_name(h, i32[s + 1]))} @ ${i32[s]}`;
+  } else {
+    const count = module._lmm_character_decoder_experts(h, view.scratch, view.scratch + 16, 2);
+    playingLabel = 'decoder experts';
+    playing = count > 0 ? Array.from({ length: count }, (_, j) => `${i32[s + j]} (${f32[s + 4 + j].toFixed(2)})`).join(', ')
+                        : 'none (a plain network)';
+  }
+  return { joint, root, rotation, trajectory, inContact, counters, playing, playingLabel, parents: view.parents };
+}
+
+// Path mode: drawing a path, creating the path character and measuring how closely it follows.
+function createPathMode(module, database, dbMessage) {
+  const path = {
+    on: false, drawing: null, stroke: [], character: null, view: null, points: null, samplesPtr: 0,
+    distanceSum: 0, time: 0,
+  };
+  const status = (state, message) => Object.assign(demo.path, { state, message: message || '' });
+  // Path characters come from `handle` (a loaded database) from now on.
+  path.setDatabase = (handle) => {
+    if (database) module._lmm_database_release(database);
+    database = handle;
+    dbMessage = '';
+    path.toggle(path.on);
+  };
+  path.toggle = (on) => {
+    path.on = on;
+    document.getElementById('path-toggle').classList.toggle('on', on);
+    if (!database) return status('off', dbMessage);
+    status(on ? (path.character ? 'following' : 'ready') : 'off', on ? 'draw a path on the ground' : '');
+  };
+  // Starts a stroke at ground point `p` seen through `view` (null when it cannot start).
+  path.begin = (view, p) => {
+    if (!path.on || !database || path.character || !p) return false;
+    path.drawing = { view, start: performance.now() };
+    path.stroke = [[0, p[0], p[2]]];
+    status('drawing');
+    return true;
+  };
+  path.extend = (p) => {
+    const last = path.stroke[path.stroke.length - 1];
+    const t = (performance.now() - path.drawing.start) / 1000;
+    if (p && t > last[0] && Math.hypot(p[0] - last[1], p[2] - last[2]) >= 0.01) path.stroke.push([t, p[0], p[2]]);
+    demo.path.samples = path.stroke.length;
+  };
+  // Ends the stroke: a path character from `start` (x, z, heading) follows it; false on failure.
+  path.end = (start) => {
+    path.drawing = null;
+    const n = path.stroke.length;
+    const mode = document.getElementById('path-mode').value === 'global' ? 1 : 0;
+    const speedScale = Number(document.getElementById('path-speed').value);
+    Object.assign(demo.path, { mode: mode ? 'global' : 'local', speedScale, samples: n, completed: false, meanDistance: 0,
+                               seconds: 0, desired: 0 });
+    const samples = module._malloc(12 * Math.max(1, n));
+    module.HEAPF32.set(path.stroke.flat(), samples >> 2);
+    const character = module._lmm_character_create_path(database, samples, n, mode, speedScale, start[0], start[1], start[2]);
+    module._free(samples);
+    if (!character) {
+      status('ready', 'path refused: ' + module.UTF8ToString(module._lmm_last_error()));
+      return false;
+    }
+    path.character = character;
+    path.view = characterView(module, character);
+    const s = path.view.scratch >> 2;
+    module._lmm_character_path_progress(character, 0, path.view.scratch, 0);
+    const count = module.HEAP32[s];
+    const points = module._malloc(12 * count);
+    module._lmm_character_path_points(character, points, count);
+    path.points = module.HEAPF32.slice(points >> 2, (points >> 2) + 3 * count);
+    module._free(points);
+    path.distanceSum = path.time = 0;
+    Object.assign(demo.path, { points: count, end: [path.points[3 * count - 3], path.points[3 * count - 1]] });
+    status('following');
+    return true;
+  };
+  // After the path character's update by dt: progress and the running mean distance from `root`.
+  path.measure = (root, dt) => {
+    const s = path.view.scratch >> 2;
+    module._lmm_character_path_progress(path.character, path.view.scratch, 0, path.view.scratch + 4);
+    const completed = module.HEAP32[s + 1] !== 0;
+    if (!completed) {
+      path.distanceSum += distanceToPolyline(root, path.points) * dt;
+      path.time += dt;
+    }
+    Object.assign(demo.path, { desired: module.HEAP32[s], completed, seconds: path.time,
+                               meanDistance: path.time > 0 ? path.distanceSum / path.time : 0 });
+    return completed;
+  };
+  // Releases the path character (the keyboard character takes over where it stands).
+  path.release = () => {
+    module._lmm_character_release(path.character);
+    path.view.release();
+    path.character = path.view = null;
+    status(demo.path.completed ? 'completed' : 'ready', demo.path.completed ? 'draw another path' : 'stopped');
+    if (!path.on) demo.path.state = 'off';
+  };
+  return path;
 }
 
 async function main() {
@@ -161,29 +523,92 @@ async function main() {
   const controller = params.get('controller') === 'database' ? 'database' : 'learned';
   const url = params.get('asset') || (controller === 'database' ? 'assets/db.mmdb' : 'assets/model.lmmw');
   const module = await createLmmModule();
-  const character = await createCharacter(module, controller, url);
-  const joints = module._lmm_character_joint_count(character);
-  const parents = Array.from({ length: joints }, (_, j) => module._lmm_character_joint_parent(character, j));
+  const created = await createCharacter(module, controller, url, params);
+  let character = created.character, keyboardView = characterView(module, character);
+  let clip = null;  // a dropped BVH file playing instead of the characters
   const pad = module._malloc(28);
-  const positions = module._malloc(12 * joints);
-  const rotations = module._malloc(16 * joints);
-  const rootOut = module._malloc(16);
   demo.controller = controller;
   document.getElementById('controller').textContent = controller;
   document.getElementById('asset').textContent = url.split('/').pop();
-
+  document.getElementById('path-speed').value = kDefaultSpeedScale;
   const canvas = document.getElementById('view');
   const renderer = createRenderer(canvas);
   const camera = { azimuth: Math.PI, elevation: 0.35, distance: 5 };
-  let dragging = null;
-  canvas.addEventListener('mousedown', (e) => { dragging = [e.clientX, e.clientY]; });
-  addEventListener('mouseup', () => { dragging = null; });
+  const path = createPathMode(module, created.database, created.dbMessage);
+  const togglePath = () => {
+    path.toggle(!path.on);
+    // Path mode starts from higher up, to draw on more of the ground.
+    if (path.on) Object.assign(camera, { elevation: Math.max(camera.elevation, 0.9), distance: Math.max(camera.distance, 8) });
+  };
+  document.getElementById('path-toggle').addEventListener('click', togglePath);
+  addEventListener('keydown', (e) => { if (e.code === 'KeyP' && !typing(e) && !e.repeat) togglePath(); });
+  let dragging = null, view = null;
+  canvas.addEventListener('contextmenu', (e) => e.preventDefault());
+  canvas.addEventListener('mousedown', (e) => {
+    // In path mode the left button draws (the right one still orbits).
+    if (e.button === 0 && path.on && view && path.begin(view, groundPoint(view, e.clientX, e.clientY))) return;
+    dragging = [e.clientX, e.clientY];
+  });
+  addEventListener('mouseup', () => {
+    dragging = null;
+    if (!path.drawing) return;
+    const facing = demo.facingDegrees * Math.PI / 180;
+    path.end([demo.root[0], demo.root[2], facing]);
+  });
   addEventListener('mousemove', (e) => {
+    if (path.drawing) return path.extend(groundPoint(path.drawing.view, e.clientX, e.clientY));
     if (!dragging) return;
     camera.azimuth -= (e.clientX - dragging[0]) * 0.005;
     camera.elevation = Math.min(1.4, Math.max(0.05, camera.elevation + (e.clientY - dragging[1]) * 0.005));
     dragging = [e.clientX, e.clientY];
   });
+  // The viewer: a dropped .mmdb or .lmmw becomes the keyboard character's asset (a database also
+  // serves path mode), a dropped .bvh plays until Escape. Returns what happened (for the panel).
+  let dropped = 0;
+  const openFile = (name, bytes) => {
+    const kind = name.toLowerCase().split('.').pop();
+    if (kind === 'bvh') {
+      clip = bvhClip(parseBvh(new TextDecoder().decode(bytes)), name);
+      return `playing ${name} (Escape: back to the character)`;
+    }
+    if (kind !== 'mmdb' && kind !== 'lmmw') throw new Error(`${name}: drop a .bvh, .mmdb or .lmmw file`);
+    const file = `/dropped-${++dropped}.${kind}`;
+    module.FS.writeFile(file, bytes);
+    const asset = module.ccall(kind === 'mmdb' ? 'lmm_database_load' : 'lmm_model_load', 'number', ['string'], [file]);
+    module.FS.unlink(file);  // loaded into the runtime's own memory
+    const failed = () => new Error(`${name}: ${module.UTF8ToString(module._lmm_last_error()).replace(file + ': ', '')}`);
+    if (!asset) throw failed();
+    const create = kind === 'mmdb' ? module._lmm_character_create_database : module._lmm_character_create_learned;
+    const made = create(asset, demo.root[0], demo.root[2], demo.facingDegrees * Math.PI / 180);
+    if (!made) throw failed();
+    module._lmm_character_release(character);
+    keyboardView.release();
+    character = made;
+    keyboardView = characterView(module, made);
+    if (kind === 'mmdb') path.setDatabase(asset);
+    else module._lmm_model_release(asset);  // the character keeps it
+    clip = null;
+    demo.controller = kind === 'mmdb' ? 'database' : 'learned';
+    document.getElementById('controller').textContent = demo.controller;
+    document.getElementById('asset').textContent = name;
+    return `${name}: a ${demo.controller} character`;
+  };
+  demo.openFile = (name, bytes) => {
+    try {
+      demo.fileMessage = openFile(name, bytes);
+    } catch (error) {
+      demo.fileMessage = String(error.message || error);
+    }
+    document.getElementById('file').textContent = demo.fileMessage;
+    return demo.fileMessage;
+  };
+  addEventListener('dragover', (e) => e.preventDefault());
+  addEventListener('drop', async (e) => {
+    e.preventDefault();
+    const file = e.dataTransfer.files[0];
+    if (file) demo.openFile(file.name, new Uint8Array(await file.arrayBuffer()));
+  });
+  addEventListener('keydown', (e) => { if (e.code === 'Escape') clip = null; });
   canvas.addEventListener('wheel', (e) => { camera.distance = Math.min(30, Math.max(1.5, camera.distance * Math.exp(e.deltaY * 0.001))); });
 
   const trail = [];
@@ -194,10 +619,14 @@ async function main() {
     const dt = Math.min(1 / 15, Math.max(1 / 240, (now - last) / 1000));
     demo.frameMilliseconds = now - last;
     last = now;
-    const stickX = (keys.has('KeyD') ? 1 : 0) - (keys.has('KeyA') ? 1 : 0);
-    const stickY = (keys.has('KeyW') ? 1 : 0) - (keys.has('KeyS') ? 1 : 0);
-    const strafe = keys.has('KeyQ');
-    const run = keys.has('ShiftLeft') || keys.has('ShiftRight');
+    const gamepad = gamepadControls(currentGamepad());
+    const clamp1 = (v) => Math.max(-1, Math.min(1, v));
+    const stickX = clamp1((keys.has('KeyD') ? 1 : 0) - (keys.has('KeyA') ? 1 : 0) + gamepad.moveX);
+    const stickY = clamp1((keys.has('KeyW') ? 1 : 0) - (keys.has('KeyS') ? 1 : 0) + gamepad.moveY);
+    const strafe = keys.has('KeyQ') || gamepad.strafe;
+    const run = keys.has('ShiftLeft') || keys.has('ShiftRight') || gamepad.run;
+    camera.azimuth -= gamepad.orbitX * 2.5 * dt;
+    camera.elevation = Math.min(1.4, Math.max(0.05, camera.elevation + gamepad.orbitY * 1.5 * dt));
     // The camera looks from its orbit position towards the character: azimuth about +Y, 0 = +Z.
     const lookAzimuth = camera.azimuth + Math.PI;
     if (strafe && heldFacing === null) heldFacing = demo.facingDegrees * Math.PI / 180;
@@ -208,64 +637,146 @@ async function main() {
     // Strafing faces the held direction: the right stick points there, relative to the camera.
     if (strafe) { f32[p + 2] = Math.sin(heldFacing - lookAzimuth); f32[p + 3] = Math.cos(heldFacing - lookAzimuth); }
     f32[p + 4] = lookAzimuth; i32[p + 5] = strafe ? 1 : 0; f32[p + 6] = run ? 1 : 0;
-    if (!demo.paused) {
+    // A dropped BVH file or else the path character, while there is one, plays instead of the
+    // keyboard character.
+    const shown = clip || (path.character ? path.view : keyboardView);
+    if (clip && !demo.paused) clip.advance(dt);
+    if (!clip && !demo.paused) {
       const t0 = performance.now();
-      const ok = module._lmm_character_update(character, pad, dt);
+      const ok = module._lmm_character_update(shown.handle, path.character ? 0 : pad, dt);
       const spent = (performance.now() - t0) * 1000;
       if (!ok) demo.errors.push('update failed: ' + module.UTF8ToString(module._lmm_last_error()));
       demo.updates += 1;
       demo.updateMicroseconds = demo.updates === 1 ? spent : 0.95 * demo.updateMicroseconds + 0.05 * spent;
     }
 
-    module._lmm_character_world_transforms(character, positions, rotations, joints);
-    module._lmm_character_root_position(character, rootOut);
-    const heap = module.HEAPF32;
-    const root = [heap[rootOut >> 2], heap[(rootOut >> 2) + 1], heap[(rootOut >> 2) + 2]];
-    module._lmm_character_root_rotation(character, rootOut);
-    const [qx, qy, qz, qw] = [0, 1, 2, 3].map((k) => heap[(rootOut >> 2) + k]);
+    const state = clip ? clip.read() : readCharacter(module, shown);
+    const { root, joint } = state;
+    const [qx, qy, qz, qw] = state.rotation;
     demo.facingDegrees = Math.atan2(2 * (qx * qz + qw * qy), 1 - 2 * (qx * qx + qy * qy)) * 180 / Math.PI;
     if (!demo.paused) demo.speed = Math.hypot(root[0] - demo.root[0], root[2] - demo.root[2]) / dt;
     demo.root = root;
+    Object.assign(demo, { counters: state.counters, playing: state.playing, playingLabel: state.playingLabel,
+                          contacts: state.inContact });
     if (!demo.paused) trail.push(root);
     if (trail.length > 600) trail.shift();
+    if (path.character && !clip && !demo.paused && (path.measure(root, dt) || !path.on)) {
+      // Done (or path mode left): the keyboard character takes over at the path character's place.
+      module._lmm_character_teleport(character, root[0], root[2], demo.facingDegrees * Math.PI / 180);
+      path.release();
+    }
 
     const cx = Math.round(root[0]), cz = Math.round(root[2]);
     if (grid.x !== cx || grid.z !== cz) Object.assign(grid, { x: cx, z: cz, lines: gridLines(cx, cz) });
     const lines = grid.lines.slice();
     const line = (a, b, c) => pushLine(lines, a, b, c);
     for (let k = 1; k < trail.length; ++k) line(trail[k - 1], trail[k], [0.9, 0.7, 0.2]);
-    const joint = (j) => [heap[(positions >> 2) + 3 * j], heap[(positions >> 2) + 3 * j + 1], heap[(positions >> 2) + 3 * j + 2]];
     const triangles = [], overlay = [];
-    for (let j = 1; j < joints; ++j) {
-      if (parents[j] < 1) continue;
-      const a = joint(parents[j]), b = joint(j);
+    drawPath(triangles, path);
+    drawTrajectory(triangles, root, state.trajectory);
+    for (const j of state.inContact) addDisc(triangles, joint(j)[0], joint(j)[2], 0.08, 0.01, kContactColor);
+    for (let j = 1; j < shown.joints; ++j) {
+      const parent = state.parents[j];
+      if (parent < 1) continue;
+      const a = joint(parent), b = joint(j);
       addBone(triangles, a, b);
       pushLine(overlay, a, b, [0.85, 0.9, 1.0]);
     }
-    demo.joints = Array.from({ length: joints - 1 }, (_, k) => joint(k + 1));
+    demo.joints = Array.from({ length: shown.joints - 1 }, (_, k) => joint(k + 1));
     const facing = [Math.sin(demo.facingDegrees * Math.PI / 180), 0, Math.cos(demo.facingDegrees * Math.PI / 180)];
     line([root[0], 0.01, root[2]], [root[0] + 0.5 * facing[0], 0.01, root[2] + 0.5 * facing[2]], [0.3, 0.9, 0.4]);
 
     const width = Math.round(canvas.clientWidth * devicePixelRatio);
     const height = Math.round(canvas.clientHeight * devicePixelRatio);
     if (canvas.width !== width || canvas.height !== height) Object.assign(canvas, { width, height });
+    const { elevation, distance } = camera;
     const target = [root[0], 0.9, root[2]];
-    const eye = [target[0] + camera.distance * Math.cos(camera.elevation) * Math.sin(camera.azimuth),
-                 target[1] + camera.distance * Math.sin(camera.elevation),
-                 target[2] + camera.distance * Math.cos(camera.elevation) * Math.cos(camera.azimuth)];
-    const mvp = multiply(perspective(0.9, canvas.width / canvas.height, 0.05, 200), lookAt(eye, target, [0, 1, 0]));
+    const eye = [target[0] + distance * Math.cos(elevation) * Math.sin(camera.azimuth),
+                 target[1] + distance * Math.sin(elevation),
+                 target[2] + distance * Math.cos(elevation) * Math.cos(camera.azimuth)];
+    const aspect = canvas.width / canvas.height;
+    const mvp = multiply(perspective(kFovY, aspect, 0.05, 200), lookAt(eye, target, [0, 1, 0]));
     renderer.draw(mvp, lines, triangles, overlay);
     demo.mvp = mvp;
+    view = { eye, axes: cameraAxes(eye, target, [0, 1, 0]), aspect, width: canvas.clientWidth, height: canvas.clientHeight };
 
-    document.getElementById('gait').textContent = run ? 'run' : 'walk';
-    document.getElementById('strafe').textContent = strafe ? 'on' : 'off';
-    document.getElementById('speed').textContent = demo.speed.toFixed(2) + ' m/s';
-    document.getElementById('update').textContent = demo.updateMicroseconds.toFixed(0) + ' us';
-    document.getElementById('frame').textContent = demo.frameMilliseconds.toFixed(1) + ' ms';
+    updatePanel(run, strafe);
     requestAnimationFrame(frame);
   };
   demo.ready = true;
+  path.toggle(false);
   requestAnimationFrame(frame);
+}
+
+// Appends to `triangles` a flat ribbon `width` wide at height y along the ground points
+// `points` ([x, z] pairs) in `color`.
+function addRibbon(triangles, points, width, y, color) {
+  for (let k = 1; k < points.length; ++k) {
+    const [ax, az] = points[k - 1], [bx, bz] = points[k];
+    const length = Math.hypot(bx - ax, bz - az);
+    if (length < 1e-5) continue;
+    const nx = -(bz - az) / length * width / 2, nz = (bx - ax) / length * width / 2;
+    const quad = [[ax + nx, az + nz], [ax - nx, az - nz], [bx - nx, bz - nz], [ax + nx, az + nz], [bx - nx, bz - nz], [bx + nx, bz + nz]];
+    for (const [x, z] of quad) triangles.push(x, y, z, ...color);
+  }
+}
+
+// Appends to `triangles` a flat disc of `radius` at height y around the ground point (x, z).
+function addDisc(triangles, x, z, radius, y, color) {
+  const at = (k) => [x + radius * Math.cos(k * Math.PI / 6), z + radius * Math.sin(k * Math.PI / 6)];
+  for (let k = 0; k < 12; ++k) {
+    const [ax, az] = at(k), [bx, bz] = at(k + 1);
+    triangles.push(x, y, z, ...color, ax, y, az, ...color, bx, y, bz, ...color);
+  }
+}
+
+// Appends the stroke being drawn (yellow) or the followed path (red, dim once left; its desired
+// point white).
+function drawPath(triangles, path) {
+  if (path.drawing) {
+    addRibbon(triangles, path.stroke.map((s) => [s[1], s[2]]), 0.05, 0.015, [0.95, 0.85, 0.3]);
+    return;
+  }
+  if (!path.points) return;
+  const points = path.points, ground = [];
+  for (let i = 0; i < points.length; i += 3) ground.push([points[i], points[i + 2]]);
+  addRibbon(triangles, ground, 0.06, 0.015, path.character ? [0.9, 0.25, 0.25] : [0.45, 0.2, 0.2]);
+  if (path.character) addDisc(triangles, ...ground[demo.path.desired], 0.07, 0.02, [1, 1, 1]);
+}
+
+// Appends the desired trajectory: a cyan ribbon from the root through its future samples, each
+// sample a disc with a green tick along its facing (past samples: dim discs).
+function drawTrajectory(triangles, root, trajectory) {
+  const future = trajectory.filter((s) => s.time > 0);
+  addRibbon(triangles, [[root[0], root[2]], ...future.map((s) => [s.position[0], s.position[2]])], 0.035, 0.025,
+            [0.3, 0.8, 0.95]);
+  for (const sample of trajectory) {
+    const [x, , z] = sample.position, f = sample.facing;
+    if (sample.time <= 0) {
+      addDisc(triangles, x, z, 0.04, 0.025, [0.2, 0.4, 0.5]);
+      continue;
+    }
+    addDisc(triangles, x, z, 0.06, 0.03, [0.3, 0.8, 0.95]);
+    addRibbon(triangles, [[x, z], [x + 0.3 * f[0], z + 0.3 * f[2]]], 0.03, 0.03, [0.3, 0.95, 0.55]);
+  }
+}
+
+// Writes the panel's rows.
+function updatePanel(run, strafe) {
+  const set = (id, text) => { document.getElementById(id).textContent = text; };
+  set('gait', run ? 'run' : 'walk');
+  set('strafe', strafe ? 'on' : 'off');
+  set('speed', demo.speed.toFixed(2) + ' m/s');
+  set('update', demo.updateMicroseconds.toFixed(0) + ' us');
+  set('frame', demo.frameMilliseconds.toFixed(1) + ' ms');
+  set('playing-label', demo.playingLabel);
+  set('playing', demo.playing);
+  set('searches', `${demo.counters.searches} / ${demo.counters.transitions}`);
+  set('contacts', demo.contacts.length ? demo.contacts.length + ' foot joint(s)' : 'none');
+  const p = demo.path;
+  set('path-state', p.message ? `${p.state}: ${p.message}` : p.state);
+  set('path-progress', p.points ? `${p.desired} / ${p.points}${p.completed ? ' (done)' : ''}` : '-');
+  set('path-distance', p.points ? `${p.meanDistance.toFixed(3)} m over ${p.seconds.toFixed(1)} s` : '-');
 }
 
 main().catch((error) => {

@@ -23,5 +23,8 @@ mkdir -p "$site.tmp/assets"
 cp "$module/lmm.js" "$module/lmm.wasm" "$module/lmm.worker.js" "$here/index.html" "$here/demo.js" "$site.tmp/"
 [[ -z "$model" ]] || cp "$model" "$site.tmp/assets/model.lmmw"
 [[ -z "$db" ]] || cp "$db" "$site.tmp/assets/db.mmdb"
+# Which assets there are, so that the page asks for none that is missing.
+printf '{"model": %s, "db": %s}\n' "$([[ -n "$model" ]] && echo true || echo false)" \
+  "$([[ -n "$db" ]] && echo true || echo false)" >"$site.tmp/assets/assets.json"
 rm -rf "$site"
 mv "$site.tmp" "$site"

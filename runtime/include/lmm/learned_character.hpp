@@ -49,6 +49,9 @@ class LearnedCharacter final : public CharacterBase {
   bool in_contact(int k) const { return playback_.in_contact(k); }
   // The state (latent ++ normalised features) being decoded this frame.
   const std::vector<float>& state() const { return playback_.state(); }
+  // The decoder experts routed for the pose shown: top_k indices and weights (kMaxTopK room),
+  // best first; returns top_k, 0 for a decoder without experts. No allocation.
+  int decoder_experts(int32_t* experts, float* weights) { return playback_.decoder_experts(experts, weights); }
 
  private:
   // LearnedCrowd runs update() in these parts, its networks batched across characters.

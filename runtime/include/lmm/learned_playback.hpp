@@ -70,6 +70,11 @@ class LearnedPlayback {
   const std::vector<float>& state() const { return shown_; }
   // Whether the decoder's contact probability `k` (of the model's contact joints) is over 0.5.
   bool in_contact(int k) const { return contacts_[size_t(k)] > 0.5f; }
+  // The decoder experts routed for the state decoded last (ModelEvaluator::route_row): top_k
+  // indices and weights, best first; returns top_k, 0 for a decoder without experts.
+  int decoder_experts(int32_t* experts, float* weights) {
+    return evaluator_.route_row(model_->decoder(), shown_.data(), experts, weights);
+  }
   // The evaluator of this playback (its scratch may serve the projector too).
   ModelEvaluator& evaluator() { return evaluator_; }
 

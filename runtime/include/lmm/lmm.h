@@ -73,13 +73,35 @@ uint64_t lmm_model_id(const lmm_model* model);
 lmm_character* lmm_character_create_database(const lmm_database* database, float x, float z, float heading);
 /* A learned motion-matching character (no database needed); NULL on failure. */
 lmm_character* lmm_character_create_learned(const lmm_model* model, float x, float z, float heading);
+
+/* Where a drawn path is put (Lee, Kwon & Lee 2023 Sec. VII): the `mode` of lmm_character_create_path. */
+typedef enum lmm_path_mode {
+  LMM_PATH_LOCAL = 0, /* translated so that it starts at the character */
+  LMM_PATH_GLOBAL = 1 /* kept where it was drawn; a walk from the character to its start comes first */
+} lmm_path_mode;
+/* A database character that follows a drawn path with long-horizon motion matching, LHMM(3, 3)
+ * (Lee, Kwon & Lee 2023), starting at (x, 0, z) facing `heading`. `samples_txz` holds `count`
+ * samples of 3 floats: time (s, strictly increasing), x and z (metres); the path is played at
+ * speed_scale x the drawing speed (the paper uses 0.2), resampled at the database's rate and
+ * smoothed. Its update ignores the input (NULL allowed); reset, teleport and the root contract
+ * calls fail on it. NULL on failure, with a message naming the sample at fault. */
+lmm_character* lmm_character_create_path(const lmm_database* database, const float* samples_txz, size_t count,
+                                         int mode, float speed_scale, float x, float z, float heading);
+/* Progress of a path character: the desired path point (Lee, Kwon & Lee 2023 Eq. 1), the number
+ * of path points and whether the desired point reached the last (1 / 0); any pointer may be NULL.
+ * Fails on other characters. */
+int lmm_character_path_progress(const lmm_character* character, int* desired_index, int* point_count, int* completed);
+/* The path points a path character follows (placed and smoothed, one per database frame of
+ * playback; 3 floats each, y = 0). Fails when `point_capacity` is below the point count. */
+int lmm_character_path_points(const lmm_character* character, float* points_xyz, size_t point_capacity);
 /* Destroys a character (NULL and a crowd's characters are ignored). */
 void lmm_character_release(lmm_character* character);
 
-/* Advances one character by dt seconds (no allocation); fails on a crowd's character. */
+/* Advances one character by dt seconds (no allocation); fails on a crowd's character. A path
+ * character ignores `input` (NULL allowed); other characters need it. */
 int lmm_character_update(lmm_character* character, const lmm_gamepad* input, float dt);
 /* Advances characters[i] with inputs[i] for every i in [begin, end): a job system splits a crowd
- * into ranges and runs them on its own threads (no allocation). */
+ * into ranges and runs them on its own threads (no allocation). Path characters ignore inputs[i]. */
 int lmm_characters_update(lmm_character* const* characters, const lmm_gamepad* inputs, size_t begin, size_t end,
                           float dt);
 
@@ -124,6 +146,40 @@ int lmm_character_world_transforms(const lmm_character* character, float* positi
 /* World transforms of every joint as 4x4 column-major matrices (16 floats each, translation in
  * elements 12..14). */
 int lmm_character_world_matrices(const lmm_character* character, float* matrices, size_t joint_capacity);
+
+/* Number of samples of the character's desired trajectory (the schema's trajectory offsets). */
+int lmm_character_trajectory_count(const lmm_character* character);
+/* The desired trajectory in world space: the trajectory predicted from the input (gamepad
+ * characters) or the query revised against the path by the last match (path characters). Per
+ * sample its time offset from now (s; negative: past), position (3 floats) and facing (x, y, z,
+ * w); any pointer may be NULL. Fails when `capacity` is below the sample count. */
+int lmm_character_trajectory(const lmm_character* character, float* times, float* positions_xyz, float* rotations_xyzw,
+                             size_t capacity);
+/* Number of contact joints (the asset's foot-contact labels). */
+int lmm_character_contact_count(const lmm_character* character);
+/* Contact label k: the joint it belongs to and whether it is in contact in the pose shown (1 / 0);
+ * either pointer may be NULL. Fails when k is out of range. */
+int lmm_character_contact(const lmm_character* character, int k, int* joint, int* in_contact);
+
+/* Counters of a character since its creation (or reset). */
+typedef struct lmm_counters {
+  int updates;
+  int searches;    /* database searches, projector calls (learned) or LHMM matches (path) */
+  int transitions; /* jumps to another frame or state */
+} lmm_counters;
+/* The character's counters. */
+int lmm_character_counters(const lmm_character* character, lmm_counters* out);
+/* The database frame being played and the index of its clip (database and path characters);
+ * either pointer may be NULL. Fails on a learned character. */
+int lmm_character_frame(const lmm_character* character, int* frame, int* clip);
+/* Name of clip `clip` of the character's database (valid while the character lives), or NULL when
+ * out of range or for a learned character. */
+const char* lmm_character_clip_name(const lmm_character* character, int clip);
+/* The decoder experts routed for the pose shown (learned characters whose decoder is a mixture of
+ * experts, Kleanthous & Martini 2023): up to `capacity` expert indices, best first, and their
+ * weights (either pointer may be NULL). Returns the number written (the decoder's top-k, at most
+ * `capacity`), 0 on failure. No allocation; not while another thread updates the character. */
+int lmm_character_decoder_experts(lmm_character* character, int* experts, float* weights, int capacity);
 
 /* A crowd of `count` database characters at the origin facing +Z (place them with
  * lmm_character_reset on lmm_crowd_character); their periodic searches are spread over the search

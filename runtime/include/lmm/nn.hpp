@@ -75,6 +75,10 @@ class ModelEvaluator {
   // Raw network output (no denormalisation) for `count` rows of `net.in` floats into
   // `count` rows of `net.out` floats; `net` must belong to the model given to init.
   bool run(const NetworkWeights& net, const float* in, int count, float* out);
+  // The experts the gate of `net` (of the model given to init) routes the row `in` to: top_k
+  // indices, best first, and their weights (Kleanthous & Martini 2023 Eq. 2-3, as the evaluation
+  // routes). Returns top_k; 0 for a plain MLP or before init. No allocation.
+  int route_row(const NetworkWeights& net, const float* in, int32_t* experts, float* weights);
 
  private:
   bool ready() const;

@@ -149,6 +149,8 @@ class PathFollower : public PoseOutput {
   // Advances by dt seconds (clamped to (0, kMaxDt]); no allocation.
   void update(float dt);
 
+  // The path being followed.
+  const Path& path() const { return *path_; }
   // The desired path index (Lee, Kwon & Lee 2023 Eq. 1).
   int desired_index() const { return desired_; }
   // Whether the desired position has reached the path's last point.
