@@ -33,4 +33,4 @@ for _ in $(seq 50); do grep -q "http://" "$work/serve.log" && break; sleep 0.1; 
 url="$(grep -o 'http://[0-9.:]*/' "$work/serve.log" | head -n 1)"
 [[ -n "$url" ]] || { cat "$work/serve.log"; echo "web.demo: the server did not start"; exit 1; }
 echo "web.demo: $url"
-NODE_PATH="$work/node_modules" node "$here/demo_test.js" "${url}?controller=database" "$work/demo.png"
+NODE_PATH="$work/node_modules" node "$here/demo_test.js" "${url}?controller=database" "$work/demo.png" "$work/path.png"
