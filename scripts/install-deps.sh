@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake git ca-certificates pkg-config
-  libtorch-dev libfaiss-dev
+  libtorch-dev libfaiss-dev libgloo-dev
   libcxxopts-dev libspdlog-dev libfmt-dev libtomlplusplus-dev libopenblas0-pthread
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev python3 python3-numpy

@@ -3,7 +3,9 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <set>
 
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
@@ -56,6 +58,14 @@ int run(int argc, char** argv) {
       ("max-minutes", "also stop (with a checkpoint) after this much wall time", cxxopts::value<double>()->default_value("0"))
       ("threads", "LibTorch threads (overrides the preset)", cxxopts::value<int>()->default_value("0"))
       ("json", "write the final metrics as JSON", cxxopts::value<std::string>())
+      ("world-size", "data-parallel training: number of ranks (processes) in all (default: $WORLD_SIZE, else 1)",
+       cxxopts::value<std::string>())
+      ("rank", "data-parallel training: this process's rank, 0..N-1; rank 0 writes the checkpoints (default: $RANK)",
+       cxxopts::value<std::string>())
+      ("master", "data-parallel training: HOST:PORT where rank 0 serves the ranks' meeting point (default: "
+       "$MASTER_ADDR:$MASTER_PORT, else 127.0.0.1:29500)", cxxopts::value<std::string>())
+      ("peer-timeout", "data-parallel training: seconds a rank waits for the others before it stops with an error",
+       cxxopts::value<double>()->default_value("30"))
       ("h,help", "show this help");
   options.parse_positional({"model"});
   options.positional_help("MODEL");
@@ -78,6 +88,28 @@ int run(int argc, char** argv) {
     spdlog::error("lmm-train: unknown model '{}' (autoencoder, stepper, projector, direction, phase)", model);
     return 2;
   }
+  auto text = [&](const char* option) { return args.count(option) ? args[option].as<std::string>() : std::string(); };
+  DistributedSettings distributed;
+  try {
+    distributed = resolve_distributed({text("world-size"), text("rank"), text("master")}, std::getenv);
+  } catch (const std::invalid_argument& e) {
+    spdlog::error("lmm-train: {}", e.what());
+    return 2;
+  }
+  distributed.timeout_seconds = args["peer-timeout"].as<double>();
+  const std::set<std::string> data_parallel{"autoencoder", "stepper", "projector"};
+  if (distributed.world_size > 1 && !data_parallel.count(model)) {
+    spdlog::error("lmm-train: {} trains in one process; data-parallel training (--world-size > 1) is for the "
+                  "autoencoder, stepper and projector",
+                  model);
+    return 2;
+  }
+  if (!(distributed.timeout_seconds >= 1.0)) {
+    spdlog::error("lmm-train: --peer-timeout {}: must be at least 1 second", distributed.timeout_seconds);
+    return 2;
+  }
+  const bool leader = distributed.rank == 0;
+  if (!leader) spdlog::set_level(spdlog::level::err);  // the other ranks report errors only
   TrainingConfig config = load_training_config(args["config"].as<std::string>(), default_config_dir());
   if (args["threads"].as<int>() > 0) config.threads = args["threads"].as<int>();
   std::string error;
@@ -86,20 +118,25 @@ int run(int argc, char** argv) {
   const Database& db = *database;
   TrainOptions o;
   o.out_dir = args["out"].as<std::string>();
-  write_run_manifest(o.out_dir, config, args["db"].as<std::string>());  // for lmm-export
+  if (distributed.world_size > 1) {
+    o.communicator = std::make_shared<Communicator>(distributed);
+    spdlog::info("{} ranks met at {}:{}; this is rank 0", distributed.world_size, distributed.master_host,
+                 distributed.master_port);
+  }
+  if (leader) write_run_manifest(o.out_dir, config, args["db"].as<std::string>());  // for lmm-export
   o.resume = args.count("resume") > 0;
   o.stop_after = args["stop-after"].as<int64_t>();
   o.max_minutes = args["max-minutes"].as<double>();
   o.stop_requested = &g_stop;
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
-  o.log = [](const std::string& line) { spdlog::info("{}", line); };
+  if (leader) o.log = [](const std::string& line) { spdlog::info("{}", line); };
   const TrainReport report = trainer->second(config, db, o);
   if (!report.finished) {
     spdlog::warn("stopped at step {}; continue with --resume", report.steps);
   }
   for (const auto& [name, value] : report.metrics) spdlog::info("{} = {:.4f}", name, value);
-  if (args.count("json")) write_json(args["json"].as<std::string>(), report_json(model, config, report));
+  if (leader && args.count("json")) write_json(args["json"].as<std::string>(), report_json(model, config, report));
   return 0;
 }
 

@@ -89,7 +89,8 @@ std::pair<torch::Tensor, torch::Tensor> SmoeImpl::route(const torch::Tensor& x) 
   auto [top, index] = probabilities.topk(top_k_, -1);
   const torch::Tensor weights = top / top.sum(-1, /*keepdim=*/true);  // Eq. 3 renormalisation
   // Eq. 17: KL divergence of the mean routing distribution from the uniform one.
-  const torch::Tensor mean = probabilities.mean(0);
+  torch::Tensor mean = probabilities.mean(0);
+  if (batch_mean_) mean = mean + (batch_mean_(mean.detach(), x.size(0)) - mean).detach();  // value global, gradient local
   const double experts = double(experts_.size());
   stats_.load_balance = (mean * (mean * experts).clamp_min(1e-12).log()).sum();
   {

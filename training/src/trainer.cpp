@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <filesystem>
 #include <stdexcept>
@@ -75,12 +76,34 @@ void write_checkpoint_file(const std::string& path, torch::serialize::OutputArch
   }
 }
 
-// Reads checkpoint `path` into `archive` after checking its header, size and hashes. Throws
-// std::runtime_error naming `path` when it is missing, damaged or not a checkpoint.
-void read_checkpoint_file(const std::string& path, torch::serialize::InputArchive& archive) {
-  AlignedBuffer file;
+// The bytes of file `path`: read here, or with `comm` read by rank 0 and sent to every rank (the
+// ranks need not share a filesystem). Throws std::runtime_error, on every rank, with `missing`
+// when the file does not exist (and `missing` is not empty) or with read_file's message.
+AlignedBuffer read_shared_file(const std::string& path, const std::string& missing, Communicator* comm) {
+  auto read_here = [&] {
+    if (!missing.empty() && !fs::exists(path)) throw std::runtime_error(missing);
+    AlignedBuffer file;
+    std::string error;
+    if (!read_file(path, file, error)) throw std::runtime_error(error);
+    return file;
+  };
+  if (comm == nullptr) return read_here();
+  const std::string bytes = comm->broadcast_from_leader([&] {
+    const AlignedBuffer file = read_here();
+    return std::string(reinterpret_cast<const char*>(file.data()), file.size());
+  });
+  AlignedBuffer shared(bytes.size());
+  std::memcpy(shared.data(), bytes.data(), bytes.size());
+  return shared;
+}
+
+// Reads checkpoint `path` (through read_shared_file) into `archive` after checking its header,
+// size and hashes. Throws std::runtime_error naming `path` when it is missing, damaged or not a
+// checkpoint.
+void read_checkpoint_file(const std::string& path, torch::serialize::InputArchive& archive, Communicator* comm = nullptr,
+                          const std::string& missing = {}) {
+  const AlignedBuffer file = read_shared_file(path, missing, comm);
   std::string error;
-  if (!read_file(path, file, error)) throw std::runtime_error(error);
   BlobView blob;
   const TensorView* bytes = nullptr;
   if (!blob.open(file.data(), file.size(), kCheckpointKind, kCheckpointVersion, kCheckpointVersion, error) ||
@@ -97,7 +120,7 @@ void read_checkpoint_file(const std::string& path, torch::serialize::InputArchiv
 // Writes the training state; throws std::runtime_error naming `path` when the file cannot be
 // written (e.g. disk full), with the previous checkpoint at `path` kept.
 void save_checkpoint(const std::string& path, const LoopSpec& spec, const torch::optim::Optimizer& optimizer,
-                     const LoopState& s) {
+                     const LoopState& s, int world_size) {
   torch::serialize::OutputArchive archive, model, optim, losses;
   spec.net->save(model);
   optimizer.save(optim);
@@ -115,6 +138,7 @@ void save_checkpoint(const std::string& path, const LoopSpec& spec, const torch:
   for (const auto& [name, v] : s.last) losses.write("last_" + name, scalar(v));
   archive.write("losses", losses);
   archive.write("rng", at::detail::getDefaultCPUGenerator().get_state());
+  archive.write("world_size", torch::tensor(int64_t(world_size)));
   try {
     write_checkpoint_file(path, archive);
   } catch (const std::runtime_error& e) {
@@ -182,12 +206,26 @@ void load_training_state(torch::serialize::InputArchive& archive, torch::optim::
   generator.set_state(value("rng"));
 }
 
-// Restores the training state from `path`; throws std::runtime_error naming it when the file is
-// damaged or does not hold this model's complete state.
+// Throws std::runtime_error naming `path` when its checkpoint was written by a run of another
+// world size than `world_size` (one without the entry: by a single process).
+void check_world_size(torch::serialize::InputArchive& archive, int world_size, const std::string& path) {
+  c10::IValue saved;
+  const int64_t written = archive.try_read("world_size", saved) ? saved.toTensor().item<int64_t>() : 1;
+  if (written != world_size) {
+    throw std::runtime_error("--resume: " + path + " was written by a run of " + std::to_string(written) +
+                             " rank(s); resume it with --world-size " + std::to_string(written) + " (this run has " +
+                             std::to_string(world_size) + ")");
+  }
+}
+
+// Restores the training state from `path` (rank 0's file on every rank); throws
+// std::runtime_error naming it when the file is missing, damaged, does not hold this model's
+// complete state or was written with another world size.
 void load_checkpoint(const std::string& path, const LoopSpec& spec, torch::optim::Optimizer& optimizer, LoopState& s,
-                     const std::vector<std::string>& terms) {
+                     const std::vector<std::string>& terms, Communicator* comm) {
   torch::serialize::InputArchive archive;
-  read_checkpoint_file(path, archive);
+  read_checkpoint_file(path, archive, comm, "--resume: no checkpoint " + path);
+  check_world_size(archive, comm == nullptr ? 1 : comm->world_size(), path);
   load_module_checked(*spec.net, archive, path);
   try {
     load_training_state(archive, optimizer, s, terms);
@@ -220,16 +258,16 @@ void end_epoch(const TrainingConfig& c, torch::optim::Optimizer& optimizer, Loop
 }
 
 std::string progress_line(const LoopSpec& spec, const TrainingConfig& c, const LoopState& s, const Terms& terms,
-                          double rate, double lr) {
+                          const std::vector<double>& values, double rate, double lr) {
   char head[160];
   const double eta = rate > 0.0 ? double(c.steps - s.step) * double(spec.samples_per_step) / rate : 0.0;
   std::snprintf(head, sizeof head, "%s step %lld/%lld loss %.5f lr %.5f %.0f samples/s ETA %.0f s |", spec.model.c_str(),
-                static_cast<long long>(s.step), static_cast<long long>(c.steps), terms.front().second.item<double>(), lr,
+                static_cast<long long>(s.step), static_cast<long long>(c.steps), values.front(), lr,
                 rate, eta);
   std::string line = head;
   for (size_t i = 1; i < terms.size(); ++i) {
     char part[64];
-    std::snprintf(part, sizeof part, " %s %.4f", terms[i].first.c_str(), terms[i].second.item<double>());
+    std::snprintf(part, sizeof part, " %s %.4f", terms[i].first.c_str(), values[i]);
     line += part;
   }
   return line;
@@ -243,56 +281,153 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainingConfig& c,
   return std::make_unique<Adan>(spec.net->parameters(), AdanOptions(c.learning_rate).weight_decay(c.weight_decay));
 }
 
+// The loss terms' values of one process's batch.
+std::vector<double> values_of(const Terms& terms) {
+  std::vector<double> values;
+  for (const auto& term : terms) values.push_back(term.second.item<double>());
+  return values;
+}
+
+// What the ranks of a data-parallel run agree on after a step's backward pass.
+struct StepAgreement {
+  std::vector<double> values;  // loss terms over the global batch
+  bool stop = false;           // some rank wants to stop after this step
+};
+
+// One small all-reduce after the backward pass: the ranks' loss terms weighted by their share of
+// the batch (the terms over the global batch: each is a mean over samples, or the same on every
+// rank), whether any rank wants to stop, and which parameters have a gradient on some rank. Those
+// get one on every rank (zeros where this rank has none), as a single process would give them.
+StepAgreement agree_on_step(Communicator& comm, const Terms& terms, double share, bool stop,
+                            const std::vector<torch::Tensor>& parameters) {
+  const int64_t count = int64_t(terms.size());
+  std::vector<double> packed;
+  for (const auto& term : terms) packed.push_back(term.second.item<double>() * share);
+  packed.push_back(stop ? 1.0 : 0.0);
+  for (const torch::Tensor& p : parameters) packed.push_back(p.grad().defined() ? 1.0 : 0.0);
+  const torch::Tensor sums = torch::tensor(packed, torch::kFloat64);
+  comm.all_reduce_sum({sums});
+  const double* sum = sums.data_ptr<double>();
+  StepAgreement agreed;
+  agreed.values.assign(sum, sum + count);
+  agreed.stop = sum[count] > 0.0;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    torch::Tensor p = parameters[i];
+    if (sum[count + 1 + int64_t(i)] > 0.0 && !p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+  }
+  return agreed;
+}
+
+// Sums the gradients of `parameters` across ranks (bucketed); each rank's loss was weighted by its
+// share of the batch, so the sum is the gradient of the loss over the global batch.
+void sum_gradients(Communicator& comm, const std::vector<torch::Tensor>& parameters) {
+  std::vector<torch::Tensor> grads;
+  for (const torch::Tensor& p : parameters) {
+    if (p.grad().defined()) grads.push_back(p.grad());
+  }
+  comm.all_reduce_sum(grads);
+}
+
+// While it lives, every SMoE of `net` computes its load-balancing loss from the routing
+// distribution of the global batch (an all-reduce of the ranks' means per forward pass).
+class GlobalRouting {
+ public:
+  GlobalRouting(torch::nn::Module& net, Communicator* comm) {
+    if (comm == nullptr) return;
+    for (const auto& module : net.modules()) {
+      auto* smoe = dynamic_cast<SmoeImpl*>(module.get());
+      if (smoe == nullptr) continue;
+      smoe->set_batch_mean([comm](const torch::Tensor& local_mean, int64_t rows) {
+        const torch::Tensor sums = torch::cat({local_mean * double(rows), torch::full({1}, double(rows), local_mean.options())});
+        comm->all_reduce_sum({sums});
+        return sums.narrow(0, 0, local_mean.size(0)) / sums.narrow(0, local_mean.size(0), 1);
+      });
+      smoes_.push_back(smoe);
+    }
+  }
+  ~GlobalRouting() {
+    for (SmoeImpl* smoe : smoes_) smoe->set_batch_mean(nullptr);
+  }
+  GlobalRouting(const GlobalRouting&) = delete;
+  GlobalRouting& operator=(const GlobalRouting&) = delete;
+
+ private:
+  std::vector<SmoeImpl*> smoes_;
+};
+
 }  // namespace
 
 void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions& o, TrainReport& report) {
   const std::unique_ptr<torch::optim::Optimizer> owned_optimizer = make_optimizer(c, spec);
   torch::optim::Optimizer& optimizer = *owned_optimizer;
+  Communicator* const comm = o.communicator.get();  // null: one process
+  const bool leader = comm == nullptr || comm->rank() == 0;
+  const int world_size = comm == nullptr ? 1 : comm->world_size();
   LoopState s;
   const std::string path = checkpoint_path(o.out_dir, spec.model);
   if (o.resume) {
-    if (!fs::exists(path)) throw std::runtime_error("--resume: no checkpoint " + path);
     std::vector<std::string> names;
     for (const auto& term : spec.step()) names.push_back(term.first);  // term names only
     optimizer.zero_grad();
-    load_checkpoint(path, spec, optimizer, s, names);
-    if (o.log) o.log("resumed " + spec.model + " at step " + std::to_string(s.step));
+    load_checkpoint(path, spec, optimizer, s, names, comm);
+    if (o.log && leader) o.log("resumed " + spec.model + " at step " + std::to_string(s.step));
   }
+  const GlobalRouting global_routing(*spec.net, comm);
+  const std::vector<torch::Tensor> parameters = spec.net->parameters();
   const auto start = Clock::now();
   auto last_save = Clock::now(), last_log = Clock::now();
   const int64_t first_step = s.step;
-  auto within_budget = [&] {
-    return (o.stop_after < 0 || s.step - first_step < o.stop_after) &&
+  auto within_budget = [&](int64_t step) {
+    return (o.stop_after < 0 || step - first_step < o.stop_after) &&
            (o.max_minutes <= 0.0 || seconds_since(start) < 60.0 * o.max_minutes) &&
            (o.stop_requested == nullptr || !o.stop_requested->load());
   };
-  while (s.step < c.steps && within_budget()) {
-    optimizer.zero_grad();
-    const Terms terms = spec.step();
-    const torch::Tensor total = terms.front().second;
-    if (!std::isfinite(total.item<double>())) {
+  auto check_finite = [&](double total) {
+    if (!std::isfinite(total)) {
       throw std::runtime_error(spec.model + ": loss is not finite at step " + std::to_string(s.step) +
                                "; stopped, last good checkpoint kept at " + path);
     }
-    total.backward();
+  };
+  double reduce_seconds = 0.0;  // in the step's all-reduces (agreement and gradients)
+  bool go = s.step < c.steps && within_budget(s.step);
+  while (go) {
+    optimizer.zero_grad();
+    const Terms terms = spec.step();
+    std::vector<double> values;
+    bool stop = false;
+    if (comm == nullptr) {
+      values = values_of(terms);
+      check_finite(values.front());
+      terms.front().second.backward();
+    } else {
+      (terms.front().second * spec.batch_share).backward();
+      const auto reduce_start = Clock::now();
+      StepAgreement agreed = agree_on_step(*comm, terms, spec.batch_share, !within_budget(s.step + 1), parameters);
+      values = std::move(agreed.values);
+      stop = agreed.stop;
+      check_finite(values.front());
+      sum_gradients(*comm, parameters);
+      reduce_seconds += seconds_since(reduce_start);
+    }
     optimizer.step();
     ++s.step;
-    for (const auto& [name, value] : terms) s.sums[name] += value.item<double>();
-    s.epoch_sum += total.item<double>();
+    for (size_t i = 0; i < terms.size(); ++i) s.sums[terms[i].first] += values[i];
+    s.epoch_sum += values.front();
     if (s.step % c.steps_per_epoch == 0) end_epoch(c, optimizer, s);
     const double elapsed = seconds_since(start);
     const double rate = double((s.step - first_step) * spec.samples_per_step) / std::max(elapsed, 1e-9);
-    if (o.log && (seconds_since(last_log) > 2.0 || s.step == c.steps)) {
-      o.log(progress_line(spec, c, s, terms, rate, optimizer.param_groups()[0].options().get_lr()) +
+    if (o.log && leader && (seconds_since(last_log) > 2.0 || s.step == c.steps)) {
+      o.log(progress_line(spec, c, s, terms, values, rate, optimizer.param_groups()[0].options().get_lr()) +
             utilisation_text(spec.routed));
       last_log = Clock::now();
     }
-    if (seconds_since(last_save) > 60.0 * c.checkpoint_minutes) {
-      save_checkpoint(path, spec, optimizer, s);
+    if (leader && seconds_since(last_save) > 60.0 * c.checkpoint_minutes) {
+      save_checkpoint(path, spec, optimizer, s, world_size);
       last_save = Clock::now();
     }
+    go = s.step < c.steps && (comm == nullptr ? within_budget(s.step) : !stop);
   }
-  save_checkpoint(path, spec, optimizer, s);
+  if (leader) save_checkpoint(path, spec, optimizer, s, world_size);
   report.steps = s.step;
   report.finished = s.step >= c.steps;
   report.first_losses = s.first;
@@ -300,9 +435,24 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
   const double wall = seconds_since(start);
   report.metrics["seconds_wall"] = wall;
   report.metrics["samples_per_s"] = double((s.step - first_step) * spec.samples_per_step) / std::max(wall, 1e-9);
+  int64_t parameter_count = 0;
+  for (const torch::Tensor& p : parameters) parameter_count += p.numel();
+  report.metrics["parameters"] = double(parameter_count);
+  if (comm != nullptr && s.step > first_step) {
+    report.metrics["allreduce_ms_per_step"] = 1000.0 * reduce_seconds / double(s.step - first_step);
+  }
 }
 
 namespace {
+
+// This process's shard of a global batch of `global` rows (all of it without a communicator).
+BatchShard shard_of(const TrainOptions& o, int64_t global) {
+  return o.communicator ? batch_shard(global, o.communicator->rank(), o.communicator->world_size())
+                        : BatchShard{global, 0, global};
+}
+
+// Whether this process reports (one process, or rank 0 of a data-parallel run).
+bool is_leader(const TrainOptions& o) { return !o.communicator || o.communicator->rank() == 0; }
 
 // Geodesic angle between rotation matrices [..., 3, 3] (Kleanthous & Martini 2023 Eq. 19), in radians.
 torch::Tensor geodesic(const torch::Tensor& a, const torch::Tensor& b) {
@@ -338,12 +488,13 @@ void decoder_metrics(const PoseData& d, Autoencoder& ae, const torch::Tensor& x,
   ae->train();
 }
 
-// The trained autoencoder of `out_dir` for this preset and database, in eval mode.
-Autoencoder load_autoencoder(const TrainingConfig& c, const PoseData& d, int64_t encoder_in, const std::string& out_dir) {
-  const std::string path = checkpoint_path(out_dir, "autoencoder");
-  if (!fs::exists(path)) throw std::runtime_error("no " + path + ": run 'lmm-train autoencoder' with this --out first");
+// The trained autoencoder of o.out_dir (rank 0's) for this preset and database, in eval mode.
+Autoencoder load_autoencoder(const TrainingConfig& c, const PoseData& d, int64_t encoder_in, const TrainOptions& o) {
+  const std::string path = checkpoint_path(o.out_dir, "autoencoder");
   Autoencoder ae(encoder_in, d.features.size(1), d.layout.size(), c);
-  load_checkpoint_module(*ae, path);
+  torch::serialize::InputArchive archive;
+  read_checkpoint_file(path, archive, o.communicator.get(), "no " + path + ": run 'lmm-train autoencoder' with this --out first");
+  load_module_checked(*ae, archive, path);
   ae->eval();
   for (auto& p : ae->parameters()) p.set_requires_grad(false);
   return ae;
@@ -401,7 +552,7 @@ LatentSetup latent_setup(const TrainingConfig& c, const Database& db, const Trai
   LatentSetup s{make_pose_data(db), {}, {}, nullptr};
   torch::Tensor x_mean, x_std;
   s.x = encoder_inputs(s.d, x_mean, x_std);
-  s.ae = load_autoencoder(c, s.d, s.x.size(1), o.out_dir);
+  s.ae = load_autoencoder(c, s.d, s.x.size(1), o);
   s.state = torch::cat({latents(s.ae, s.x), s.d.features}, 1);
   return s;
 }
@@ -416,9 +567,8 @@ torch::Tensor encoder_inputs(const PoseData& d, torch::Tensor& mean, torch::Tens
 }
 
 void load_checkpoint_module(torch::nn::Module& module, const std::string& path) {
-  if (!fs::exists(path)) throw std::runtime_error("no checkpoint " + path);
   torch::serialize::InputArchive archive;
-  read_checkpoint_file(path, archive);
+  read_checkpoint_file(path, archive, nullptr, "no checkpoint " + path);
   load_module_checked(module, archive, path);
 }
 
@@ -444,11 +594,13 @@ TrainReport train_stepper(const TrainingConfig& preset, const Database& db, cons
   spec.net = stepper.ptr().get();
   spec.routed = stepper->net;
   spec.samples_per_step = c.batch * c.rollout;
+  const BatchShard shard = shard_of(o, c.batch);  // every rank draws the global batch and takes its rows
+  spec.batch_share = shard.share();
   spec.step = [&]() -> Terms {
-    const torch::Tensor f = starts.index_select(0, torch::randint(starts.size(0), {c.batch}, torch::kInt64));
+    const torch::Tensor f = starts.index_select(0, shard.take(torch::randint(starts.size(0), {c.batch}, torch::kInt64)));
     const torch::Tensor frames = (f.unsqueeze(1) + offsets.unsqueeze(0)).reshape(-1);
-    const torch::Tensor truth = state.index_select(0, frames).reshape({c.batch, c.rollout + 1, dims});
-    torch::Tensor s = truth.select(1, 0) + torch::randn({c.batch, dims}) * (c.start_noise * state_std);
+    const torch::Tensor truth = state.index_select(0, frames).reshape({shard.count, c.rollout + 1, dims});
+    torch::Tensor s = truth.select(1, 0) + shard.take(torch::randn({c.batch, dims})) * (c.start_noise * state_std);
     torch::Tensor values = torch::zeros({}), changes = torch::zeros({}), balance = torch::zeros({});
     for (int64_t n = 0; n < c.rollout; ++n) {
       const torch::Tensor delta = stepper->forward(s);
@@ -467,6 +619,7 @@ TrainReport train_stepper(const TrainingConfig& preset, const Database& db, cons
   };
   TrainReport report;
   run_loop(c, spec, o, report);
+  if (!is_leader(o)) return report;
   const int64_t fps = int64_t(std::lround(setup.d.fps));
   report.metrics["rollout_error_cm_0.5s"] = rollout_error_cm(db, setup.d, setup.ae, stepper, state, fps / 2);
   report.metrics["rollout_error_cm_2s"] = rollout_error_cm(db, setup.d, setup.ae, stepper, state, 2 * fps);
@@ -487,21 +640,25 @@ TrainReport train_projector(const TrainingConfig& preset, const Database& db, co
   }
   const torch::Tensor contiguous = features.contiguous();
   const FlatIndex index(contiguous.data_ptr<float>(), n, features.size(1));
-  // A noisy query and the exact nearest frame of its noisy version (Sec. 5.6, Eq. 26-31).
-  auto noisy_batch = [&](int64_t count, torch::Tensor& query, torch::Tensor& nearest) {
+  // Noisy queries and the exact nearest frame of each (Sec. 5.6, Eq. 26-31): `shard`'s rows of a
+  // batch of shard.global queries, labelled here.
+  auto noisy_batch = [&](const BatchShard& shard, torch::Tensor& query, torch::Tensor& nearest) {
+    const int64_t count = shard.global;
     const torch::Tensor f = torch::randint(n, {count}, torch::kInt64);
-    query = (features.index_select(0, f) + torch::rand({count, 1}) * torch::randn({count, features.size(1)})).contiguous();
-    nearest = torch::empty({count}, torch::kInt64);
-    index.nearest_batch(query.data_ptr<float>(), count, nearest.data_ptr<int64_t>(), c.threads);
+    query = shard.take(features.index_select(0, f) + torch::rand({count, 1}) * torch::randn({count, features.size(1)})).contiguous();
+    nearest = torch::empty({shard.count}, torch::kInt64);
+    index.nearest_batch(query.data_ptr<float>(), shard.count, nearest.data_ptr<int64_t>(), c.threads);
   };
+  const BatchShard shard = shard_of(o, c.batch);
   LoopSpec spec;
   spec.model = "projector";
   spec.net = projector.ptr().get();
   spec.routed = projector->net;
   spec.samples_per_step = c.batch;
+  spec.batch_share = shard.share();
   spec.step = [&]() -> Terms {
     torch::Tensor query, nearest;
-    noisy_batch(c.batch, query, nearest);
+    noisy_batch(shard, query, nearest);
     const torch::Tensor target = state.index_select(0, nearest);
     const torch::Tensor predicted = projector->forward(query);
     const torch::Tensor feature_loss = (predicted.narrow(1, latent, dims - latent) - target.narrow(1, latent, dims - latent)).abs().mean();
@@ -516,11 +673,12 @@ TrainReport train_projector(const TrainingConfig& preset, const Database& db, co
   };
   TrainReport report;
   run_loop(c, spec, o, report);
+  if (!is_leader(o)) return report;
   {
     torch::NoGradGuard no_grad;
     torch::manual_seed(777);
     torch::Tensor query, nearest;
-    noisy_batch(1000, query, nearest);
+    noisy_batch(BatchShard{1000, 0, 1000}, query, nearest);
     projector->eval();
     const torch::Tensor projected = projector->forward(query).narrow(1, latent, dims - latent);
     const double ours = (projected - query).norm(2, 1).mean().item<double>();
@@ -554,8 +712,10 @@ TrainReport train_autoencoder(const TrainingConfig& preset, const Database& db, 
   spec.net = ae.ptr().get();
   spec.routed = ae->decoder;
   spec.samples_per_step = c.batch;
+  const BatchShard pairs = shard_of(o, c.batch / 2);  // every rank draws the global batch and takes its pairs
+  spec.batch_share = pairs.share();
   spec.step = [&]() -> Terms {
-    const torch::Tensor i0 = d.pair_starts.index_select(0, torch::randint(d.pair_starts.size(0), {c.batch / 2}, torch::kInt64));
+    const torch::Tensor i0 = d.pair_starts.index_select(0, pairs.take(torch::randint(d.pair_starts.size(0), {c.batch / 2}, torch::kInt64)));
     const torch::Tensor frames = torch::cat({i0, i0 + 1});  // [frame 0 of each pair..., frame 1...]
     const int64_t b = frames.size(0), half = b / 2;
     const torch::Tensor truth = d.pose.index_select(0, frames);
@@ -600,7 +760,7 @@ TrainReport train_autoencoder(const TrainingConfig& preset, const Database& db, 
   };
   TrainReport report;
   run_loop(c, spec, o, report);
-  decoder_metrics(d, ae, x, report);
+  if (is_leader(o)) decoder_metrics(d, ae, x, report);
   return report;
 }
 

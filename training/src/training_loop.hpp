@@ -22,7 +22,8 @@ struct LoopSpec {
   std::string model;                           // checkpoint name, e.g. "autoencoder"
   torch::nn::Module* net = nullptr;            // parameters to optimise and checkpoint
   std::function<Terms()> step;                 // one batch: named loss terms, "total" first
-  int64_t samples_per_step = 0;
+  int64_t samples_per_step = 0;               // of the global batch
+  double batch_share = 1.0;                    // this rank's share of each global batch (BatchShard::share)
   Network routed{nullptr};                     // SMoE network whose expert use is logged, if any
   bool adam = false;                           // Adam instead of Adan (Kleanthous & Martini 2023 Sec. 5)
 };

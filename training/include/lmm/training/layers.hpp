@@ -2,6 +2,7 @@
 // the sparse mixture of experts with top-2 routing, and plain MLPs.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include <torch/torch.h>
@@ -72,6 +73,12 @@ class SmoeImpl : public torch::nn::Module {
   torch::nn::Linear gate() const { return gate_; }
   // Expert `e`.
   Mlp expert(int64_t e) const { return experts_[size_t(e)]; }
+  // The mean over the whole batch of a [experts] per-sample mean over this process's `rows` samples
+  // (data-parallel training, where each rank holds a share of the batch). Null: the batch is all here.
+  using BatchMean = std::function<torch::Tensor(const torch::Tensor& local_mean, int64_t rows)>;
+  // Makes the load-balancing loss use the whole batch's mean routing distribution (its gradient
+  // still flows through this process's samples only); null restores the local mean.
+  void set_batch_mean(BatchMean batch_mean) { batch_mean_ = std::move(batch_mean); }
 
  private:
   std::pair<torch::Tensor, torch::Tensor> route(const torch::Tensor& x);
@@ -80,6 +87,7 @@ class SmoeImpl : public torch::nn::Module {
   int64_t top_k_ = 2;
   int64_t out_ = 0;
   RoutingStats stats_;
+  BatchMean batch_mean_;
 };
 TORCH_MODULE(Smoe);
 

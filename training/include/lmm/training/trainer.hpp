@@ -5,12 +5,14 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
 #include <torch/torch.h>
 
 #include "lmm/database.hpp"
 #include "lmm/training/config.hpp"
+#include "lmm/training/distributed.hpp"
 #include "lmm/training/pose_data.hpp"
 
 namespace lmm::training {
@@ -23,6 +25,9 @@ struct TrainOptions {
   double max_minutes = 0.0;   // > 0: also stop (with a checkpoint) after this much wall time
   const std::atomic<bool>* stop_requested = nullptr;  // set (e.g. by SIGINT): checkpoint and stop
   std::function<void(const std::string&)> log;  // progress lines
+  // The data-parallel run this process is a rank of (null: one process). Each rank takes its share
+  // of every global batch, the ranks sum their gradients, and rank 0 alone writes checkpoints.
+  std::shared_ptr<Communicator> communicator;
 };
 
 // What a run measured: loss terms averaged over its first and last virtual epochs, and the

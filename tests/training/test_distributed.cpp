@@ -1,0 +1,183 @@
+// Data-parallel training (issue 19): --world-size / --rank / --master and their environment
+// variables, batch shards, and 2 lmm-train ranks started by scripts/train-distributed.sh over
+// loopback reaching the weights of one process with the same global batch (tiny preset). The runs
+// need the Bandai data ($LMM_DATA): they fail in CI without it and skip elsewhere.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "lmm/pipeline/config.hpp"
+#include "lmm/training/config.hpp"
+#include "lmm/training/distributed.hpp"
+#include "lmm/training/models.hpp"
+#include "lmm/training/pose_data.hpp"
+#include "lmm/training/trainer.hpp"
+#include "support/bandai_data.hpp"
+#include "support/synthetic_bvh.hpp"
+
+using namespace lmm;
+using namespace lmm::training;
+namespace fs = std::filesystem;
+
+namespace {
+
+// An environment holding `values` only.
+std::function<const char*(const char*)> environment(std::map<std::string, std::string> values) {
+  return [values = std::move(values)](const char* name) -> const char* {
+    const auto it = values.find(name);
+    return it == values.end() ? nullptr : it->second.c_str();
+  };
+}
+
+// resolve_distributed's error message for `args` in `env` ("" when it accepts them).
+std::string refusal(const DistributedArgs& args, const std::function<const char*(const char*)>& env = environment({})) {
+  try {
+    resolve_distributed(args, env);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(DistributedSettings, OneProcessWhenNothingIsGiven) {
+  const DistributedSettings s = resolve_distributed({}, environment({}));
+  EXPECT_EQ(s.world_size, 1);
+  EXPECT_EQ(s.rank, 0);
+}
+
+TEST(DistributedSettings, OptionsOverrideTheEnvironment) {
+  const auto env = environment({{"WORLD_SIZE", "4"}, {"RANK", "3"}, {"MASTER_ADDR", "10.0.0.2"}, {"MASTER_PORT", "4000"}});
+  DistributedSettings s = resolve_distributed({}, env);
+  EXPECT_EQ(s.world_size, 4);
+  EXPECT_EQ(s.rank, 3);
+  EXPECT_EQ(s.master_host, "10.0.0.2");
+  EXPECT_EQ(s.master_port, 4000);
+  s = resolve_distributed({"2", "1", "trainer-0:5000"}, env);
+  EXPECT_EQ(s.world_size, 2);
+  EXPECT_EQ(s.rank, 1);
+  EXPECT_EQ(s.master_host, "trainer-0");
+  EXPECT_EQ(s.master_port, 5000);
+}
+
+TEST(DistributedSettings, BadValuesNameTheOptionAndTheAcceptedRange) {
+  const std::pair<DistributedArgs, std::string> cases[] = {
+      {{"0", "", ""}, "--world-size '0': the world size must be an integer in 1.."},
+      {{"two", "", ""}, "--world-size 'two'"},
+      {{"2", "2", ""}, "--rank '2': the rank must be an integer in 0..1"},
+      {{"2", "-1", ""}, "--rank '-1'"},
+      {{"2", "", ""}, "needs this process's rank"},
+      {{"", "1", ""}, "--rank needs a world size"},
+      {{"2", "0", "host:0"}, "port must be an integer in 1..65535"},
+      {{"2", "0", "host:70000"}, "--master port '70000'"},
+      {{"2", "0", "host:x"}, "--master port 'x'"},
+      {{"2", "0", "host"}, "expected HOST:PORT"},
+  };
+  for (const auto& [args, expected] : cases) {
+    EXPECT_NE(refusal(args).find(expected), std::string::npos) << refusal(args) << " lacks " << expected;
+  }
+  EXPECT_NE(refusal({}, environment({{"WORLD_SIZE", "2"}, {"RANK", "5"}})).find("RANK (environment) '5'"), std::string::npos);
+  EXPECT_NE(refusal({"2", "0", ""}, environment({{"MASTER_PORT", "99999"}})).find("MASTER_PORT (environment)"),
+            std::string::npos);
+}
+
+TEST(BatchShards, TheRanksShardsAreTheWholeBatchInOrder) {
+  for (const int64_t global : {5, 7, 64}) {
+    for (const int world : {1, 2, 3}) {
+      int64_t next = 0;
+      for (int rank = 0; rank < world; ++rank) {
+        const BatchShard shard = batch_shard(global, rank, world);
+        EXPECT_EQ(shard.begin, next) << global << " rows, rank " << rank << " of " << world;
+        EXPECT_GE(shard.count, global / world);
+        EXPECT_LE(shard.count, global / world + 1);
+        next += shard.count;
+      }
+      EXPECT_EQ(next, global);
+    }
+  }
+  const torch::Tensor rows = batch_shard(5, 1, 2).take(torch::arange(5));
+  EXPECT_TRUE(torch::equal(rows, torch::arange(3, 5)));
+  EXPECT_THROW(batch_shard(1, 0, 2), std::invalid_argument);
+}
+
+constexpr int kSteps = 20;  // optimiser steps of each run (an epoch of the tiny preset)
+
+// Runs lmm-train MODEL (one process) or scripts/train-distributed.sh RANKS MODEL with the tiny
+// preset for kSteps steps on 1 thread per rank; its exit status, the output in out/log.txt.
+int train(int ranks, const std::string& model, const std::string& db, const std::string& out) {
+  std::ostringstream command;
+  if (ranks == 1) {
+    command << LMM_TRAIN_EXE;
+  } else {
+    command << "LMM_TRAIN=" << LMM_TRAIN_EXE << " bash " << LMM_SOURCE_DIR << "/scripts/train-distributed.sh " << ranks;
+  }
+  command << " " << model << " --db " << db << " --config tiny --out " << out << " --stop-after " << kSteps
+          << " --threads 1 --json " << out << "/" << model << ".json > " << out << "/log.txt 2>&1";
+  const int status = std::system(command.str().c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The largest absolute difference between the parameters of `a` and `b` (same architecture).
+double max_difference(torch::nn::Module& a, torch::nn::Module& b) {
+  const auto theirs = b.named_parameters();
+  double worst = 0.0;
+  for (const auto& item : a.named_parameters()) {
+    worst = std::max(worst, (item.value() - theirs[item.key()]).abs().max().item<double>());
+  }
+  return worst;
+}
+
+// A fresh (untrained) network of `model` for `db`'s data and the tiny preset, to load into.
+std::shared_ptr<torch::nn::Module> network(const std::string& model, const Database& db) {
+  const TrainingConfig c = load_training_config("tiny", pipeline::default_config_dir());
+  const PoseData d = make_pose_data(db);
+  const int64_t features = d.features.size(1), state = c.latent + features;
+  if (model == "autoencoder") {
+    return Autoencoder(d.layout.size() + 3 * d.layout.joints, features, d.layout.size(), c).ptr();
+  }
+  if (model == "stepper") return Stepper(state, c.stepper).ptr();
+  return Projector(features, state, c.projector).ptr();
+}
+
+class DataParallelRun : public testing::TestWithParam<std::string> {};
+
+// Issue 19: 2 ranks with global batch B give the weights of 1 process with batch B.
+TEST_P(DataParallelRun, TwoRanksGiveTheWeightsOfOneProcess) {
+  REQUIRE_BANDAI(data, "normal-extra");
+  const std::string model = GetParam();
+  const std::string db_path = test::temp_folder("db") + "/subset.mmdb";
+  test::import_bandai({data + "/normal-extra"}, db_path);
+  const std::string one = test::temp_folder("one"), two = test::temp_folder("two");
+  if (model != "autoencoder") {  // both train on the latents of the same autoencoder
+    ASSERT_EQ(train(1, "autoencoder", db_path, one), 0) << read_text(one + "/log.txt");
+    fs::copy_file(checkpoint_path(one, "autoencoder"), checkpoint_path(two, "autoencoder"));
+  }
+  ASSERT_EQ(train(1, model, db_path, one), 0) << read_text(one + "/log.txt");
+  ASSERT_EQ(train(2, model, db_path, two), 0) << read_text(two + "/log.txt");
+  const std::string report = read_text(two + "/" + model + ".json");
+  EXPECT_NE(report.find("\"steps\": " + std::to_string(kSteps)), std::string::npos) << report;
+  EXPECT_NE(report.find("allreduce_ms_per_step"), std::string::npos) << report;
+  EXPECT_NE(read_text(two + "/log.txt").find("2 ranks met"), std::string::npos) << read_text(two + "/log.txt");
+
+  std::string error;
+  const std::shared_ptr<const Database> db = Database::load_file(db_path, error);
+  ASSERT_NE(db, nullptr) << error;
+  const auto single = network(model, *db), parallel = network(model, *db);
+  load_checkpoint_module(*single, checkpoint_path(one, model));
+  load_checkpoint_module(*parallel, checkpoint_path(two, model));
+  EXPECT_LE(max_difference(*single, *parallel), 1e-5) << model;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, DataParallelRun, testing::Values("autoencoder", "stepper", "projector"));
+
+}  // namespace
