@@ -427,6 +427,12 @@ case "$case_name" in
                stepper_cm_at_4s projector_feature_error foot_slide_cm_per_s jitter baseline_decoder_mean_cm; do
       [[ -n "$(json_number "$work/eval.json" "$key")" ]] || fail "eval JSON lacks $key"
     done
+    # Expert use as multiples of uniform: their mean is 1, so the least used is at most 1 and the most at least 1.
+    for net in decoder stepper projector; do
+      least="$(json_number "$work/eval.json" ${net}_expert_use_min)" most="$(json_number "$work/eval.json" ${net}_expert_use_max)"
+      awk -v a="$least" -v b="$most" 'BEGIN { exit !(a != "" && b != "" && a >= 0 && a <= 1 && b >= 1) }' ||
+        fail "$net expert use: least $least, most $most (uniform = 1)"
+    done
     grep -q "<polyline" "$work/eval.svg" || fail "eval.svg has no curve"
     printf 'time,stick_x,stick_y,camera_deg,strafe,gait\n0,0,1,0,0,0\n2,1,0,0,0,1\n4,0,0,0,0,0\n' >"$work/script.csv"
     run "$tools/lmm-eval" --db "$work/db.mmdb" --model "$work/model.lmmw" --input "$work/script.csv" --seconds 6 \
@@ -546,6 +552,49 @@ case "$case_name" in
     for tool in $defined; do
       [[ " ${built#tools=(} " == *" ${tool}"[\ \)]* ]] || fail "scripts/quickstart.sh does not build $tool ($built)"
     done
+    ;;
+  distributed)
+    # Issue 19: data-parallel lmm-train over c10d (Gloo on loopback) and scripts/train-distributed.sh.
+    need_data
+    [[ -x "$tools/lmm-train" ]] || { echo "skipped: built without training"; exit 77; }
+    launch="$configs/../scripts/train-distributed.sh"
+    export LMM_TRAIN="$tools/lmm-train"
+    run "$tools/lmm-import" "$LMM_DATA/normal-extra" --out "$work/db.mmdb"; expect_rc 0
+    base=(--db "$work/db.mmdb" --config tiny --threads 1)
+    run "$tools/lmm-train" autoencoder "${base[@]}" --out "$work/t" --world-size 0; expect_rc 2; expect_out "1.."
+    run "$tools/lmm-train" autoencoder "${base[@]}" --out "$work/t" --world-size 2 --rank 2; expect_rc 2; expect_out "0..1"
+    run "$tools/lmm-train" autoencoder "${base[@]}" --out "$work/t" --world-size 2 --rank 0 --master 127.0.0.1:70000
+    expect_rc 2; expect_out "1..65535"
+    WORLD_SIZE=2 RANK=5 run "$tools/lmm-train" autoencoder "${base[@]}" --out "$work/t"; expect_rc 2; expect_out "RANK"
+    run "$tools/lmm-train" direction "${base[@]}" --out "$work/t" --world-size 2 --rank 0; expect_rc 2
+    expect_out "one process"
+    # Two ranks train, rank 0 alone reports and writes; --resume needs the same world size.
+    run bash "$launch" 2 autoencoder "${base[@]}" --out "$work/dp" --stop-after 10 --json "$work/dp.json"
+    expect_rc 0; expect_out "2 ranks met"
+    [[ "$(json_number "$work/dp.json" steps)" == 10 ]] || fail "2 ranks should report 10 steps"
+    run "$tools/lmm-train" autoencoder "${base[@]}" --out "$work/dp" --resume --stop-after 5; expect_rc 1
+    expect_out "resume it with --world-size 2"
+    run bash "$launch" 2 autoencoder "${base[@]}" --out "$work/dp" --resume --stop-after 5 --json "$work/dp.json"
+    expect_rc 0; expect_out "resumed autoencoder at step 10"
+    [[ "$(json_number "$work/dp.json" steps)" == 15 ]] || fail "the resumed run should end at step 15"
+    # A rank that fails makes the script fail.
+    run bash "$launch" 2 stepper "${base[@]}" --out "$work/none"; expect_rc 1; expect_out "rank"
+    # Killing one rank stops the other with a message, well within a minute (no hang).
+    sed 's/^steps = 200$/steps = 1000000/' "$configs/training/tiny.toml" >"$work/long.toml"
+    long=(--db "$work/db.mmdb" --config "$work/long.toml" --threads 1 --out "$work/kill" --world-size 2
+          --master "127.0.0.1:$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')")
+    "$tools/lmm-train" autoencoder "${long[@]}" --rank 0 >"$work/rank0.log" 2>&1 &
+    rank0=$!
+    "$tools/lmm-train" autoencoder "${long[@]}" --rank 1 >"$work/rank1.log" 2>&1 &
+    rank1=$!
+    for ((i = 0; i < 600; ++i)); do grep -q "autoencoder step" "$work/rank0.log" && break; sleep 0.1; done
+    grep -q "autoencoder step" "$work/rank0.log" || { kill "$rank0" "$rank1"; cat "$work/rank0.log" >&2; fail "rank 0 did not train"; }
+    kill -KILL "$rank1"
+    for ((i = 0; i < 600; ++i)); do kill -0 "$rank0" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$rank0" 2>/dev/null && { kill -KILL "$rank0"; fail "rank 0 still runs 60 s after rank 1 was killed"; }
+    wait "$rank0"; rc=$?
+    cp "$work/rank0.log" "$work/log"
+    expect_rc 1; expect_out "lost the other ranks"
     ;;
   *) fail "unknown case $case_name" ;;
 esac

@@ -127,6 +127,47 @@ void decoder_metrics(EvalContext& c, Evaluation& e) {
   c.log("decoder: " + std::to_string(n) + " frames reconstructed");
 }
 
+// Share of the rows routed to each expert of `net` (top-k routes count once each) for every row
+// input(f, buffer) gives, f in [0, rows), as a multiple of uniform use (top_k / experts); empty
+// for a plain MLP.
+template <typename Input>
+std::vector<double> expert_use(EvalContext& c, const NetworkWeights& net, int rows, const Input& input) {
+  if (net.experts == 0) return {};
+  std::vector<double> use(size_t(net.experts), 0.0);
+  std::vector<float> row(size_t(net.in));
+  int32_t experts[kMaxTopK];
+  float weights[kMaxTopK];
+  for (int f = 0; f < rows; ++f) {
+    const int k = c.evaluator.route_row(net, input(f, row.data()), experts, weights);
+    for (int j = 0; j < k; ++j) use[size_t(experts[j])] += 1.0;
+  }
+  const double uniform = double(rows) * net.top_k / net.experts;
+  for (double& u : use) u /= uniform;
+  return use;
+}
+
+// Expert use of the decoder and stepper (on every frame's state) and the projector (on every
+// frame's features) over the whole database: the least and most used expert as multiples of
+// uniform use (issue 20's floor; 0 = an expert no frame reaches).
+void expert_use_metrics(EvalContext& c, Evaluation& e) {
+  const Model& m = c.model;
+  const int n = c.db.frame_count();
+  const auto state = [&](int f, float* buffer) {
+    c.state_of(f, buffer);
+    return static_cast<const float*>(buffer);
+  };
+  const auto features = [&](int f, float*) { return c.db.features(f); };
+  const std::pair<const char*, std::vector<double>> nets[] = {{"decoder", expert_use(c, m.decoder(), n, state)},
+                                                              {"stepper", expert_use(c, m.stepper(), n, state)},
+                                                              {"projector", expert_use(c, m.projector(), n, features)}};
+  for (const auto& [name, use] : nets) {
+    if (use.empty()) continue;
+    const auto [least, most] = std::minmax_element(use.begin(), use.end());
+    e.metrics.emplace_back(std::string(name) + "_expert_use_min", *least);
+    e.metrics.emplace_back(std::string(name) + "_expert_use_max", *most);
+  }
+}
+
 // Frames whose clip continues for at least `length` more frames.
 std::vector<int> rollout_candidates(const Database& db, int length) {
   std::vector<int> starts;
@@ -331,6 +372,7 @@ Evaluation evaluate_model(const std::shared_ptr<const Model>& bundle, const std:
   }
   Evaluation e;
   decoder_metrics(c, e);
+  expert_use_metrics(c, e);
   stepper_metrics(c, e);
   projector_metrics(c, e);
   controller_metrics(c, e);
