@@ -281,6 +281,9 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainingConfig& c,
   return std::make_unique<Adan>(spec.net->parameters(), AdanOptions(c.learning_rate).weight_decay(c.weight_decay));
 }
 
+// Whether this process reports (one process, or rank 0 of a data-parallel run).
+bool is_leader(const TrainOptions& o) { return !o.communicator || o.communicator->rank() == 0; }
+
 // The loss terms' values of one process's batch.
 std::vector<double> values_of(const Terms& terms) {
   std::vector<double> values;
@@ -361,7 +364,7 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
   const std::unique_ptr<torch::optim::Optimizer> owned_optimizer = make_optimizer(c, spec);
   torch::optim::Optimizer& optimizer = *owned_optimizer;
   Communicator* const comm = o.communicator.get();  // null: one process
-  const bool leader = comm == nullptr || comm->rank() == 0;
+  const bool leader = is_leader(o);
   const int world_size = comm == nullptr ? 1 : comm->world_size();
   LoopState s;
   const std::string path = checkpoint_path(o.out_dir, spec.model);
@@ -450,9 +453,6 @@ BatchShard shard_of(const TrainOptions& o, int64_t global) {
   return o.communicator ? batch_shard(global, o.communicator->rank(), o.communicator->world_size())
                         : BatchShard{global, 0, global};
 }
-
-// Whether this process reports (one process, or rank 0 of a data-parallel run).
-bool is_leader(const TrainOptions& o) { return !o.communicator || o.communicator->rank() == 0; }
 
 // Geodesic angle between rotation matrices [..., 3, 3] (Kleanthous & Martini 2023 Eq. 19), in radians.
 torch::Tensor geodesic(const torch::Tensor& a, const torch::Tensor& b) {
