@@ -14,10 +14,15 @@ step characters, read their joints into numpy arrays.
     crowd = lib.learned_crowd(model, 1024, workers=2)           # many characters, batched networks
     crowd.set_input(0, lmmkit.Gamepad(left_y=1.0))
     crowd.update(1 / 60)                                       # or ranges: begin, end, worker
+    walker = lib.path_character(database, [(0, 0, 0), (4, 0, 5)])  # (t, x, z): LHMM(3, 3) follows it
+    walker.update(None, 1 / 60); walker.path_progress()        # desired point, points, completed
+    times, positions, facings = character.played_trajectory()  # what the played animation predicts
 
 Run as a script it repeats tests/c_api/walk.c (same script, same printed root positions), which
-the ctest case c_api.walk compares with the C and C++ programs, and checks that a crowd's character
-0 follows the script's first 2 s with the same pose, bit for bit.
+the ctest case c_api.walk compares with the C and C++ programs, checks that a crowd's character
+0 follows the script's first 2 s with the same pose, bit for bit, and that a path character walks a
+straight path to its end near the path, with the panel queries (trajectories, contacts, counters,
+clip, decoder experts) answering.
 """
 import argparse
 import ctypes
@@ -40,6 +45,15 @@ class LmmError(RuntimeError):
 ROOT_LIBRARY, ROOT_GAME = 0, 1  # lmm_root_owner: who moves the root between updates
 
 _FLOAT_P = ctypes.POINTER(ctypes.c_float)
+_INT_P = ctypes.POINTER(ctypes.c_int)
+LMM_PATH_LOCAL, LMM_PATH_GLOBAL = 0, 1  # lmm_path_mode: a path moved to the character or kept where drawn
+
+
+class Counters(ctypes.Structure):
+    """A character's counters (lmm_counters) since its creation or reset."""
+    _fields_ = [("updates", ctypes.c_int), ("searches", ctypes.c_int), ("transitions", ctypes.c_int)]
+
+
 _SIGNATURES = {
     "lmm_version": (ctypes.c_char_p, []),
     "lmm_last_error": (ctypes.c_char_p, []),
@@ -49,6 +63,10 @@ _SIGNATURES = {
     "lmm_model_release": (None, [ctypes.c_void_p]),
     "lmm_character_create_database": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_float, ctypes.c_float, ctypes.c_float]),
     "lmm_character_create_learned": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_float, ctypes.c_float, ctypes.c_float]),
+    "lmm_character_create_path": (ctypes.c_void_p, [ctypes.c_void_p, _FLOAT_P, ctypes.c_size_t, ctypes.c_int,
+                                                    ctypes.c_float, ctypes.c_float, ctypes.c_float, ctypes.c_float]),
+    "lmm_character_path_progress": (ctypes.c_int, [ctypes.c_void_p, _INT_P, _INT_P, _INT_P]),
+    "lmm_character_path_points": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, ctypes.c_size_t]),
     "lmm_character_release": (None, [ctypes.c_void_p]),
     "lmm_character_update": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(Gamepad), ctypes.c_float]),
     "lmm_character_reset": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_float, ctypes.c_float, ctypes.c_float]),
@@ -63,6 +81,15 @@ _SIGNATURES = {
     "lmm_character_root_rotation": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P]),
     "lmm_character_world_transforms": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, _FLOAT_P, ctypes.c_size_t]),
     "lmm_character_world_matrices": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, ctypes.c_size_t]),
+    "lmm_character_trajectory_count": (ctypes.c_int, [ctypes.c_void_p]),
+    "lmm_character_trajectory": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, _FLOAT_P, _FLOAT_P, ctypes.c_size_t]),
+    "lmm_character_played_trajectory": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, _FLOAT_P, _FLOAT_P, ctypes.c_size_t]),
+    "lmm_character_contact_count": (ctypes.c_int, [ctypes.c_void_p]),
+    "lmm_character_contact": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, _INT_P, _INT_P]),
+    "lmm_character_counters": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(Counters)]),
+    "lmm_character_frame": (ctypes.c_int, [ctypes.c_void_p, _INT_P, _INT_P]),
+    "lmm_character_clip_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
+    "lmm_character_decoder_experts": (ctypes.c_int, [ctypes.c_void_p, _INT_P, _FLOAT_P, ctypes.c_int]),
     "lmm_crowd_create_database": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t]),
     "lmm_crowd_create_learned": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]),
     "lmm_crowd_release": (None, [ctypes.c_void_p]),
@@ -104,8 +131,9 @@ class Character(_Handle):
         self.joint_count = lib.c.lmm_character_joint_count(handle)
 
     def update(self, gamepad, dt):
-        """Advances by dt seconds."""
-        self._lib.check(self._lib.c.lmm_character_update(self._handle, ctypes.byref(gamepad), dt))
+        """Advances by dt seconds (a path character takes None)."""
+        pad = ctypes.byref(gamepad) if gamepad is not None else None
+        self._lib.check(self._lib.c.lmm_character_update(self._handle, pad, dt))
 
     def reset(self, x=0.0, z=0.0, heading=0.0):
         """Back to the state creation left, at (x, 0, z) facing `heading`."""
@@ -164,6 +192,62 @@ class Character(_Handle):
         column_major = np.zeros((self.joint_count, 4, 4), dtype=np.float32)
         self._lib.check(self._lib.c.lmm_character_world_matrices(self._handle, _floats(column_major), self.joint_count))
         return column_major.transpose(0, 2, 1).copy()
+
+    def _samples(self, function, width):
+        """Times (n,), positions (n, 3) and a (n, width) array filled by a trajectory call."""
+        n = self._lib.c.lmm_character_trajectory_count(self._handle)
+        times, positions = np.zeros(n, dtype=np.float32), np.zeros((n, 3), dtype=np.float32)
+        third = np.zeros((n, width), dtype=np.float32)
+        self._lib.check(function(self._handle, _floats(times), _floats(positions), _floats(third), n))
+        return times, positions, third
+
+    def trajectory(self):
+        """The desired trajectory: times (n,) in s from now, world positions (n, 3), facings x, y, z, w (n, 4)."""
+        return self._samples(self._lib.c.lmm_character_trajectory, 4)
+
+    def played_trajectory(self):
+        """The trajectory the played animation predicts: times (n,), positions (n, 3), unit facing directions (n, 3)."""
+        return self._samples(self._lib.c.lmm_character_played_trajectory, 3)
+
+    def contacts(self):
+        """Per contact label: (joint index, whether it is in contact in the pose shown)."""
+        joint, in_contact = ctypes.c_int(), ctypes.c_int()
+        out = []
+        for k in range(self._lib.c.lmm_character_contact_count(self._handle)):
+            self._lib.check(self._lib.c.lmm_character_contact(self._handle, k, ctypes.byref(joint), ctypes.byref(in_contact)))
+            out.append((joint.value, bool(in_contact.value)))
+        return out
+
+    def counters(self):
+        """Updates, searches (projections, LHMM matches) and transitions since creation or reset."""
+        out = Counters()
+        self._lib.check(self._lib.c.lmm_character_counters(self._handle, ctypes.byref(out)))
+        return out
+
+    def frame(self):
+        """The database frame played, its clip index and clip name (database and path characters)."""
+        frame, clip = ctypes.c_int(), ctypes.c_int()
+        self._lib.check(self._lib.c.lmm_character_frame(self._handle, ctypes.byref(frame), ctypes.byref(clip)))
+        return frame.value, clip.value, self._lib.c.lmm_character_clip_name(self._handle, clip.value).decode()
+
+    def decoder_experts(self, capacity=2):
+        """The decoder experts routed for the pose shown (learned characters): indices and weights, best first."""
+        experts, weights = (ctypes.c_int * capacity)(), np.zeros(capacity, dtype=np.float32)
+        count = self._lib.check(self._lib.c.lmm_character_decoder_experts(self._handle, experts, _floats(weights), capacity))
+        return list(experts[:count]), weights[:count]
+
+    def path_progress(self):
+        """A path character's desired path point, number of path points and whether it completed the path."""
+        desired, points, completed = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+        self._lib.check(self._lib.c.lmm_character_path_progress(
+            self._handle, ctypes.byref(desired), ctypes.byref(points), ctypes.byref(completed)))
+        return desired.value, points.value, bool(completed.value)
+
+    def path_points(self):
+        """The points a path character follows (placed and smoothed), shape (points, 3)."""
+        points = np.zeros((self.path_progress()[1], 3), dtype=np.float32)
+        self._lib.check(self._lib.c.lmm_character_path_points(self._handle, _floats(points), len(points)))
+        return points
 
 
 class Crowd(_Handle):
@@ -236,6 +320,12 @@ class Library:
         """A learned motion-matching character."""
         return Character(self, self.check(self.c.lmm_character_create_learned(model._handle, x, z, heading)))
 
+    def path_character(self, database, samples_txz, mode=LMM_PATH_LOCAL, speed_scale=1.0, x=0.0, z=0.0, heading=0.0):
+        """A database character following the drawn path `samples_txz` ((t, x, z) rows) with LHMM(3, 3)."""
+        samples = np.ascontiguousarray(samples_txz, dtype=np.float32).reshape(-1, 3)
+        return Character(self, self.check(self.c.lmm_character_create_path(
+            database._handle, _floats(samples), len(samples), mode, speed_scale, x, z, heading)))
+
     def database_crowd(self, database, count):
         """A crowd of `count` database characters at the origin (place them with character(i).reset())."""
         return Crowd(self, self.check(self.c.lmm_crowd_create_database(database._handle, count)))
@@ -291,6 +381,29 @@ def check_crowd_member(crowd, character, gamepad, name):
         sys.exit("lmmkit.py: the %s crowd's character 0 and the %s character made alone differ" % (name, name))
 
 
+def check_path_character(lib, database):
+    """Exits unless a path character walks a straight 4 m path (1.3 m/s) to its end within 0.15 m of it
+    on average, its played trajectory runs along the path and every panel query answers."""
+    walker = lib.path_character(database, [(0.0, 0.0, 0.0), (4.0 / 1.3, 0.0, 4.0)], x=-3.0)
+    distances = []
+    for frame in range(600):
+        walker.update(None, ctypes.c_float(1.0 / 60.0).value)
+        distances.append(abs(walker.root_position()[0] + 3.0))  # the path runs along x = -3
+        if walker.path_progress()[2]:
+            break
+    _, played, _ = walker.played_trajectory()
+    times, desired, _ = walker.trajectory()
+    problems = []
+    if not walker.path_progress()[2] or np.mean(distances) > 0.15:
+        problems.append("path not completed within 0.15 m: %s, %.3f m" % (walker.path_progress(), np.mean(distances)))
+    if not (len(played) == len(desired) == len(times) and np.all(np.isfinite(played))):
+        problems.append("trajectories of %d, %d and %d samples" % (len(played), len(desired), len(times)))
+    if not (walker.counters().searches > 0 and walker.frame()[2] and walker.contacts() and len(walker.path_points()) > 0):
+        problems.append("panel queries: %s %s %s" % (walker.counters().searches, walker.frame(), walker.contacts()))
+    if problems:
+        sys.exit("lmmkit.py: " + "; ".join(problems))
+
+
 def main():
     parser = argparse.ArgumentParser(description="Run a database and a learned character through the script of "
                                                  "tests/c_api/walk_script.h (as tests/c_api/walk.c).")
@@ -308,6 +421,14 @@ def main():
     crowds = {"database": lib.database_crowd(database, 3), "learned": lib.learned_crowd(model, 3, 2)}
     for name, crowd in crowds.items():
         crowd.character(0).reset(start_x[name], 0.0, 0.0)
+    check_path_character(lib, database)
+    try:
+        experts, weights = characters["learned"].decoder_experts()
+        if not (0 < len(experts) == len(weights) and abs(float(np.sum(weights)) - 1.0) < 1e-4):
+            sys.exit("lmmkit.py: decoder experts %s with weights %s" % (experts, weights))
+    except LmmError as error:  # a bundle whose decoder is a plain network
+        if "not a mixture of experts" not in str(error):
+            raise
     database.close()  # the characters keep the assets alive
     model.close()
     for frame in range(1, WALK_FRAMES + 1):

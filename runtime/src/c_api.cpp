@@ -277,6 +277,36 @@ const lmm::FeatureSchema& schema_of(const lmm_character& c) {
 }
 float fps_of(const lmm_character& c) { return c.model ? c.model->model->fps() : c.database->database->fps(); }
 
+// Most trajectory samples a character's played trajectory reports (kept on the stack).
+constexpr size_t kMaxTrajectorySamples = 64;
+
+// Normalised features of what `c` plays and the normalisation they were made with.
+struct PlayedFeatures {
+  const float* features;
+  const float* offset;
+  const float* scale;
+};
+
+// The database frame `c` plays, -1 for a learned character.
+int played_frame_of(const lmm_character& c) {
+  return std::visit(
+      [](const auto* p) {
+        if constexpr (std::is_same_v<decltype(p), const lmm::LearnedCharacter*>) return -1;
+        else return p->current_frame();
+      },
+      c.played);
+}
+
+// The features of the database frame `c` plays, or of its learned state (after the latent).
+PlayedFeatures played_features_of(const lmm_character& c) {
+  if (const lmm::LearnedCharacter* const* learned = std::get_if<lmm::LearnedCharacter*>(&c.played)) {
+    const lmm::Model& model = *c.model->model;
+    return {(*learned)->state().data() + model.latent(), model.feature_offset(), model.feature_scale()};
+  }
+  const lmm::Database& db = *c.database->database;
+  return {db.features(played_frame_of(c)), db.feature_offset(), db.feature_scale()};
+}
+
 // The joints of the asset's contact labels.
 const std::vector<int>& contact_joints_of(const lmm_character& c) {
   return c.model ? c.model->model->contact_joints() : c.database->database->contact_joints();
@@ -738,6 +768,30 @@ int lmm_character_trajectory(const lmm_character* character, float* times, float
   return 1;
 }
 
+int lmm_character_played_trajectory(const lmm_character* character, float* times, float* positions_xyz,
+                                    float* directions_xyz, size_t capacity) {
+  if (!require(character, "character")) return 0;
+  const lmm::FeatureSchema& schema = schema_of(*character);
+  const size_t samples = schema.trajectory_offsets.size();
+  if (capacity < samples || samples > kMaxTrajectorySamples) {
+    last_error = "the buffers hold " + std::to_string(capacity) + " trajectory samples; the character has " +
+                 std::to_string(samples);
+    return 0;
+  }
+  const lmm::PoseOutput& pose = pose_of(*character);
+  lmm::Vec3 positions[kMaxTrajectorySamples], directions[kMaxTrajectorySamples];
+  const PlayedFeatures played = played_features_of(*character);
+  lmm::trajectory_from_features(schema, played.features, played.offset, played.scale,
+                                lmm::RootSample{pose.root_position(), pose.root_rotation()}, positions, directions);
+  const float fps = fps_of(*character);
+  for (size_t m = 0; m < samples; ++m) {
+    if (times != nullptr) times[m] = float(schema.trajectory_offsets[m]) / fps;
+    if (positions_xyz != nullptr) write_xyz(positions[m], positions_xyz + 3 * m);
+    if (directions_xyz != nullptr) write_xyz(directions[m], directions_xyz + 3 * m);
+  }
+  return 1;
+}
+
 int lmm_character_contact_count(const lmm_character* character) {
   return character != nullptr ? int(contact_joints_of(*character).size()) : 0;
 }
@@ -768,12 +822,7 @@ int lmm_character_counters(const lmm_character* character, lmm_counters* out) {
 
 int lmm_character_frame(const lmm_character* character, int* frame, int* clip) {
   if (!require(character, "character")) return 0;
-  const int played = std::visit(
-      [](const auto* p) {
-        if constexpr (std::is_same_v<decltype(p), const lmm::LearnedCharacter*>) return -1;
-        else return p->current_frame();
-      },
-      character->played);
+  const int played = played_frame_of(*character);
   if (played < 0) {
     last_error = "a learned character plays no database frame";
     return 0;

@@ -173,6 +173,23 @@ void compute_trajectory_features(const FeatureSchema& schema, const RootSample& 
   }
 }
 
+void trajectory_from_features(const FeatureSchema& schema, const float* features, const float* offset,
+                              const float* scale, const RootSample& root, Vec3* positions, Vec3* directions) {
+  const size_t samples = schema.trajectory_offsets.size();
+  for (size_t m = 0; m < samples; ++m) positions[m] = root.position, directions[m] = Vec3{};
+  for (const FeatureGroup& g : schema.groups) {
+    if (!is_trajectory_kind(g.kind)) continue;
+    for (size_t i = 0; i < g.items.size(); ++i) {
+      const int x = g.first_dim + 2 * int(i), z = x + 1;
+      const Vec3 local{features[x] * scale[x] + offset[x], 0.0f, features[z] * scale[z] + offset[z]};
+      const Vec3 world = rotate(root.rotation, local);
+      const size_t m = size_t(g.sample_indices[i]);
+      if (g.kind == FeatureKind::TrajectoryPosition) positions[m] = root.position + world;
+      else directions[m] = normalize(world);
+    }
+  }
+}
+
 void PoseScratch::resize(int joints) {
   positions.resize(size_t(joints));
   velocities.resize(size_t(joints));

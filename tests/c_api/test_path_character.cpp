@@ -28,14 +28,14 @@ class PathCharacterTest : public testing::Test {
  protected:
   void SetUp() override {
     const std::string dir = test::temp_folder("walks");
-    std::shared_ptr<const Database> db;
     FeatureSearch search;
-    test::load_synthetic_walks(dir, db, search);
+    test::load_synthetic_walks(dir, database_, search);
     db_ = lmm_database_load((dir + "/db.mmdb").c_str());
     ASSERT_NE(db_, nullptr) << lmm_last_error();
   }
   void TearDown() override { lmm_database_release(db_); }
 
+  std::shared_ptr<const Database> database_;  // the same file through the C++ API
   lmm_database* db_ = nullptr;
 };
 
@@ -272,6 +272,60 @@ TEST_F(PathCharacterTest, PanelQueriesReportTheTrajectoryContactsAndClipWithoutA
   lmm_crowd_release(crowd);
 }
 
+// The played trajectory of a database character is where its played clip's own root goes: the
+// simulation bone of frames f + offset seen from frame f's root, placed at the character's root.
+TEST_F(PathCharacterTest, PlayedTrajectoryIsTheClipsOwnFutureRootFromTheCharacter) {
+  const std::vector<float> samples = l_path(0.0f, 0.0f, 6.0f, 3.0f, 1.3f, 1.0f);
+  lmm_character* path = lmm_character_create_path(db_, samples.data(), samples.size() / 3, LMM_PATH_LOCAL, 1.0f, 0, 0, 0);
+  lmm_character* steered = lmm_character_create_database(db_, 0, 0, 0);
+  ASSERT_TRUE(path != nullptr && steered != nullptr) << lmm_last_error();
+  const size_t n = size_t(lmm_character_trajectory_count(steered));
+  ASSERT_GT(n, 0u);
+  std::vector<float> times(n), positions(3 * n), directions(3 * n);
+  lmm_gamepad turning{};
+  int checked = 0;
+  for (int f = 0; f < 240; ++f) {
+    turning.left_x = std::sin(0.02f * float(f));
+    turning.left_y = 1.0f;
+    ASSERT_EQ(lmm_character_update(path, nullptr, kDt), 1);
+    ASSERT_EQ(lmm_character_update(steered, &turning, kDt), 1);
+    if (f % 40 != 39) continue;
+    for (lmm_character* c : {path, steered}) {
+      test::start_counting_allocations();
+      ASSERT_EQ(lmm_character_played_trajectory(c, times.data(), positions.data(), directions.data(), n), 1)
+          << lmm_last_error();
+      EXPECT_EQ(test::stop_counting_allocations(), 0);
+      int frame = -1, clip = -1;
+      float root_p[3], root_q[4];
+      ASSERT_EQ(lmm_character_frame(c, &frame, &clip), 1);
+      ASSERT_EQ(lmm_character_root_position(c, root_p), 1);
+      ASSERT_EQ(lmm_character_root_rotation(c, root_q), 1);
+      const Quat character{root_q[3], root_q[0], root_q[1], root_q[2]};
+      const DatabaseRange& range = database_->ranges()[size_t(clip)];
+      const Vec3 here = database_->positions(frame)[0];
+      const Quat facing = database_->rotations(frame)[0];
+      for (size_t m = 0; m < n; ++m) {
+        const int offset = database_->schema().trajectory_offsets[m];
+        EXPECT_NEAR(times[m], float(offset) / database_->fps(), 1e-6f);
+        if (frame + offset < range.start || frame + offset >= range.stop) continue;  // beyond the clip
+        const Vec3 there = database_->positions(frame + offset)[0];
+        const Vec3 ahead = rotate(character, inverse_rotate(facing, there - here));
+        const Vec3 heading = rotate(character, inverse_rotate(facing, rotate(database_->rotations(frame + offset)[0], Vec3{0, 0, 1})));
+        EXPECT_NEAR(positions[3 * m] - root_p[0], ahead.x, 2e-3f) << "sample " << m << ", frame " << frame;
+        EXPECT_NEAR(positions[3 * m + 2] - root_p[2], ahead.z, 2e-3f) << "sample " << m << ", frame " << frame;
+        EXPECT_NEAR(directions[3 * m] * heading.x + directions[3 * m + 2] * heading.z, 1.0f, 1e-4f) << "sample " << m;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+  EXPECT_EQ(lmm_character_played_trajectory(steered, times.data(), nullptr, nullptr, n - 1), 0);
+  EXPECT_NE(std::string(lmm_last_error()).find("trajectory samples"), std::string::npos) << lmm_last_error();
+  EXPECT_EQ(lmm_character_played_trajectory(nullptr, nullptr, nullptr, nullptr, n), 0);
+  lmm_character_release(path);
+  lmm_character_release(steered);
+}
+
 // The decoder experts of a learned character are those its gate routes the shown state to (the
 // reference: a full softmax in double precision), through the C++ API and the C API alike.
 TEST(LearnedCharacterCApi, DecoderExpertsAreTheGatesTopKForTheShownState) {
@@ -317,6 +371,41 @@ TEST(LearnedCharacterCApi, DecoderExpertsAreTheGatesTopKForTheShownState) {
   int one = -1;
   EXPECT_EQ(lmm_character_decoder_experts(c, &one, nullptr, 1), 1);  // capacity caps the count
   EXPECT_EQ(lmm_character_decoder_experts(c, &one, nullptr, 0), 0);
+  // Its played trajectory is the shown state's: features recomputed from it give the state's
+  // trajectory positions back, and its directions point along the state's.
+  const Model& m = *loaded;
+  const size_t n = m.schema().trajectory_offsets.size();
+  std::vector<float> times(n), positions(3 * n), directions(3 * n);
+  ASSERT_EQ(lmm_character_played_trajectory(c, times.data(), positions.data(), directions.data(), n), 1) << lmm_last_error();
+  std::vector<RootSample> future(n);
+  for (size_t k = 0; k < n; ++k) {
+    future[k].position = Vec3{positions[3 * k], positions[3 * k + 1], positions[3 * k + 2]};
+    const Vec3 d{directions[3 * k], 0.0f, directions[3 * k + 2]};
+    future[k].rotation = quat_from_angle_axis(std::atan2(d.x, d.z), Vec3{0, 1, 0});
+  }
+  std::vector<float> again(size_t(m.schema().dims), 0.0f);
+  compute_trajectory_features(m.schema(), RootSample{twin.root_position(), twin.root_rotation()}, future.data(),
+                              m.feature_offset(), m.feature_scale(), again.data());
+  const float* state = twin.state().data() + m.latent();
+  int compared = 0;
+  for (const FeatureGroup& g : m.schema().groups) {
+    if (!is_trajectory_kind(g.kind)) continue;
+    for (int d = g.first_dim; d < g.first_dim + feature_group_dims(g); d += 2) {
+      const float sx = state[d] * m.feature_scale()[d] + m.feature_offset()[d];
+      const float sz = state[d + 1] * m.feature_scale()[d + 1] + m.feature_offset()[d + 1];
+      const float ax = again[size_t(d)] * m.feature_scale()[d] + m.feature_offset()[d];
+      const float az = again[size_t(d) + 1] * m.feature_scale()[d + 1] + m.feature_offset()[d + 1];
+      if (g.kind == FeatureKind::TrajectoryPosition) {
+        EXPECT_NEAR(ax, sx, 1e-4f) << g.name;
+        EXPECT_NEAR(az, sz, 1e-4f) << g.name;
+      } else {
+        EXPECT_NEAR(ax * sz - az * sx, 0.0f, 1e-3f * std::hypot(sx, sz)) << g.name << ": not parallel";
+        EXPECT_GT(ax * sx + az * sz, 0.0f) << g.name << ": opposite";
+      }
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0);
   EXPECT_EQ(lmm_character_frame(c, nullptr, nullptr), 0);
   EXPECT_NE(std::string(lmm_last_error()).find("learned character plays no database frame"), std::string::npos);
   EXPECT_EQ(lmm_character_clip_name(c, 0), nullptr);

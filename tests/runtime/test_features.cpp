@@ -116,6 +116,39 @@ TEST(Features, FinalizeRejectsPhaseChannelsOutOfRange) {
   }
 }
 
+// trajectory_from_features inverts compute_trajectory_features: normalised trajectory features of
+// a root and its samples give the samples' ground positions and facings back (the -6 sample has no
+// direction group: zero), at another root too (the features are relative to the root).
+TEST(Features, TrajectoryFromFeaturesInvertsTheTrajectoryFeatures) {
+  FeatureSchema s = four_kinds_schema();
+  std::string error;
+  ASSERT_TRUE(s.finalize(2, error)) << error;
+  const RootSample root{{1, 0, 2}, quat_from_angle_axis(0.3f, {0, 1, 0})};
+  const RootSample trajectory[] = {{{0.5f, 0, 1.7f}, quat_from_angle_axis(0.1f, {0, 1, 0})},
+                                   {{2.2f, 0, 3.1f}, quat_from_angle_axis(1.4f, {0, 1, 0})}};
+  std::vector<float> features(size_t(s.dims), 0.0f), offset(features.size()), scale(features.size());
+  for (size_t d = 0; d < features.size(); ++d) offset[d] = 0.1f * float(d), scale[d] = 0.5f + 0.25f * float(d);
+  compute_trajectory_features(s, root, trajectory, offset.data(), scale.data(), features.data());
+  Vec3 positions[2], directions[2];
+  trajectory_from_features(s, features.data(), offset.data(), scale.data(), root, positions, directions);
+  for (int m = 0; m < 2; ++m) {
+    EXPECT_NEAR(positions[m].x, trajectory[m].position.x, 1e-5f) << "sample " << m;
+    EXPECT_NEAR(positions[m].z, trajectory[m].position.z, 1e-5f) << "sample " << m;
+  }
+  const Vec3 facing = rotate(trajectory[1].rotation, Vec3{0, 0, 1});
+  EXPECT_NEAR(directions[1].x, facing.x, 1e-5f);
+  EXPECT_NEAR(directions[1].z, facing.z, 1e-5f);
+  EXPECT_EQ(length(directions[0]), 0.0f);
+  // At a root moved by (3, 0, -1) and turned by a further 90 degrees: moved and turned alike.
+  const Quat turn = quat_from_angle_axis(0.5f * kPi, {0, 1, 0});
+  const RootSample elsewhere{root.position + Vec3{3, 0, -1}, turn * root.rotation};
+  trajectory_from_features(s, features.data(), offset.data(), scale.data(), elsewhere, positions, directions);
+  const Vec3 moved = elsewhere.position + rotate(turn, trajectory[1].position - root.position);
+  EXPECT_NEAR(positions[1].x, moved.x, 1e-5f);
+  EXPECT_NEAR(positions[1].z, moved.z, 1e-5f);
+  EXPECT_NEAR(directions[1].x, rotate(turn, facing).x, 1e-5f);
+}
+
 TEST(Features, NormalizeAppliesOffsetAndScale) {
   float v[] = {3.0f, -1.0f};
   const float offset[] = {1.0f, 1.0f}, scale[] = {2.0f, 0.5f};

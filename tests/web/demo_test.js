@@ -5,7 +5,8 @@
 // for 3 s moves it sideways at least 1 m with the facing within 20 degrees of the held one; the
 // page reports its frame time and the update cost; a screenshot has the skeleton's pixels where
 // the character's joints project (and not 150 px beside them); a fake gamepad's left stick moves
-// the character; in path mode (P) an L drawn with the mouse (4 m, a right angle to the right, 3 m,
+// the character; while walking, the trajectory the played animation predicts reaches ahead and ends
+// near the desired one; in path mode (P) an L drawn with the mouse (4 m, a right angle to the right, 3 m,
 // at 5 m/s on the ground) is followed by an LHMM path character to completion within 0.2 m mean
 // distance (the page's measurement) and ends near the L's end, with the clip, contacts and
 // counters reported on the way; a BVH dropped onto the page plays with its joints where the file
@@ -146,6 +147,21 @@ async function checkPathFollowing(page) {
         `while following: clips ${[...seen.clips].join(' | ')}; contact sets ${seen.contacts.size}; ${seen.searches} searches`);
 }
 
+// While walking forward, the trajectory the played animation predicts (drawn pink) reaches ahead
+// of the character in the direction it walks (towards `later`, its root 0.5 s on) and ends near
+// the desired trajectory's end.
+function checkPlayedTrajectory(walking, later) {
+  const last = (samples) => samples[samples.length - 1];
+  const played = last(walking.played), desired = last(walking.desired);
+  const direction = [later[0] - walking.root[0], later[2] - walking.root[2]];
+  const norm = Math.hypot(...direction) || 1;
+  const ahead = ((played.position[0] - walking.root[0]) * direction[0] + (played.position[2] - walking.root[2]) * direction[1]) / norm;
+  const apart = Math.hypot(played.position[0] - desired.position[0], played.position[2] - desired.position[2]);
+  check(walking.played.length === walking.desired.length && played.time > 0 && ahead >= 0.5 && apart <= 0.5,
+        `while walking, the played animation's trajectory reaches ${ahead.toFixed(2)} m ahead at +${played.time.toFixed(2)} s ` +
+        `(>= 0.5 m) and ends ${apart.toFixed(2)} m from the desired one (<= 0.5 m)`);
+}
+
 // Drops a file `name` onto the page as a file manager would, holding `bytes` (byte values) or
 // what the page fetches from `url`; returns the panel's message once there is one.
 async function drop(page, name, { bytes, url }) {
@@ -217,7 +233,9 @@ async function checkViewer(page) {
                              { timeout: 60000 });
   const start = await page.evaluate(() => window.lmmDemo.root);
   await page.keyboard.down('KeyW');
-  await new Promise((resolve) => setTimeout(resolve, 3000));
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  const walking = await page.evaluate(() => ({ ...window.lmmDemo }));
+  await new Promise((resolve) => setTimeout(resolve, 500));
   await page.keyboard.up('KeyW');
   const state = await page.evaluate(() => ({ ...window.lmmDemo }));
   const moved = Math.hypot(state.root[0] - start[0], state.root[2] - start[2]);
@@ -241,6 +259,7 @@ async function checkViewer(page) {
   check(consoleErrors.length === 0 && state.errors.length === 0,
         `no console errors (${[...consoleErrors, ...state.errors].join('; ') || 'none'})`);
   check(moved >= 2.0, `holding W for 3 s moves the character ${moved.toFixed(2)} m (>= 2 m)`);
+  checkPlayedTrajectory(walking, state.root);
   check(sideways >= 1.0 && worstFacing <= 20,
         `strafing (Q + D) for 3 s moves the character ${sideways.toFixed(2)} m sideways (>= 1 m), facing at most ` +
         `${worstFacing.toFixed(1)} degrees off the held one (<= 20)`);

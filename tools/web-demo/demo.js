@@ -317,7 +317,7 @@ function bvhClip(bvh, name) {
       if (Math.hypot(b[0] - a[0], b[2] - a[2]) > 0.01) heading = Math.atan2(b[0] - a[0], b[2] - a[2]);
       const all = [[positions[hips][0], 0, positions[hips][2]], ...positions];
       return { joint: (j) => all[j], root: all[0], rotation: [0, Math.sin(heading / 2), 0, Math.cos(heading / 2)],
-               trajectory: [], inContact: [], counters: { updates: 0, searches: 0, transitions: 0 },
+               trajectory: [], played: [], inContact: [], counters: { updates: 0, searches: 0, transitions: 0 },
                playing: `${name}: frame ${f + 1} / ${bvh.frames.length}`, playingLabel: 'BVH file', parents };
     },
   };
@@ -387,9 +387,11 @@ function characterView(module, handle) {
     positions: module._malloc(12 * joints),
     times: module._malloc(4 * trajectory), trajectoryPositions: module._malloc(12 * trajectory),
     trajectoryRotations: module._malloc(16 * trajectory),
+    playedPositions: module._malloc(12 * trajectory), playedDirections: module._malloc(12 * trajectory),
   };
   view.release = () => {
-    for (const p of [view.scratch, view.positions, view.times, view.trajectoryPositions, view.trajectoryRotations]) module._free(p);
+    for (const p of [view.scratch, view.positions, view.times, view.trajectoryPositions, view.trajectoryRotations,
+                     view.playedPositions, view.playedDirections]) module._free(p);
   };
   return view;
 }
@@ -411,6 +413,12 @@ function readCharacter(module, view) {
     position: [0, 1, 2].map((i) => f32[(view.trajectoryPositions >> 2) + 3 * m + i]),
     facing: forwardOf([0, 1, 2, 3].map((i) => f32[(view.trajectoryRotations >> 2) + 4 * m + i])),
   }));
+  module._lmm_character_played_trajectory(h, 0, view.playedPositions, view.playedDirections, view.trajectory);
+  const played = Array.from({ length: view.trajectory }, (_, m) => ({
+    time: trajectory[m].time,
+    position: [0, 1, 2].map((i) => f32[(view.playedPositions >> 2) + 3 * m + i]),
+    facing: [0, 1, 2].map((i) => f32[(view.playedDirections >> 2) + 3 * m + i]),
+  }));
   const inContact = [];
   for (let k = 0; k < view.contacts; ++k) {
     module._lmm_character_contact(h, k, 0, view.scratch);
@@ -427,7 +435,7 @@ function readCharacter(module, view) {
     playing = count > 0 ? Array.from({ length: count }, (_, j) => `${i32[s + j]} (${f32[s + 4 + j].toFixed(2)})`).join(', ')
                         : 'none (a plain network)';
   }
-  return { joint, root, rotation, trajectory, inContact, counters, playing, playingLabel, parents: view.parents };
+  return { joint, root, rotation, trajectory, played, inContact, counters, playing, playingLabel, parents: view.parents };
 }
 
 // Path mode: drawing a path, creating the path character and measuring how closely it follows.
@@ -673,7 +681,9 @@ async function main() {
     for (let k = 1; k < trail.length; ++k) line(trail[k - 1], trail[k], [0.9, 0.7, 0.2]);
     const triangles = [], overlay = [];
     drawPath(triangles, path);
-    drawTrajectory(triangles, root, state.trajectory);
+    drawTrajectory(triangles, root, state.trajectory, kDesiredColors);
+    drawTrajectory(triangles, root, state.played, kPlayedColors);
+    Object.assign(demo, { desired: state.trajectory, played: state.played });
     for (const j of state.inContact) addDisc(triangles, joint(j)[0], joint(j)[2], 0.08, 0.01, kContactColor);
     for (let j = 1; j < shown.joints; ++j) {
       const parent = state.parents[j];
@@ -744,20 +754,24 @@ function drawPath(triangles, path) {
   if (path.character) addDisc(triangles, ...ground[demo.path.desired], 0.07, 0.02, [1, 1, 1]);
 }
 
-// Appends the desired trajectory: a cyan ribbon from the root through its future samples, each
-// sample a disc with a green tick along its facing (past samples: dim discs).
-function drawTrajectory(triangles, root, trajectory) {
-  const future = trajectory.filter((s) => s.time > 0);
-  addRibbon(triangles, [[root[0], root[2]], ...future.map((s) => [s.position[0], s.position[2]])], 0.035, 0.025,
-            [0.3, 0.8, 0.95]);
+// Colours (ribbon and future discs, past discs, facing ticks) and heights of the two trajectories:
+// the desired one (from the input or the path) and the one the played animation predicts.
+const kDesiredColors = { line: [0.3, 0.8, 0.95], past: [0.2, 0.4, 0.5], tick: [0.3, 0.95, 0.55], y: 0.025 };
+const kPlayedColors = { line: [0.95, 0.45, 0.85], past: [0.5, 0.25, 0.45], tick: [0.95, 0.75, 0.9], y: 0.035 };
+
+// Appends a trajectory in `colors`: a ribbon from the root through its future samples, each
+// sample a disc with a tick along its facing (past samples: dim discs).
+function drawTrajectory(triangles, root, trajectory, colors) {
+  const future = trajectory.filter((s) => s.time > 0), y = colors.y;
+  addRibbon(triangles, [[root[0], root[2]], ...future.map((s) => [s.position[0], s.position[2]])], 0.035, y, colors.line);
   for (const sample of trajectory) {
     const [x, , z] = sample.position, f = sample.facing;
     if (sample.time <= 0) {
-      addDisc(triangles, x, z, 0.04, 0.025, [0.2, 0.4, 0.5]);
+      addDisc(triangles, x, z, 0.04, y, colors.past);
       continue;
     }
-    addDisc(triangles, x, z, 0.06, 0.03, [0.3, 0.8, 0.95]);
-    addRibbon(triangles, [[x, z], [x + 0.3 * f[0], z + 0.3 * f[2]]], 0.03, 0.03, [0.3, 0.95, 0.55]);
+    addDisc(triangles, x, z, 0.05, y + 0.005, colors.line);
+    addRibbon(triangles, [[x, z], [x + 0.3 * f[0], z + 0.3 * f[2]]], 0.03, y + 0.005, colors.tick);
   }
 }
 

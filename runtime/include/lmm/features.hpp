@@ -84,6 +84,14 @@ void write_phase_features(const FeatureSchema& schema, const float* phase, float
 void compute_trajectory_features(const FeatureSchema& schema, const RootSample& root, const RootSample* trajectory,
                                  const float* offset, const float* scale, float* out);
 
+// The world-space trajectory that normalised features `features` (with `offset` / `scale`, the
+// schema's normalisation) describe for a character whose root is `root`: per schema trajectory
+// offset, the ground position of its trajectory-position item and the unit facing direction of its
+// trajectory-direction item. A sample no position group covers stays at root.position, one no
+// direction group covers gets (0, 0, 0). The inverse of compute_trajectory_features; no allocation.
+void trajectory_from_features(const FeatureSchema& schema, const float* features, const float* offset,
+                              const float* scale, const RootSample& root, Vec3* positions, Vec3* directions);
+
 // Scratch buffers of features_from_local_pose, sized once per skeleton (one per thread).
 struct PoseScratch {
   std::vector<Vec3> positions, velocities, angular_velocities;

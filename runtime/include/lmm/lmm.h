@@ -155,6 +155,14 @@ int lmm_character_trajectory_count(const lmm_character* character);
  * w); any pointer may be NULL. Fails when `capacity` is below the sample count. */
 int lmm_character_trajectory(const lmm_character* character, float* times, float* positions_xyz, float* rotations_xyzw,
                              size_t capacity);
+/* The trajectory the played animation predicts, in world space from the character's root: the
+ * trajectory features of the database frame being played (database and path characters) or of the
+ * learned state being decoded (learned characters). Per sample (the same samples as
+ * lmm_character_trajectory) its time offset from now (s), position (3 floats) and unit facing
+ * direction (3 floats; zero where the schema has no direction at that offset); any pointer may be
+ * NULL. Fails when `capacity` is below the sample count. No allocation. */
+int lmm_character_played_trajectory(const lmm_character* character, float* times, float* positions_xyz,
+                                    float* directions_xyz, size_t capacity);
 /* Number of contact joints (the asset's foot-contact labels). */
 int lmm_character_contact_count(const lmm_character* character);
 /* Contact label k: the joint it belongs to and whether it is in contact in the pose shown (1 / 0);
