@@ -3,7 +3,9 @@
 # as 1 rank x 2 threads and as 2 ranks x 1 thread (scripts/train-distributed.sh, loopback), the
 # median of BENCH_REPEATS runs of BENCH_STEPS steps each, with the model's parameter count and rank
 # 0's time in the per-step all-reduces (loss terms, gradient flags and the bucketed gradients;
-# it includes waiting for the slower rank).
+# it includes waiting for the slower rank), and rank 0's memory at the end of its last run
+# (proportional set size, MiB: pages shared with the other rank, such as the memory-mapped
+# database and training data, count half; and the shared part).
 #
 # Usage: scripts/bench-distributed.sh DB.mmdb [PRESET...]        (default presets: standard paper)
 # Environment: LMM_TRAIN or LMM_BUILD (as train-distributed.sh), BENCH_STEPS (default 5),
@@ -43,16 +45,19 @@ measure() {
     rates+=("$(json_number "$dir/$model.json" samples_per_s)")
     reduce+=("$(json_number "$dir/$model.json" allreduce_ms_per_step)")
   done
-  echo "$(median "${rates[@]}") $(json_number "$dir/$model.json" parameters) $(median "${reduce[@]:-0}")"
+  echo "$(median "${rates[@]}") $(json_number "$dir/$model.json" parameters) $(median "${reduce[@]:-0}")" \
+       "$(json_number "$dir/$model.json" memory_pss_mb) $(json_number "$dir/$model.json" memory_shared_mb)"
 }
 
 echo "data-parallel training, $(date -u +%F), $(nproc) cores, $steps steps x $repeats runs (medians), db $db"
-printf '%-10s %-12s %12s %14s %14s %8s %16s\n' preset model parameters "1x2 samples/s" "2x1 samples/s" "2x1/1x2" "allreduce ms/step"
+printf '%-10s %-12s %12s %14s %14s %8s %16s %12s %18s\n' preset model parameters "1x2 samples/s" "2x1 samples/s" \
+  "2x1/1x2" "allreduce ms/step" "1x2 PSS MiB" "2x1 rank-0 PSS MiB (shared)"
 for preset in "${presets[@]}"; do
   for model in ${BENCH_MODELS:-autoencoder stepper projector}; do
-    read -r single params _ <<<"$(measure "$preset" "$model" 1x2)"
-    read -r parallel _ reduce <<<"$(measure "$preset" "$model" 2x1)"
-    printf '%-10s %-12s %12.0f %14.0f %14.0f %8.2f %16.1f\n' "$preset" "$model" "$params" "$single" "$parallel" \
-      "$(awk -v a="$parallel" -v b="$single" 'BEGIN { print a / b }')" "$reduce"
+    read -r single params _ single_pss _ <<<"$(measure "$preset" "$model" 1x2)"
+    read -r parallel _ reduce parallel_pss parallel_shared <<<"$(measure "$preset" "$model" 2x1)"
+    printf '%-10s %-12s %12.0f %14.0f %14.0f %8.2f %16.1f %12.0f %11.0f (%.0f)\n' "$preset" "$model" "$params" "$single" \
+      "$parallel" "$(awk -v a="$parallel" -v b="$single" 'BEGIN { print a / b }')" "$reduce" "$single_pss" \
+      "$parallel_pss" "$parallel_shared"
   done
 done

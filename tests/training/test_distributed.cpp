@@ -1,5 +1,5 @@
 // Data-parallel training (issue 19): --world-size / --rank / --master and their environment
-// variables, batch shards, and 2 lmm-train ranks started by scripts/train-distributed.sh over
+// variables, batch shards, the memory-mapped database and shared training data, and 2 lmm-train ranks started by scripts/train-distributed.sh over
 // loopback reaching the weights of one process with the same global batch (tiny preset). The runs
 // need the Bandai data ($LMM_DATA): they fail in CI without it and skip elsewhere.
 #include <gtest/gtest.h>
@@ -16,10 +16,13 @@
 #include "lmm/training/config.hpp"
 #include "lmm/training/distributed.hpp"
 #include "lmm/training/models.hpp"
+#include "lmm/blob_writer.hpp"
 #include "lmm/training/pose_data.hpp"
+#include "lmm/training/shared_data.hpp"
 #include "lmm/training/trainer.hpp"
 #include "support/bandai_data.hpp"
 #include "support/synthetic_bvh.hpp"
+#include "support/synthetic_database.hpp"
 
 using namespace lmm;
 using namespace lmm::training;
@@ -105,6 +108,73 @@ TEST(BatchShards, TheRanksShardsAreTheWholeBatchInOrder) {
   EXPECT_THROW(batch_shard(1, 0, 2), std::invalid_argument);
 }
 
+// Whether [data, data + bytes) lies in one mapping of the file `path` (/proc/self/maps).
+bool in_mapping_of(const void* data, size_t bytes, const std::string& path) {
+  std::ifstream maps("/proc/self/maps");
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data);
+  for (std::string line; std::getline(maps, line);) {
+    if (line.size() < path.size() || line.compare(line.size() - path.size(), path.size(), path) != 0) continue;
+    uintptr_t low = 0, high = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &low, &high) == 2 && begin >= low && begin + bytes <= high) return true;
+  }
+  return false;
+}
+
+// Every large tensor of `a` equals `b`'s, bit for bit.
+void expect_same_data(const TrainingData& a, const TrainingData& b, const std::string& what) {
+  EXPECT_TRUE(torch::equal(a.d.pose, b.d.pose)) << what;
+  EXPECT_TRUE(torch::equal(a.d.model_positions, b.d.model_positions)) << what;
+  EXPECT_TRUE(torch::equal(a.d.features, b.d.features)) << what;
+  EXPECT_TRUE(torch::equal(a.d.pose_mean, b.d.pose_mean)) << what;
+  EXPECT_TRUE(torch::equal(a.d.pose_std, b.d.pose_std)) << what;
+  EXPECT_TRUE(torch::equal(a.x, b.x)) << what;
+  EXPECT_TRUE(torch::equal(a.d.pair_starts, b.d.pair_starts)) << what;
+}
+
+// Issue 19 part 4: the database is read in place from a memory map, and the ranks view one cached
+// copy of the training data (written by the leader) in place, bit-identical to computing it; a
+// rank's writes stay its own, and a damaged cache is rebuilt instead of used.
+TEST(SharedTrainingData, RanksViewOneMappedCopyOfTheComputedData) {
+  const std::string dir = test::temp_folder("shared");
+  const std::vector<uint8_t> bytes = test::SyntheticDatabase().build();
+  std::string error;
+  ASSERT_TRUE(write_file_atomic(dir + "/db.mmdb", bytes.data(), bytes.size(), error)) << error;
+  const std::shared_ptr<const Database> db = map_database(dir + "/db.mmdb", error);
+  ASSERT_NE(db, nullptr) << error;
+  EXPECT_TRUE(in_mapping_of(db->features(0), sizeof(float) * size_t(db->schema().dims), dir + "/db.mmdb"));
+  const TrainingData computed = compute_training_data(*db);
+  EXPECT_EQ(computed.mapped_from, "");
+
+  const std::string path = prepare_training_data_cache(*db, dir + "/out");
+  EXPECT_NE(path.find("/out/pose-data-"), std::string::npos) << path;
+  TrainingData rank0 = map_training_data(*db, dir + "/out"), rank1 = map_training_data(*db, dir + "/out");
+  EXPECT_EQ(rank0.mapped_from, path);
+  expect_same_data(rank0, computed, "rank 0");
+  expect_same_data(rank1, computed, "rank 1");
+  for (const TrainingData* rank : {&rank0, &rank1}) {
+    EXPECT_TRUE(in_mapping_of(rank->d.pose.data_ptr(), size_t(rank->d.pose.nbytes()), path));
+    EXPECT_TRUE(in_mapping_of(rank->x.data_ptr(), size_t(rank->x.nbytes()), path));
+  }
+  rank1.d.pose.fill_(42.0f);  // copy-on-write: neither the file nor rank 0 sees it
+  expect_same_data(rank0, computed, "rank 0 after rank 1 wrote");
+  expect_same_data(map_training_data(*db, dir + "/out"), computed, "a rank mapping the file again");
+
+  std::string file_bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    file_bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(file_bytes.data(), std::streamsize(file_bytes.size() / 2));
+  const TrainingData rebuilt = map_training_data(*db, dir + "/out");  // truncated: rebuilt, not used
+  EXPECT_EQ(rebuilt.mapped_from, path);
+  expect_same_data(rebuilt, computed, "rebuilt after truncation");
+
+  EXPECT_EQ(map_database(dir + "/missing.mmdb", error), nullptr);
+  EXPECT_NE(error.find(dir + "/missing.mmdb: cannot open"), std::string::npos) << error;
+  EXPECT_EQ(map_database(path, error), nullptr);  // not a database
+  EXPECT_NE(error.find(path + ": "), std::string::npos) << error;
+}
+
 constexpr int kSteps = 20;  // optimiser steps of each run (an epoch of the tiny preset)
 
 // Runs lmm-train MODEL (one process) or scripts/train-distributed.sh RANKS MODEL with the tiny
@@ -168,6 +238,8 @@ TEST_P(DataParallelRun, TwoRanksGiveTheWeightsOfOneProcess) {
   EXPECT_NE(report.find("\"steps\": " + std::to_string(kSteps)), std::string::npos) << report;
   EXPECT_NE(report.find("allreduce_ms_per_step"), std::string::npos) << report;
   EXPECT_NE(read_text(two + "/log.txt").find("2 ranks met"), std::string::npos) << read_text(two + "/log.txt");
+  EXPECT_NE(read_text(two + "/log.txt").find("training data mapped from " + two + "/pose-data-"), std::string::npos)
+      << read_text(two + "/log.txt");
 
   std::string error;
   const std::shared_ptr<const Database> db = Database::load_file(db_path, error);

@@ -16,6 +16,7 @@
 #include "lmm/training/direction.hpp"
 #include "lmm/training/export.hpp"
 #include "lmm/training/phase.hpp"
+#include "lmm/training/shared_data.hpp"
 #include "lmm/training/trainer.hpp"
 
 using namespace lmm;
@@ -113,7 +114,7 @@ int run(int argc, char** argv) {
   TrainingConfig config = load_training_config(args["config"].as<std::string>(), default_config_dir());
   if (args["threads"].as<int>() > 0) config.threads = args["threads"].as<int>();
   std::string error;
-  const std::shared_ptr<const Database> database = Database::load_file(args["db"].as<std::string>(), error);
+  const std::shared_ptr<const Database> database = map_database(args["db"].as<std::string>(), error);
   if (database == nullptr) throw InputError(error);
   const Database& db = *database;
   TrainOptions o;

@@ -55,8 +55,8 @@ torch::Tensor pose_to_model_positions(const PoseData& data, const torch::Tensor&
   return model_space_positions(data.parents, positions, matrices_from_6d(rotations));
 }
 
-PoseData make_pose_data(const Database& db) {
-  const int64_t n = db.frame_count(), j_all = db.joint_count();
+PoseData pose_data_layout(const Database& db) {
+  const int64_t j_all = db.joint_count();
   if (db.schema().dims <= 0) throw std::runtime_error("database has no matching features");
   PoseData d;
   d.fps = db.fps();
@@ -70,17 +70,26 @@ PoseData make_pose_data(const Database& db) {
     if (c < 1) throw std::runtime_error("contact joint " + std::to_string(c) + " is the simulation bone");
     d.contact_joints.push_back(c - 1);
   }
-  const PoseLayout& l = d.layout;
-  d.pose = torch::zeros({n, l.size()});
-  float* y = d.pose.data_ptr<float>();
-  for (int64_t f = 0; f < n; ++f) database_pose_vector(db, int(f), y + f * l.size());
-  d.features = torch::from_blob(const_cast<float*>(db.features(0)), {n, int64_t(db.schema().dims)}).clone();
   std::vector<int64_t> starts;
   for (const DatabaseRange& r : db.ranges()) {
     for (int f = r.start; f + 1 < r.stop; ++f) starts.push_back(f);
   }
   if (starts.empty()) throw std::runtime_error("database has no clip with two or more frames");
   d.pair_starts = torch::tensor(starts, torch::kInt64);
+  const std::vector<float> votes = descendant_votes(d.parents);
+  d.local_weights = mean_one(torch::tensor(votes));
+  d.model_weights = mean_one(1.0 / torch::tensor(votes));
+  return d;
+}
+
+PoseData make_pose_data(const Database& db) {
+  PoseData d = pose_data_layout(db);
+  const PoseLayout& l = d.layout;
+  const int64_t n = db.frame_count();
+  d.pose = torch::zeros({n, l.size()});
+  float* y = d.pose.data_ptr<float>();
+  for (int64_t f = 0; f < n; ++f) database_pose_vector(db, int(f), y + f * l.size());
+  d.features = torch::from_blob(const_cast<float*>(db.features(0)), {n, int64_t(db.schema().dims)}).clone();
   d.pose_mean = d.pose.mean(0);
   d.pose_std = d.pose.std(0).clamp_min(1e-4);
   d.pose_mean.narrow(0, l.contact(), l.contacts).zero_();
@@ -91,9 +100,6 @@ PoseData make_pose_data(const Database& db) {
     for (int64_t s = 0; s < n; s += 8192) chunks.push_back(pose_to_model_positions(d, d.pose.narrow(0, s, std::min<int64_t>(8192, n - s))));
     d.model_positions = torch::cat(chunks, 0);
   }
-  const std::vector<float> votes = descendant_votes(d.parents);
-  d.local_weights = mean_one(torch::tensor(votes));
-  d.model_weights = mean_one(1.0 / torch::tensor(votes));
   return d;
 }
 

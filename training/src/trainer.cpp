@@ -6,6 +6,9 @@
 #include <cstring>
 #include <random>
 #include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
 #include <stdexcept>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -17,6 +20,7 @@
 #include "lmm/training/flat_index.hpp"
 #include "lmm/training/models.hpp"
 #include "lmm/training/pose_data.hpp"
+#include "lmm/training/shared_data.hpp"
 #include "training_loop.hpp"
 
 namespace lmm::training {
@@ -358,6 +362,26 @@ class GlobalRouting {
   std::vector<SmoeImpl*> smoes_;
 };
 
+// This process's memory now, in MiB, from /proc/self/smaps_rollup: "rss" (resident), "pss"
+// (proportional: each shared page split among the processes mapping it), "private" and "shared"
+// (resident pages mapped by this process only, or by others too); empty where it cannot be read.
+std::map<std::string, double> process_memory_mb() {
+  const std::pair<const char*, const char*> keys[] = {{"Rss:", "rss"}, {"Pss:", "pss"}, {"Private_Clean:", "private"},
+                                                      {"Private_Dirty:", "private"}, {"Shared_Clean:", "shared"},
+                                                      {"Shared_Dirty:", "shared"}};
+  std::map<std::string, double> mb;
+  std::ifstream rollup("/proc/self/smaps_rollup");
+  std::string key;
+  double kb = 0.0;
+  while (rollup >> key >> kb) {
+    for (const auto& [field, name] : keys) {
+      if (key == field) mb[name] += kb / 1024.0;
+    }
+    rollup.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return mb;
+}
+
 }  // namespace
 
 void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions& o, TrainReport& report) {
@@ -441,6 +465,7 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
   int64_t parameter_count = 0;
   for (const torch::Tensor& p : parameters) parameter_count += p.numel();
   report.metrics["parameters"] = double(parameter_count);
+  for (const auto& [name, mb] : process_memory_mb()) report.metrics["memory_" + name + "_mb"] = mb;
   if (comm != nullptr && s.step > first_step) {
     report.metrics["allreduce_ms_per_step"] = 1000.0 * reduce_seconds / double(s.step - first_step);
   }
@@ -537,6 +562,16 @@ double rollout_error_cm(const Database& db, const PoseData& d, Autoencoder& ae, 
   return (pose_to_model_positions(d, pose) - truth).norm(2, -1).mean().item<double>() * 100.0;
 }
 
+// The training data of `db`: computed in this process, or, for a rank of a data-parallel run,
+// mapped from the cache file the leader prepared in out_dir (shared by the ranks on its machine).
+TrainingData training_data(const Database& db, const TrainOptions& o) {
+  if (o.communicator == nullptr) return compute_training_data(db);
+  o.communicator->broadcast_from_leader([&] { return prepare_training_data_cache(db, o.out_dir); });
+  TrainingData data = map_training_data(db, o.out_dir);
+  if (o.log) o.log("training data mapped from " + data.mapped_from + ", shared by the ranks on this machine");
+  return data;
+}
+
 // Everything stepper and projector training share: pose data, encoder inputs, the frozen
 // autoencoder and the per-frame state (latent ++ features).
 struct LatentSetup {
@@ -549,9 +584,8 @@ LatentSetup latent_setup(const TrainingConfig& c, const Database& db, const Trai
   torch::manual_seed(c.seed);
   at::set_num_threads(c.threads);
   fs::create_directories(o.out_dir);
-  LatentSetup s{make_pose_data(db), {}, {}, nullptr};
-  torch::Tensor x_mean, x_std;
-  s.x = encoder_inputs(s.d, x_mean, x_std);
+  TrainingData data = training_data(db, o);
+  LatentSetup s{std::move(data.d), std::move(data.x), {}, nullptr};
   s.ae = load_autoencoder(c, s.d, s.x.size(1), o);
   s.state = torch::cat({latents(s.ae, s.x), s.d.features}, 1);
   return s;
@@ -699,10 +733,10 @@ TrainReport train_autoencoder(const TrainingConfig& preset, const Database& db, 
   torch::manual_seed(c.seed);
   at::set_num_threads(c.threads);
   fs::create_directories(o.out_dir);
-  const PoseData d = make_pose_data(db);
+  const TrainingData data = training_data(db, o);
+  const PoseData& d = data.d;
   const PoseLayout& l = d.layout;
-  torch::Tensor x_mean, x_std;
-  const torch::Tensor x = encoder_inputs(d, x_mean, x_std);
+  const torch::Tensor& x = data.x;
   Autoencoder ae(x.size(1), d.features.size(1), l.size(), c);
   const torch::Tensor contact_index = torch::tensor(d.contact_joints, torch::kInt64);
   const double fps = d.fps;

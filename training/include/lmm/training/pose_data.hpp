@@ -44,6 +44,11 @@ struct PoseData {
 // features or fewer than two frames in every clip.
 PoseData make_pose_data(const Database& db);
 
+// make_pose_data's small part: layout, fps, joints, contacts, pair starts and joint weights,
+// without the per-frame tensors (pose, model_positions, features, pose_mean, pose_std). Throws
+// like make_pose_data.
+PoseData pose_data_layout(const Database& db);
+
 // Rotation matrices [..., 3, 3] from 6D vectors [..., 6] (first two columns, Gram-Schmidt).
 torch::Tensor matrices_from_6d(const torch::Tensor& r6);
 
