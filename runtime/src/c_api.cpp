@@ -773,9 +773,14 @@ int lmm_character_played_trajectory(const lmm_character* character, float* times
   if (!require(character, "character")) return 0;
   const lmm::FeatureSchema& schema = schema_of(*character);
   const size_t samples = schema.trajectory_offsets.size();
-  if (capacity < samples || samples > kMaxTrajectorySamples) {
+  if (capacity < samples) {
     last_error = "the buffers hold " + std::to_string(capacity) + " trajectory samples; the character has " +
                  std::to_string(samples);
+    return 0;
+  }
+  if (samples > kMaxTrajectorySamples) {
+    last_error = "the schema has " + std::to_string(samples) + " trajectory samples; the played trajectory reports " +
+                 std::to_string(kMaxTrajectorySamples) + " at most";
     return 0;
   }
   const lmm::PoseOutput& pose = pose_of(*character);

@@ -160,7 +160,8 @@ int lmm_character_trajectory(const lmm_character* character, float* times, float
  * learned state being decoded (learned characters). Per sample (the same samples as
  * lmm_character_trajectory) its time offset from now (s), position (3 floats) and unit facing
  * direction (3 floats; zero where the schema has no direction at that offset); any pointer may be
- * NULL. Fails when `capacity` is below the sample count. No allocation. */
+ * NULL. Fails when `capacity` is below the sample count or the schema has over 64 samples. No
+ * allocation. */
 int lmm_character_played_trajectory(const lmm_character* character, float* times, float* positions_xyz,
                                     float* directions_xyz, size_t capacity);
 /* Number of contact joints (the asset's foot-contact labels). */
