@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Trains a preset's three models on bandai-loco/normal within a fixed wall-time budget and
-# prints their metrics: the autoencoder on 2 threads, then stepper and projector as two
-# concurrent 1-thread processes (they only read the autoencoder checkpoint).
+# prints their metrics: the autoencoder as AE_RANKS data-parallel ranks of AE_THREADS threads each
+# (default 2 x 1: one LibTorch thread per core is the fastest way to use this 2-core machine,
+# docs/benchmarks.md#training-throughput), then stepper and projector as two concurrent 1-thread
+# processes (they only read the autoencoder checkpoint).
 #
 # Usage: scripts/train-standard.sh [PRESET] [OUT_DIR]      (default: standard build/train-PRESET)
 # Environment: LMM_DATA (bandai-loco folder), LMM_BUILD (default build/release),
-#              AE_MINUTES (default 30), SP_MINUTES (default 25), AE_THREADS (default 2).
+#              AE_MINUTES (default 30), SP_MINUTES (default 25), AE_RANKS (default 2),
+#              AE_THREADS (threads per rank, default 1).
 # Run it for `standard` and `ffn-standard` to compare both with the same wall time.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -18,8 +21,9 @@ tools="$build/tools"
 mkdir -p "$out"
 db="$out/normal.mmdb"
 [[ -f "$db" ]] || "$tools/lmm-import" "$data/normal" --out "$db"
-"$tools/lmm-train" autoencoder --db "$db" --config "$preset" --out "$out" --threads "${AE_THREADS:-2}" \
-  --max-minutes "${AE_MINUTES:-30}" --json "$out/autoencoder.json"
+LMM_TRAIN="$tools/lmm-train" bash scripts/train-distributed.sh "${AE_RANKS:-2}" autoencoder --db "$db" \
+  --config "$preset" --out "$out" --threads "${AE_THREADS:-1}" --max-minutes "${AE_MINUTES:-30}" \
+  --json "$out/autoencoder.json"
 "$tools/lmm-train" stepper --db "$db" --config "$preset" --out "$out" --threads 1 \
   --max-minutes "${SP_MINUTES:-25}" --json "$out/stepper.json" > "$out/stepper.log" 2>&1 &
 stepper=$!

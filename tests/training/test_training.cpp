@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "lmm/pipeline/config.hpp"
@@ -82,6 +83,31 @@ TEST(Layers, SmoeRoutesToTwoExpertsLikeTheDenseReference) {
     if (p.key().rfind("gate", 0) == 0) gate_grad = gate_grad || p.value().grad().abs().sum().item<float>() > 0.0f;
   }
   EXPECT_TRUE(gate_grad);
+}
+
+// The routed pass's gradients (every expert's and the gate's) equal those of the dense reference,
+// whose unrouted outputs get no gradient; an expert no row is routed to gets none either.
+TEST(Layers, SmoeRoutedGradientsEqualTheDenseReference) {
+  torch::manual_seed(3);
+  Smoe smoe(6, 12, std::vector<int64_t>{16, 8}, 5, 2);
+  const torch::Tensor x = torch::randn({9, 6});  // 18 (row, expert) pairs over 12 experts: some get none
+  const torch::Tensor target = torch::randn({9, 5});
+  auto gradients = [&](bool dense) {
+    smoe->zero_grad();
+    ((dense ? smoe->forward_dense(x) : smoe->forward(x)) - target).pow(2).sum().backward();
+    std::map<std::string, torch::Tensor> g;
+    for (const auto& p : smoe->named_parameters()) {
+      g[p.key()] = p.value().grad().defined() ? p.value().grad().clone() : torch::zeros_like(p.value());
+    }
+    return g;
+  };
+  const auto routed = gradients(false), dense = gradients(true);
+  int unused = 0;
+  for (const auto& [name, g] : dense) {
+    EXPECT_TRUE(torch::allclose(routed.at(name), g, 1e-5, 1e-6)) << name;
+    unused += name.rfind("expert", 0) == 0 && name.find("layer0.weight") != std::string::npos && g.abs().sum().item<float>() == 0.0f;
+  }
+  EXPECT_GT(unused, 0) << "every expert got rows: the test does not cover an empty group";
 }
 
 TEST(PoseData, RotationsAndForwardKinematicsMatchTheRuntime) {

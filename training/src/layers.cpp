@@ -104,15 +104,21 @@ std::pair<torch::Tensor, torch::Tensor> SmoeImpl::route(const torch::Tensor& x) 
 
 torch::Tensor SmoeImpl::forward(const torch::Tensor& x) {
   auto [weights, index] = route(x);
-  torch::Tensor out = torch::zeros({x.size(0), out_}, x.options());
-  for (int64_t e = 0; e < int64_t(experts_.size()); ++e) {
-    const torch::Tensor hit = (index == e);                    // [B, k]
-    const torch::Tensor rows = hit.any(1).nonzero().squeeze(1);
-    if (rows.numel() == 0) continue;
-    const torch::Tensor w = (weights * hit).sum(1).index_select(0, rows).unsqueeze(1);
-    out = out.index_add(0, rows, experts_[size_t(e)]->forward(x.index_select(0, rows)) * w);
+  // The B x k (row, expert) pairs sorted by expert (stable: rows ascending within an expert), so
+  // that one gather makes every expert's rows one contiguous slice and one index_add sums the
+  // weighted outputs back into their rows.
+  const torch::Tensor experts_of_pairs = index.reshape(-1);
+  const torch::Tensor order = std::get<1>(experts_of_pairs.sort(/*stable=*/true, 0, false));
+  const torch::Tensor rows = order.div(index.size(1), "floor");
+  const torch::Tensor counts = torch::bincount(experts_of_pairs, {}, int64_t(experts_.size()));
+  const std::vector<int64_t> sizes(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + counts.numel());
+  const std::vector<torch::Tensor> groups = x.index_select(0, rows).split_with_sizes(sizes);
+  std::vector<torch::Tensor> outputs;
+  for (size_t e = 0; e < groups.size(); ++e) {
+    if (sizes[e] > 0) outputs.push_back(experts_[e]->forward(groups[e]));
   }
-  return out;
+  const torch::Tensor weighted = torch::cat(outputs) * weights.reshape({-1, 1}).index_select(0, order);
+  return torch::zeros({x.size(0), out_}, x.options()).index_add(0, rows, weighted);
 }
 
 torch::Tensor SmoeImpl::forward_dense(const torch::Tensor& x) {
