@@ -44,9 +44,10 @@ measure() {
       bash "$root/scripts/train-distributed.sh" 2 "${args[@]}" --threads 1 >"$dir/$model.log" 2>&1
     fi || { cat "$dir/$model.log" >&2; exit 1; }
     rates+=("$(json_number "$dir/$model.json" samples_per_s)")
-    reduce+=("$(json_number "$dir/$model.json" allreduce_ms_per_step)")
+    local ms="$(json_number "$dir/$model.json" allreduce_ms_per_step)"
+    reduce+=("${ms:-0}")  # one process: no all-reduce
   done
-  echo "$(median "${rates[@]}") $(json_number "$dir/$model.json" parameters) $(median "${reduce[@]:-0}")" \
+  echo "$(median "${rates[@]}") $(json_number "$dir/$model.json" parameters) $(median "${reduce[@]}")" \
        "$(json_number "$dir/$model.json" memory_pss_mb) $(json_number "$dir/$model.json" memory_shared_mb)"
 }
 

@@ -3,14 +3,20 @@
 // loopback reaching the weights of one process with the same global batch (tiny preset). The runs
 // need the Bandai data ($LMM_DATA): they fail in CI without it and skip elsewhere.
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "lmm/pipeline/config.hpp"
 #include "lmm/training/config.hpp"
@@ -173,6 +179,52 @@ TEST(SharedTrainingData, RanksViewOneMappedCopyOfTheComputedData) {
   EXPECT_NE(error.find(dir + "/missing.mmdb: cannot open"), std::string::npos) << error;
   EXPECT_EQ(map_database(path, error), nullptr);  // not a database
   EXPECT_NE(error.find(path + ": "), std::string::npos) << error;
+}
+
+// A TCP port of this machine that was free a moment ago.
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof address;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), size);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+// The shared training data's barrier: rank 0 prepares for longer than the peer timeout (which
+// would stop a collective) and the other rank waits for it; a failure on rank 0 reaches both.
+TEST(Communicator, RunOnLeaderWaitsPastThePeerTimeoutAndSharesAFailure) {
+  const int port = free_port();
+  auto settings = [port](int rank) { return DistributedSettings{2, rank, "127.0.0.1", port, 3.0}; };
+  std::string other_rank;
+  std::thread rank1([&] {
+    try {
+      Communicator c(settings(1));
+      c.run_on_leader([] { throw std::runtime_error("only rank 0 prepares"); }, 30.0);
+      other_rank = "waited";
+      c.run_on_leader([] {}, 30.0);
+    } catch (const std::runtime_error& e) {
+      other_rank += std::string(", then: ") + e.what();
+    }
+  });
+  std::string leader;
+  double prepared_seconds = 0.0;
+  try {
+    Communicator c(settings(0));
+    const auto start = std::chrono::steady_clock::now();
+    c.run_on_leader([] { std::this_thread::sleep_for(std::chrono::milliseconds(4500)); }, 30.0);  // > 3 s
+    prepared_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    c.run_on_leader([] { throw std::runtime_error("disk full"); }, 30.0);
+  } catch (const std::runtime_error& e) {
+    leader = e.what();
+  }
+  rank1.join();
+  EXPECT_GE(prepared_seconds, 4.4);
+  EXPECT_EQ(leader, "disk full");
+  EXPECT_EQ(other_rank, "waited, then: disk full");
 }
 
 constexpr int kSteps = 20;  // optimiser steps of each run (an epoch of the tiny preset)

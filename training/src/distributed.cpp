@@ -116,6 +116,7 @@ BatchShard batch_shard(int64_t global, int rank, int world_size) {
 struct Communicator::Impl {
   c10::intrusive_ptr<c10d::TCPStore> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+  int leader_runs = 0;  // run_on_leader calls so far (each waits on a key of its own)
 };
 
 namespace {
@@ -224,6 +225,30 @@ std::string Communicator::broadcast_from_leader(const std::function<std::string(
   std::string received(reinterpret_cast<const char*>(body.front().data_ptr<uint8_t>()), size_t(size));
   if (failed != 0) throw std::runtime_error(received);
   return received;
+}
+
+void Communicator::run_on_leader(const std::function<void()>& prepare, double timeout_seconds) {
+  const std::string key = "lmm/leader-run/" + std::to_string(impl_->leader_runs++);
+  if (rank() == 0) {
+    std::string outcome = "ok";
+    try {
+      prepare();
+    } catch (const std::runtime_error& e) {
+      outcome = std::string("failed: ") + e.what();
+    }
+    impl_->store->set(key, std::vector<uint8_t>(outcome.begin(), outcome.end()));
+    if (outcome != "ok") throw std::runtime_error(outcome.substr(8));
+    return;
+  }
+  try {
+    impl_->store->wait({key}, std::chrono::milliseconds(static_cast<int64_t>(timeout_seconds * 1000.0)));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(rank_text(settings_) + ": rank 0 stopped or did not finish preparing within " +
+                             std::to_string(static_cast<int64_t>(timeout_seconds)) + " s: " + first_line(e));
+  }
+  const std::vector<uint8_t> bytes = impl_->store->get(key);
+  const std::string outcome(bytes.begin(), bytes.end());
+  if (outcome != "ok") throw std::runtime_error(outcome.substr(8));
 }
 
 }  // namespace lmm::training

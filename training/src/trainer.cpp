@@ -7,8 +7,8 @@
 #include <random>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -371,13 +371,14 @@ std::map<std::string, double> process_memory_mb() {
                                                       {"Shared_Dirty:", "shared"}};
   std::map<std::string, double> mb;
   std::ifstream rollup("/proc/self/smaps_rollup");
-  std::string key;
-  double kb = 0.0;
-  while (rollup >> key >> kb) {
+  for (std::string line; std::getline(rollup, line);) {  // "Rss:  1234 kB"; the first line is the address range
+    std::istringstream fields(line);
+    std::string key;
+    double kb = 0.0;
+    if (!(fields >> key >> kb)) continue;
     for (const auto& [field, name] : keys) {
       if (key == field) mb[name] += kb / 1024.0;
     }
-    rollup.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
   }
   return mb;
 }
@@ -454,6 +455,7 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
     }
     go = s.step < c.steps && (comm == nullptr ? within_budget(s.step) : !stop);
   }
+  const std::map<std::string, double> memory = process_memory_mb();  // while every rank still maps the data
   if (leader) save_checkpoint(path, spec, optimizer, s, world_size);
   report.steps = s.step;
   report.finished = s.step >= c.steps;
@@ -465,7 +467,7 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
   int64_t parameter_count = 0;
   for (const torch::Tensor& p : parameters) parameter_count += p.numel();
   report.metrics["parameters"] = double(parameter_count);
-  for (const auto& [name, mb] : process_memory_mb()) report.metrics["memory_" + name + "_mb"] = mb;
+  for (const auto& [name, mb] : memory) report.metrics["memory_" + name + "_mb"] = mb;
   if (comm != nullptr && s.step > first_step) {
     report.metrics["allreduce_ms_per_step"] = 1000.0 * reduce_seconds / double(s.step - first_step);
   }
@@ -562,11 +564,16 @@ double rollout_error_cm(const Database& db, const PoseData& d, Autoencoder& ae, 
   return (pose_to_model_positions(d, pose) - truth).norm(2, -1).mean().item<double>() * 100.0;
 }
 
+// How long data-parallel ranks wait for rank 0 to prepare the shared training data.
+constexpr double kTrainingDataPreparationSeconds = 600.0;
+
 // The training data of `db`: computed in this process, or, for a rank of a data-parallel run,
 // mapped from the cache file the leader prepared in out_dir (shared by the ranks on its machine).
 TrainingData training_data(const Database& db, const TrainOptions& o) {
   if (o.communicator == nullptr) return compute_training_data(db);
-  o.communicator->broadcast_from_leader([&] { return prepare_training_data_cache(db, o.out_dir); });
+  // Preparing takes rank 0 about 19 s for all of bandai-loco: the others wait up to 10 minutes (a
+  // rank that dies still stops them at once).
+  o.communicator->run_on_leader([&] { prepare_training_data_cache(db, o.out_dir); }, kTrainingDataPreparationSeconds);
   TrainingData data = map_training_data(db, o.out_dir);
   if (o.log) o.log("training data mapped from " + data.mapped_from + ", shared by the ranks on this machine");
   return data;

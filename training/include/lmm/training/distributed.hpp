@@ -70,6 +70,11 @@ class Communicator {
   // Rank 0's `read()` on every rank (the others do not call it). When it throws
   // std::runtime_error, every rank throws one with its message.
   std::string broadcast_from_leader(const std::function<std::string()>& read);
+  // Runs `prepare()` on rank 0 while the others wait for it, up to `timeout_seconds` (through the
+  // store: the process group's collectives give up after the peer timeout); a rank 0 that stops
+  // ends the wait at once. When it throws std::runtime_error, every rank throws one with its
+  // message; a wait that times out throws one saying so.
+  void run_on_leader(const std::function<void()>& prepare, double timeout_seconds);
 
  private:
   struct Impl;
