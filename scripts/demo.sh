@@ -4,7 +4,7 @@
 #
 # Usage: scripts/demo.sh [--model X.lmmw] [--db X.mmdb] [--data DIR] [--port N] [--no-serve]
 #   --model X.lmmw  learned-motion-matching bundle (default: build/quickstart/model.lmmw; when it is
-#                   missing, scripts/quickstart.sh runs first and trains it: about 20 minutes)
+#                   missing, scripts/quickstart.sh runs first and trains it: about 13 minutes)
 #   --db X.mmdb     database for the database controller and the path mode (default:
 #                   build/web-demo-assets/demo.mmdb, imported when missing by
 #                   tools/web-demo/demo-db.sh: 27 clips at 30 fps, about 10 MB)
@@ -46,7 +46,7 @@ export LMM_SKIP_INSTALL=1
 if [[ -z "$model" ]]; then
   model="build/quickstart/model.lmmw"
   if [[ ! -f "$model" ]]; then
-    echo "demo.sh: no $model yet: running scripts/quickstart.sh to train the 'quick' preset (about 20 minutes)"
+    echo "demo.sh: no $model yet: running scripts/quickstart.sh to train the 'quick' preset (about 13 minutes)"
     if [[ -d "$data" ]]; then bash scripts/quickstart.sh "$data"; else bash scripts/quickstart.sh; fi
   fi
 fi
