@@ -33,12 +33,16 @@ constexpr double kTwoPi = 6.283185307179586;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// " | experts used MIN-MAX" (fraction of the batch routed to the least / most used expert).
+// " | experts used MIN-MAXx uniform": the share of the batch's rows routed to the least and the most
+// used expert as multiples of uniform use (top_k / experts; lmm-eval reports the same over the database).
 std::string utilisation_text(const Network& net) {
   if (!net || !net->utilisation().defined()) return "";
   const torch::Tensor u = net->utilisation();
+  const double uniform = u.sum().item<double>() / double(u.numel());  // each row counts top_k times
+  if (!(uniform > 0.0)) return "";
   char text[64];
-  std::snprintf(text, sizeof text, " | experts used %.3f-%.3f", u.min().item<double>(), u.max().item<double>());
+  std::snprintf(text, sizeof text, " | experts used %.2f-%.2fx uniform", u.min().item<double>() / uniform,
+                u.max().item<double>() / uniform);
   return text;
 }
 
