@@ -151,9 +151,11 @@ TEST(SharedTrainingData, RanksViewOneMappedCopyOfTheComputedData) {
   const TrainingData computed = compute_training_data(*db);
   EXPECT_EQ(computed.mapped_from, "");
 
-  const std::string path = prepare_training_data_cache(*db, dir + "/out");
+  const TrainingDataCache cache = training_data_cache(*db, dir + "/out");
+  const std::string& path = cache.path;
+  prepare_training_data_cache(*db, cache);
   EXPECT_NE(path.find("/out/pose-data-"), std::string::npos) << path;
-  TrainingData rank0 = map_training_data(*db, dir + "/out"), rank1 = map_training_data(*db, dir + "/out");
+  TrainingData rank0 = map_training_data(*db, cache), rank1 = map_training_data(*db, cache);
   EXPECT_EQ(rank0.mapped_from, path);
   expect_same_data(rank0, computed, "rank 0");
   expect_same_data(rank1, computed, "rank 1");
@@ -163,7 +165,7 @@ TEST(SharedTrainingData, RanksViewOneMappedCopyOfTheComputedData) {
   }
   rank1.d.pose.fill_(42.0f);  // copy-on-write: neither the file nor rank 0 sees it
   expect_same_data(rank0, computed, "rank 0 after rank 1 wrote");
-  expect_same_data(map_training_data(*db, dir + "/out"), computed, "a rank mapping the file again");
+  expect_same_data(map_training_data(*db, cache), computed, "a rank mapping the file again");
 
   std::string file_bytes;
   {
@@ -171,7 +173,7 @@ TEST(SharedTrainingData, RanksViewOneMappedCopyOfTheComputedData) {
     file_bytes.assign(std::istreambuf_iterator<char>(in), {});
   }
   std::ofstream(path, std::ios::binary | std::ios::trunc).write(file_bytes.data(), std::streamsize(file_bytes.size() / 2));
-  const TrainingData rebuilt = map_training_data(*db, dir + "/out");  // truncated: rebuilt, not used
+  const TrainingData rebuilt = map_training_data(*db, cache);  // truncated: rebuilt, not used
   EXPECT_EQ(rebuilt.mapped_from, path);
   expect_same_data(rebuilt, computed, "rebuilt after truncation");
 

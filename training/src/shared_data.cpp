@@ -74,10 +74,6 @@ void write_cache(TrainingData data, uint64_t key, const std::string& path) {
   }
 }
 
-std::string cache_path(const std::string& dir, uint64_t key) {
-  return (std::filesystem::path(dir) / ("pose-data-" + hex(key) + ".lmpd")).string();
-}
-
 // `data` (its layout from pose_data_layout) with its large tensors viewing the cache file at
 // `path` in place; false when the file is missing, is not a cache of `key` or does not fit.
 bool view_cache(const std::string& path, uint64_t key, const Database& db, TrainingData& data) {
@@ -148,23 +144,25 @@ TrainingData compute_training_data(const Database& db) {
   return data;
 }
 
-std::string prepare_training_data_cache(const Database& db, const std::string& dir) {
+TrainingDataCache training_data_cache(const Database& db, const std::string& dir) {
   const uint64_t key = database_key(db);
-  const std::string path = cache_path(dir, key);
-  TrainingData existing{pose_data_layout(db), {}, ""};
-  if (!view_cache(path, key, db, existing)) {
-    std::filesystem::create_directories(dir);
-    write_cache(compute_training_data(db), key, path);
-  }
-  return path;
+  return {key, (std::filesystem::path(dir) / ("pose-data-" + hex(key) + ".lmpd")).string()};
 }
 
-TrainingData map_training_data(const Database& db, const std::string& dir) {
-  const uint64_t key = database_key(db);
+void prepare_training_data_cache(const Database& db, const TrainingDataCache& cache) {
+  TrainingData existing{pose_data_layout(db), {}, ""};
+  if (view_cache(cache.path, cache.key, db, existing)) return;
+  std::filesystem::create_directories(std::filesystem::path(cache.path).parent_path());
+  write_cache(compute_training_data(db), cache.key, cache.path);
+}
+
+TrainingData map_training_data(const Database& db, const TrainingDataCache& cache) {
   TrainingData data{pose_data_layout(db), {}, ""};
-  if (view_cache(cache_path(dir, key), key, db, data)) return data;
-  const std::string path = prepare_training_data_cache(db, dir);
-  if (!view_cache(path, key, db, data)) throw std::runtime_error(path + ": the shared training data cannot be read back");
+  if (view_cache(cache.path, cache.key, db, data)) return data;
+  prepare_training_data_cache(db, cache);
+  if (!view_cache(cache.path, cache.key, db, data)) {
+    throw std::runtime_error(cache.path + ": the shared training data cannot be read back");
+  }
   return data;
 }
 

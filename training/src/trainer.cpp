@@ -577,8 +577,9 @@ TrainingData training_data(const Database& db, const TrainOptions& o) {
   if (o.communicator == nullptr) return compute_training_data(db);
   // Preparing takes rank 0 about 19 s for all of bandai-loco: the others wait up to 10 minutes (a
   // rank that dies still stops them at once).
-  o.communicator->run_on_leader([&] { prepare_training_data_cache(db, o.out_dir); }, kTrainingDataPreparationSeconds);
-  TrainingData data = map_training_data(db, o.out_dir);
+  const TrainingDataCache cache = training_data_cache(db, o.out_dir);
+  o.communicator->run_on_leader([&] { prepare_training_data_cache(db, cache); }, kTrainingDataPreparationSeconds);
+  TrainingData data = map_training_data(db, cache);
   if (o.log) o.log("training data mapped from " + data.mapped_from + ", shared by the ranks on this machine");
   return data;
 }

@@ -53,19 +53,27 @@ struct TrainingData {
 // The training data of `db`, computed in this process (make_pose_data, encoder_inputs).
 TrainingData compute_training_data(const Database& db);
 
-// Data-parallel ranks share the training data of `db` through a cache file in `dir`
-// (pose-data-<hash of the database's content>.lmpd, docs/training.md, "Data-parallel training"): the
-// leader calls prepare_training_data_cache, then every rank map_training_data.
+// Data-parallel ranks share the training data of a database through a cache file
+// (pose-data-<hash of the database's content>.lmpd, docs/training.md, "Data-parallel training"):
+// every rank names it once with training_data_cache, the leader calls prepare_training_data_cache,
+// then every rank map_training_data.
+struct TrainingDataCache {
+  uint64_t key = 0;  // hash of every tensor of the database file
+  std::string path;  // DIR/pose-data-<key>.lmpd
+};
 
-// Computes the training data of `db` and writes its cache file in `dir` (atomically) unless a
-// cache of the same database is there already; returns its path. Throws std::runtime_error when
-// the file cannot be written.
-std::string prepare_training_data_cache(const Database& db, const std::string& dir);
+// The cache of `db` in `dir` (hashes the database once).
+TrainingDataCache training_data_cache(const Database& db, const std::string& dir);
 
-// The training data of `db` with its large tensors viewing the cache file in `dir` in place (a
-// copy-on-write memory map: every process mapping it shares its pages), bit-identical to
+// Computes the training data of `db` and writes `cache` (atomically, creating its folder) unless
+// a valid cache of the same database is there already. Throws std::runtime_error when the file
+// cannot be written.
+void prepare_training_data_cache(const Database& db, const TrainingDataCache& cache);
+
+// The training data of `db` with its large tensors viewing `cache` in place (a copy-on-write
+// memory map: every process mapping it shares its pages), bit-identical to
 // compute_training_data's; a rank that finds no valid cache there (e.g. on another machine than
 // the leader) prepares one first. Throws like prepare_training_data_cache.
-TrainingData map_training_data(const Database& db, const std::string& dir);
+TrainingData map_training_data(const Database& db, const TrainingDataCache& cache);
 
 }  // namespace lmm::training
