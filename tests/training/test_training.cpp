@@ -85,6 +85,22 @@ TEST(Layers, SmoeRoutesToTwoExpertsLikeTheDenseReference) {
   EXPECT_TRUE(gate_grad);
 }
 
+// Kleanthous & Martini 2023 Table 8: three inputs, two experts, top-1. Eq. 14's dot product
+// <f, P> is 0.476 (below its claimed minimum of 1/2), Eq. 17's KL is small but positive.
+TEST(Layers, SmoeBalanceLossesOfThePapersTable8) {
+  Smoe smoe(2, 2, std::vector<int64_t>{4}, 1, 1);
+  {
+    torch::NoGradGuard no_grad;
+    smoe->gate()->weight.copy_(torch::eye(2));
+    smoe->gate()->bias.zero_();
+  }
+  const torch::Tensor p = torch::tensor({0.49, 0.51, 0.32, 0.68, 0.9, 0.1}, torch::kFloat32).reshape({3, 2});
+  smoe->forward(p.log());  // gate logits log p: softmax gives p back
+  const RoutingStats stats = smoe->last_stats();
+  EXPECT_NEAR(stats.dispatch_balance.item<double>(), 2.0 * (0.57 / 3.0 + 0.43 * 2.0 / 3.0), 1e-6);
+  EXPECT_NEAR(stats.load_balance.item<double>(), 0.57 * std::log(1.14) + 0.43 * std::log(0.86), 1e-6);
+}
+
 // The routed pass's gradients (every expert's and the gate's) equal those of the dense reference,
 // whose unrouted outputs get no gradient; an expert no row is routed to gets none either.
 TEST(Layers, SmoeRoutedGradientsEqualTheDenseReference) {
@@ -164,6 +180,45 @@ TEST(TrainingConfig, PresetsLoadAndUnknownKeysAreNamed) {
     EXPECT_NE(std::string(e.what()).find("unknown key 'batchsize'"), std::string::npos) << e.what();
   }
   EXPECT_THROW(load_training_config("no-such-preset", configs), std::runtime_error);
+}
+
+TEST(TrainingConfig, NetworkSettingsReplaceTheTrainDefaults) {
+  const std::string path = testing::TempDir() + "lmm_network_rates.toml";
+  std::ofstream(path) << "name = \"x\"\n[train]\nlearning_rate = 0.01\nbatch = 64\n"
+                         "[stepper]\nlearning_rate = 0.002\nbatch = 32\n";
+  const TrainingConfig c = load_training_config(path, pipeline::default_config_dir());
+  EXPECT_DOUBLE_EQ(for_network(c, c.stepper).learning_rate, 0.002);
+  EXPECT_EQ(for_network(c, c.stepper).batch, 32);
+  EXPECT_DOUBLE_EQ(for_network(c, c.decoder).learning_rate, 0.01);
+  EXPECT_EQ(c.balance, LoadBalance::kKl);
+  std::ofstream(path) << "name = \"x\"\n[loss]\nbalance = \"dispatch\"\n";
+  EXPECT_EQ(load_training_config(path, pipeline::default_config_dir()).balance, LoadBalance::kDispatch);
+  std::ofstream(path) << "name = \"x\"\n[loss]\nbalance = \"switch\"\n";
+  EXPECT_THROW(load_training_config(path, pipeline::default_config_dir()), std::runtime_error);
+  EXPECT_EQ(for_network(c, c.decoder).batch, 64);
+}
+
+TEST(TrainingConfig, SchedulesDecayTheRateToZeroAndUnknownOnesAreNamed) {
+  TrainingConfig c;
+  c.learning_rate = 0.01;
+  c.schedule = "linear";
+  EXPECT_DOUBLE_EQ(scheduled_learning_rate(c, 0.0, 1.0), 0.01);
+  EXPECT_DOUBLE_EQ(scheduled_learning_rate(c, 0.25, 1.0), 0.0075);
+  EXPECT_DOUBLE_EQ(scheduled_learning_rate(c, 1.0, 1.0), 0.0);
+  c.schedule = "cosine";
+  EXPECT_NEAR(scheduled_learning_rate(c, 0.5, 1.0), 0.005, 1e-15);
+  EXPECT_NEAR(scheduled_learning_rate(c, 0.25, 1.0), 0.005 * (1.0 + std::sqrt(0.5)), 1e-15);
+  EXPECT_NEAR(scheduled_learning_rate(c, 2.0, 1.0), 0.0, 1e-15);  // past the end: clamped
+  c.schedule = "plateau";
+  EXPECT_DOUBLE_EQ(scheduled_learning_rate(c, 0.5, 0.003), 0.003);
+  const std::string path = testing::TempDir() + "lmm_bad_schedule.toml";
+  std::ofstream(path) << "name = \"x\"\n[train]\nschedule = \"step\"\n";
+  try {
+    load_training_config(path, pipeline::default_config_dir());
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("schedule: 'step' is not plateau, linear or cosine"), std::string::npos) << e.what();
+  }
 }
 
 // Makes `dir` the working directory for its lifetime.

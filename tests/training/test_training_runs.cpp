@@ -76,6 +76,20 @@ TEST(TrainingRuns, ResumedRunEqualsUninterruptedRun) {
   EXPECT_NEAR(b.metrics.at("mean_joint_error_cm"), a.metrics.at("mean_joint_error_cm"), 1e-3);
 }
 
+TEST(TrainingRuns, LinearScheduleDecaysTheRateToItsLastStepsShare) {
+  REQUIRE_SUBSET(db);
+  TrainingConfig c = with_schedule(tiny(), 40, tiny().batch, 0.004);
+  c.schedule = "linear";
+  TrainOptions o;
+  o.out_dir = test::temp_folder("linear");
+  const TrainReport r = train_autoencoder(c, db, o);
+  EXPECT_EQ(r.steps, 40);
+  EXPECT_NEAR(r.metrics.at("learning_rate_last"), 0.004 / 40.0, 1e-12);  // step 40 runs at progress 39/40
+  c.schedule = "plateau";  // 40 steps: no plateau is long enough to decay the rate
+  o.out_dir = test::temp_folder("plateau");
+  EXPECT_DOUBLE_EQ(train_autoencoder(c, db, o).metrics.at("learning_rate_last"), 0.004);
+}
+
 TEST(TrainingRuns, NonFiniteLossStopsAndKeepsTheLastCheckpoint) {
   REQUIRE_SUBSET(db);
   TrainOptions o;

@@ -1,5 +1,7 @@
 #include "lmm/training/config.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -62,15 +64,18 @@ void read_network(const toml::table& root, const char* name, NetworkConfig& n, c
   const toml::table* t = section(root, name, path);
   if (t == nullptr) return;
   const std::string where = path + " [" + name + "]";
-  check_keys(*t, {"experts", "top_k", "expert_hidden", "expert_out", "post_hidden", "hidden", "steps", "batch"}, where);
+  check_keys(*t, {"experts", "top_k", "expert_hidden", "expert_out", "post_hidden", "hidden", "steps", "batch",
+                  "learning_rate"}, where);
   read(*t, "steps", n.steps, where);
   read(*t, "batch", n.batch, where);
+  read(*t, "learning_rate", n.learning_rate, where);
   read(*t, "experts", n.experts, where);
   read(*t, "top_k", n.top_k, where);
   read(*t, "expert_out", n.expert_out, where);
   read_sizes(*t, "expert_hidden", n.expert_hidden, where);
   read_sizes(*t, "post_hidden", n.post_hidden, where);
   read_sizes(*t, "hidden", n.hidden, where);
+  if (n.learning_rate < 0.0) throw std::runtime_error(where + ": learning_rate must be > 0 (0 or left out: [train]'s)");
   if (n.experts < 0 || (n.experts > 0 && (n.top_k < 1 || n.top_k > n.experts))) {
     throw std::runtime_error(where + ": need experts >= top_k >= 1 (or experts = 0 for a plain MLP)");
   }
@@ -160,7 +165,15 @@ std::string read_preset_text(const std::string& path) {
 TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network) {
   if (network.steps > 0) config.steps = network.steps;
   if (network.batch > 0) config.batch = network.batch;
+  if (network.learning_rate > 0.0) config.learning_rate = network.learning_rate;
   return config;
+}
+
+double scheduled_learning_rate(const TrainingConfig& c, double progress, double current) {
+  const double p = std::clamp(progress, 0.0, 1.0);
+  if (c.schedule == "linear") return c.learning_rate * (1.0 - p);
+  if (c.schedule == "cosine") return c.learning_rate * 0.5 * (1.0 + std::cos(3.141592653589793 * p));
+  return current;
 }
 
 TrainingConfig with_schedule(TrainingConfig config, int64_t steps, int64_t batch, double learning_rate) {
@@ -215,7 +228,7 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
   if (const toml::table* t = section(root, "train", path)) {
     const std::string where = path + " [train]";
     check_keys(*t, {"seed", "threads", "batch", "steps", "steps_per_epoch", "learning_rate", "weight_decay",
-                    "plateau_gamma", "plateau_patience", "checkpoint_minutes", "rollout", "start_noise"}, where);
+                    "schedule", "plateau_gamma", "plateau_patience", "checkpoint_minutes", "rollout", "start_noise"}, where);
     read(*t, "seed", c.seed, where);
     read(*t, "threads", c.threads, where);
     read(*t, "batch", c.batch, where);
@@ -223,6 +236,7 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
     read(*t, "steps_per_epoch", c.steps_per_epoch, where);
     read(*t, "learning_rate", c.learning_rate, where);
     read(*t, "weight_decay", c.weight_decay, where);
+    read(*t, "schedule", c.schedule, where);
     read(*t, "plateau_gamma", c.plateau_gamma, where);
     read(*t, "plateau_patience", c.plateau_patience, where);
     read(*t, "checkpoint_minutes", c.checkpoint_minutes, where);
@@ -233,7 +247,7 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
     const std::string where = path + " [loss]";
     check_keys(*t, {"position", "rotation", "velocity", "contact", "contact_velocity", "latent_l1", "latent_l2",
                     "latent_velocity", "lipschitz", "load_balance", "projector_features", "projector_latent",
-                    "projector_distance"}, where);
+                    "projector_distance", "balance"}, where);
     read(*t, "position", c.w_position, where);
     read(*t, "rotation", c.w_rotation, where);
     read(*t, "velocity", c.w_velocity, where);
@@ -247,6 +261,15 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
     read(*t, "projector_features", c.w_projector_features, where);
     read(*t, "projector_latent", c.w_projector_latent, where);
     read(*t, "projector_distance", c.w_projector_distance, where);
+    std::string balance = c.balance == LoadBalance::kKl ? "kl" : "dispatch";
+    read(*t, "balance", balance, where);
+    if (balance != "kl" && balance != "dispatch") {
+      throw std::runtime_error(where + " balance: '" + balance + "' is not kl or dispatch");
+    }
+    c.balance = balance == "kl" ? LoadBalance::kKl : LoadBalance::kDispatch;
+  }
+  if (c.schedule != "plateau" && c.schedule != "linear" && c.schedule != "cosine") {
+    throw std::runtime_error(path + " [train] schedule: '" + c.schedule + "' is not plateau, linear or cosine");
   }
   if (c.batch < 2 || c.steps < 1 || c.steps_per_epoch < 1 || c.latent < 1 || !(c.learning_rate > 0.0) ||
       c.threads < 1 || c.rollout < 1) {

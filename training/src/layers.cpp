@@ -99,6 +99,8 @@ std::pair<torch::Tensor, torch::Tensor> SmoeImpl::route(const torch::Tensor& x) 
     stats_.utilisation.index_add_(0, index.reshape(-1), torch::ones({index.numel()}));
     stats_.utilisation /= double(x.size(0));
   }
+  // Eq. 14-16 with f_i over the top-k routes (Eq. 15 counts the top-1 only); f_i carries no gradient.
+  stats_.dispatch_balance = experts * (stats_.utilisation / double(top_k_) * mean).sum();
   return {weights, index};
 }
 

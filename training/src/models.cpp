@@ -18,8 +18,9 @@ torch::Tensor NetworkImpl::forward(const torch::Tensor& x) {
   return mlp_ ? mlp_->forward(y) : y;
 }
 
-torch::Tensor NetworkImpl::load_balance() const {
-  return smoe_ ? smoe_->last_stats().load_balance : torch::zeros({});
+torch::Tensor NetworkImpl::load_balance(LoadBalance form) const {
+  if (!smoe_) return torch::zeros({});
+  return form == LoadBalance::kDispatch ? smoe_->last_stats().dispatch_balance : smoe_->last_stats().load_balance;
 }
 
 torch::Tensor NetworkImpl::utilisation() const {

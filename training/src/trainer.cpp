@@ -1,5 +1,6 @@
 #include "lmm/training/trainer.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -258,11 +259,18 @@ void end_epoch(const TrainingConfig& c, torch::optim::Optimizer& optimizer, Loop
   if (s.smoothed < s.best) {
     s.best = s.smoothed;
     s.bad_epochs = 0;
-  } else if (++s.bad_epochs >= c.plateau_patience) {
+  } else if (++s.bad_epochs >= c.plateau_patience && c.schedule == "plateau") {
     auto& options = optimizer.param_groups()[0].options();
     options.set_lr(options.get_lr() * c.plateau_gamma);
     s.bad_epochs = 0;
   }
+}
+
+// How far the run is, 0 to 1: the larger of its share of the steps and of the wall-time budget.
+double run_progress(const TrainingConfig& c, const TrainOptions& o, int64_t step, double elapsed_seconds) {
+  const double by_steps = double(step) / double(c.steps);
+  const double by_time = o.max_minutes > 0.0 ? elapsed_seconds / (60.0 * o.max_minutes) : 0.0;
+  return std::clamp(std::max(by_steps, by_time), 0.0, 1.0);
 }
 
 std::string progress_line(const LoopSpec& spec, const TrainingConfig& c, const LoopState& s, const Terms& terms,
@@ -303,18 +311,20 @@ std::vector<double> values_of(const Terms& terms) {
 struct StepAgreement {
   std::vector<double> values;  // loss terms over the global batch
   bool stop = false;           // some rank wants to stop after this step
+  double progress = 0.0;       // rank 0's run progress (the learning-rate schedule's clock)
 };
 
 // One small all-reduce after the backward pass: the ranks' loss terms weighted by their share of
 // the batch (the terms over the global batch: each is a mean over samples, or the same on every
 // rank), whether any rank wants to stop, and which parameters have a gradient on some rank. Those
 // get one on every rank (zeros where this rank has none), as a single process would give them.
-StepAgreement agree_on_step(Communicator& comm, const Terms& terms, double share, bool stop,
+StepAgreement agree_on_step(Communicator& comm, const Terms& terms, double share, bool stop, double leader_progress,
                             const std::vector<torch::Tensor>& parameters) {
   const int64_t count = int64_t(terms.size());
   std::vector<double> packed;
   for (const auto& term : terms) packed.push_back(term.second.item<double>() * share);
   packed.push_back(stop ? 1.0 : 0.0);
+  packed.push_back(comm.rank() == 0 ? leader_progress : 0.0);
   for (const torch::Tensor& p : parameters) packed.push_back(p.grad().defined() ? 1.0 : 0.0);
   const torch::Tensor sums = torch::tensor(packed, torch::kFloat64);
   comm.all_reduce_sum({sums});
@@ -322,9 +332,10 @@ StepAgreement agree_on_step(Communicator& comm, const Terms& terms, double share
   StepAgreement agreed;
   agreed.values.assign(sum, sum + count);
   agreed.stop = sum[count] > 0.0;
+  agreed.progress = sum[count + 1];
   for (size_t i = 0; i < parameters.size(); ++i) {
     torch::Tensor p = parameters[i];
-    if (sum[count + 1 + int64_t(i)] > 0.0 && !p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+    if (sum[count + 2 + int64_t(i)] > 0.0 && !p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
   }
   return agreed;
 }
@@ -427,6 +438,7 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
     const Terms terms = spec.step();
     std::vector<double> values;
     bool stop = false;
+    double progress = run_progress(c, o, s.step, seconds_since(start));
     if (comm == nullptr) {
       values = values_of(terms);
       check_finite(values.front());
@@ -434,13 +446,17 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
     } else {
       (terms.front().second * spec.batch_share).backward();
       const auto reduce_start = Clock::now();
-      StepAgreement agreed = agree_on_step(*comm, terms, spec.batch_share, !within_budget(s.step + 1), parameters);
+      StepAgreement agreed = agree_on_step(*comm, terms, spec.batch_share, !within_budget(s.step + 1), progress,
+                                           parameters);
       values = std::move(agreed.values);
       stop = agreed.stop;
+      progress = agreed.progress;
       check_finite(values.front());
       sum_gradients(*comm, parameters);
       reduce_seconds += seconds_since(reduce_start);
     }
+    auto& options = optimizer.param_groups()[0].options();
+    options.set_lr(scheduled_learning_rate(c, progress, options.get_lr()));
     optimizer.step();
     ++s.step;
     for (size_t i = 0; i < terms.size(); ++i) s.sums[terms[i].first] += values[i];
@@ -471,6 +487,7 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
   int64_t parameter_count = 0;
   for (const torch::Tensor& p : parameters) parameter_count += p.numel();
   report.metrics["parameters"] = double(parameter_count);
+  report.metrics["learning_rate_last"] = optimizer.param_groups()[0].options().get_lr();
   for (const auto& [name, mb] : memory) report.metrics["memory_" + name + "_mb"] = mb;
   if (comm != nullptr && s.step > first_step) {
     report.metrics["allreduce_ms_per_step"] = 1000.0 * reduce_seconds / double(s.step - first_step);
@@ -654,7 +671,7 @@ TrainReport train_stepper(const TrainingConfig& preset, const Database& db, cons
       const torch::Tensor target = truth.select(1, n + 1);
       values = values + (((next - target) / state_std).pow(2) * weights).mean();
       changes = changes + (((delta - (target - truth.select(1, n))) / stepper->delta_scale).pow(2) * weights).mean();
-      balance = balance + stepper->net->load_balance();
+      balance = balance + stepper->net->load_balance(c.balance);
       s = next;
     }
     values = values / double(c.rollout);
@@ -711,7 +728,7 @@ TrainReport train_projector(const TrainingConfig& preset, const Database& db, co
     const torch::Tensor latent_loss = (predicted.narrow(1, 0, latent) - target.narrow(1, 0, latent)).abs().mean();
     const torch::Tensor distance = ((target.narrow(1, latent, dims - latent) - query).pow(2).sum(1) -
                                     (predicted.narrow(1, latent, dims - latent) - query).pow(2).sum(1)).abs().mean();
-    const torch::Tensor balance = projector->net->load_balance();
+    const torch::Tensor balance = projector->net->load_balance(c.balance);
     const torch::Tensor total = c.w_projector_features * feature_loss + c.w_projector_latent * latent_loss +
                                 c.w_projector_distance * distance + c.w_load_balance * balance;
     return {{"total", total}, {"features", feature_loss}, {"latent", latent_loss}, {"query_distance", distance},
@@ -794,7 +811,7 @@ TrainReport train_autoencoder(const TrainingConfig& preset, const Database& db, 
     const torch::Tensor l1 = z.abs().mean(), l2 = z.pow(2).mean();
     const torch::Tensor latent_velocity = velocity(z).abs().mean();
     const torch::Tensor lipschitz = ae->encoder->lipschitz_product().squeeze();
-    const torch::Tensor balance = ae->decoder->load_balance();
+    const torch::Tensor balance = ae->decoder->load_balance(c.balance);
     const torch::Tensor total = c.w_position * (local_pos + model_pos + root) + c.w_rotation * rotation +
                                 c.w_velocity * vel + c.w_contact * bce + c.w_contact_velocity * contact_velocity +
                                 c.w_latent_l1 * l1 + c.w_latent_l2 * l2 + c.w_latent_velocity * latent_velocity +

@@ -7,6 +7,12 @@
 
 namespace lmm::training {
 
+// The load-balancing loss of SMoE routing (Kleanthous & Martini 2023 Sec. 5.1).
+enum class LoadBalance {
+  kKl,        // KL divergence of the mean gate probabilities from uniform (Eq. 17, the paper's choice)
+  kDispatch,  // N sum_i f_i P_i: routed share times mean probability per expert (Eq. 14-16)
+};
+
 // Shape of one network: an SMoE (experts > 0) or a plain MLP (experts == 0, the FFN baseline).
 struct NetworkConfig {
   int64_t experts = 0;
@@ -17,6 +23,7 @@ struct NetworkConfig {
   std::vector<int64_t> hidden;         // plain MLP hidden sizes (experts == 0)
   int64_t steps = 0;                   // training steps of this model (0 = [train] steps)
   int64_t batch = 0;                   // batch size of this model (0 = [train] batch)
+  double learning_rate = 0.0;          // learning rate of this model (0 = [train] learning_rate)
 };
 
 // DirectionNet (Lee, Kwon & Lee 2023, Sec. VI-G, VIII): a GRU over windows of the database's root
@@ -65,6 +72,7 @@ struct TrainingConfig {
   int64_t steps_per_epoch = 100;            // a virtual epoch (Sec. 5.8)
   double learning_rate = 0.02;              // Adan, Sec. 5
   double weight_decay = 0.0;
+  std::string schedule = "plateau";         // plateau (Sec. 5) | linear | cosine: decay to 0 over the steps or the time budget
   double plateau_gamma = 0.99;              // lr decay per plateau (Sec. 5)
   int64_t plateau_patience = 3;             // virtual epochs without improvement
   double checkpoint_minutes = 5.0;
@@ -73,17 +81,22 @@ struct TrainingConfig {
   double w_position = 1.0, w_rotation = 1.0, w_velocity = 1.0, w_contact = 0.1,
          w_contact_velocity = 0.1, w_latent_l1 = 0.1, w_latent_l2 = 0.1, w_latent_velocity = 0.01,
          w_lipschitz = 0.001, w_load_balance = 0.01;
+  LoadBalance balance = LoadBalance::kKl;   // [loss] balance = "kl" | "dispatch"
   // Stepper (Sec. 5.9) and projector (Sec. 5.6).
   int64_t rollout = 30;
   double start_noise = 0.15;
   double w_projector_features = 1.0, w_projector_latent = 10.0, w_projector_distance = 0.3;
 };
 
-// The preset with the [train] steps and batch replaced by `network`'s own, where it sets them.
+// The preset with the [train] steps, batch and learning rate replaced by `network`'s own, where it sets them.
 TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network);
 // The preset with the [train] steps, batch and learning rate replaced by those of a network with a
 // table of its own ([direction], [phase]).
 TrainingConfig with_schedule(TrainingConfig config, int64_t steps, int64_t batch, double learning_rate);
+
+// The learning rate at `progress` (0 to 1) of a run: c.schedule's decay of c.learning_rate to zero
+// at the end ("linear", "cosine"), or `current` unchanged ("plateau": the loop decays it on plateaus).
+double scheduled_learning_rate(const TrainingConfig& c, double progress, double current);
 
 // The preset file `name_or_path` names: itself when it contains a '/' or ends in ".toml" (a
 // path), else the shipped config_dir/training/NAME.toml, whatever the working directory holds.

@@ -49,6 +49,7 @@ TORCH_MODULE(Mlp);
 // Routing statistics of the last SMoE forward pass.
 struct RoutingStats {
   torch::Tensor load_balance;   // KL(mean gate probabilities || uniform), Kleanthous & Martini 2023 Eq. 17
+  torch::Tensor dispatch_balance;  // N sum_i f_i P_i (Eq. 14 without alpha), f_i the share of the top-k routes
   torch::Tensor utilisation;    // [experts] fraction of samples routed to each expert (no grad)
 };
 

@@ -16,8 +16,8 @@ class NetworkImpl : public torch::nn::Module {
   NetworkImpl(int64_t in, int64_t out, const NetworkConfig& config);
   // Runs the network (the SMoE path routes each sample to its top-k experts).
   torch::Tensor forward(const torch::Tensor& x);
-  // Load-balancing loss of the last forward pass (zero for a plain MLP).
-  torch::Tensor load_balance() const;
+  // Load-balancing loss of the last forward pass in `form` (zero for a plain MLP).
+  torch::Tensor load_balance(LoadBalance form = LoadBalance::kKl) const;
   // Expert utilisation of the last forward pass, or an undefined tensor for a plain MLP.
   torch::Tensor utilisation() const;
   // Multiply-accumulates per sample.
