@@ -182,7 +182,7 @@ DenseKernel dense_kernel_for(KernelPath path) {
 
 namespace {
 
-// Whether `path` runs the x86 SIMD kernels (AVX-512 uses the AVX2 top-k and GRU kernels).
+// Whether `path` runs the x86 SIMD kernels (AVX-512 uses the AVX2 top-k kernel).
 bool x86_simd(KernelPath path) { return path == KernelPath::Avx2 || path == KernelPath::Avx512; }
 
 }  // namespace
@@ -190,7 +190,8 @@ bool x86_simd(KernelPath path) { return path == KernelPath::Avx2 || path == Kern
 TopKKernel top_k_kernel_for(KernelPath path) { return x86_simd(path) ? top_k_avx2_kernel() : &top_k_scalar; }
 
 GruWindowKernel gru_window_kernel_for(KernelPath path, int padded) {
-  const GruWindowKernel kernel = x86_simd(path) ? gru_window_avx2_kernel(padded) : nullptr;
+  GruWindowKernel kernel = path == KernelPath::Avx512 ? gru_window_avx512_kernel(padded) : nullptr;
+  if (kernel == nullptr && x86_simd(path)) kernel = gru_window_avx2_kernel(padded);
   return kernel != nullptr ? kernel : &gru_window_scalar;
 }
 

@@ -350,98 +350,38 @@ void top_k_avx2(const float* logits, int count, int k, float* best, int32_t* exp
   }
 }
 
-// tanh(x) = x P(x^2) / Q(x^2), x clamped to [-9, 9] (|tanh(9)| is 1 within 3e-8): lmmkit's own
-// rational fit (P of degree 3, Q of degree 4 in x^2, weighted least squares over [0, 9]); largest
-// float error 6e-7. Its dependency chain is about half that of an exp-based tanh, which matters
-// in a GRU where every step waits for the last.
-__m256 tanh_avx2(__m256 x) {
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-9.0f)), _mm256_set1_ps(9.0f));
-  const __m256 u = _mm256_mul_ps(x, x);
-  constexpr float kP[4] = {1.0296755e-05f, 0.002840501165f, 0.128201609f, 0.9999983631f};
-  constexpr float kQ[5] = {2.110100413e-07f, 0.0002234135446f, 0.02335598363f, 0.4615293111f, 1.0f};
-  __m256 p = _mm256_set1_ps(kP[0]), q = _mm256_set1_ps(kQ[0]);
-  for (int k = 1; k < 4; ++k) p = _mm256_fmadd_ps(p, u, _mm256_set1_ps(kP[k]));
-  for (int k = 1; k < 5; ++k) q = _mm256_fmadd_ps(q, u, _mm256_set1_ps(kQ[k]));
-  const __m256 estimate = _mm256_rcp_ps(q);  // one Newton step: 1 / q to float precision
-  const __m256 inverse = _mm256_mul_ps(estimate, _mm256_fnmadd_ps(q, estimate, _mm256_set1_ps(2.0f)));
-  return _mm256_mul_ps(_mm256_mul_ps(x, p), inverse);
-}
-
-// acc[0, V) += h[k] * w row k (rows `width` apart, 8 floats per register) for the `rows` (<= 8)
-// values of `h`, each broadcast from its lane.
-template <int V>
-inline void accumulate_rows(__m256* acc, __m256 h, const float* w, int width, int rows) {
-  LMM_UNROLL
-  for (int k = 0; k < rows; ++k) {
-    const __m256 x = _mm256_permutevar8x32_ps(h, _mm256_set1_epi32(k));
-    const float* row = w + size_t(k) * width;
-    LMM_UNROLL
-    for (int v = 0; v < V; ++v) acc[v] = _mm256_fmadd_ps(x, _mm256_load_ps(row + 8 * v), acc[v]);
+// The lane operations of the shared GRU window kernel (nn_simd_shared.hpp), 8 floats per register.
+struct Avx2Lanes {
+  using V = __m256;
+  static constexpr int kLanes = 8;
+  static V set1(float v) { return _mm256_set1_ps(v); }
+  static V load(const float* p) { return _mm256_loadu_ps(p); }
+  static V add(V a, V b) { return _mm256_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
+  static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_ps(a, b, c); }
+  static V min(V a, V b) { return _mm256_min_ps(a, b); }
+  static V max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V rcp(V a) { return _mm256_rcp_ps(a); }  // 12 bits
+  static V lane(V v, int k) { return _mm256_permutevar8x32_ps(v, _mm256_set1_epi32(k)); }
+  static float sum(V v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
   }
-}
-
-// Sum of the 8 lanes.
-inline float lane_sum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
-}
-
-// gru_window_scalar's contract for padded = 8 R, the state in R registers: per step the hidden
-// product row by row (each state value broadcast from its register), then the gates 8 units at
-// a time.
-template <int R>
-void gru_window_avx2(const GruWindow& g, const float* present_facing, float* future) {
-  constexpr int kPadded = 8 * R, kWidth = 3 * kPadded;
-  const __m256 half = _mm256_set1_ps(0.5f);
-  __m256 h[R];
-  LMM_UNROLL
-  for (int r = 0; r < R; ++r) h[r] = _mm256_setzero_ps();
-  const float* previous = present_facing;
-  for (int t = 0; t < g.window; ++t) {
-    __m256 acc[3 * R];
-    LMM_UNROLL
-    for (int v = 0; v < 3 * R; ++v) acc[v] = _mm256_loadu_ps(g.hidden_bias + 8 * v);
-    LMM_UNROLL
-    for (int r = 0; r < R; ++r) {
-      accumulate_rows<3 * R>(acc, h[r], g.hidden_weight + size_t(8 * r) * kWidth, kWidth, std::min(8, g.hidden - 8 * r));
-    }
-    const float* a = g.input_gates + size_t(t) * kWidth;
-    const bool fed = t > g.present + 1;
-    const __m256 fx = _mm256_set1_ps(fed ? previous[0] : 0.0f), fz = _mm256_set1_ps(fed ? previous[1] : 0.0f);
-    auto input = [&](int j) {
-      const __m256 x = _mm256_fmadd_ps(fx, _mm256_loadu_ps(g.feedback_weight + j), _mm256_loadu_ps(a + j));
-      return _mm256_fmadd_ps(fz, _mm256_loadu_ps(g.feedback_weight + kWidth + j), x);
-    };
-    LMM_UNROLL
-    for (int r = 0; r < R; ++r) {
-      const __m256 r_tanh = tanh_avx2(_mm256_add_ps(input(8 * r), acc[r]));
-      const __m256 z = _mm256_fmadd_ps(half, tanh_avx2(_mm256_add_ps(input(kPadded + 8 * r), acc[R + r])), half);
-      const __m256 c = acc[2 * R + r];
-      const __m256 n = tanh_avx2(_mm256_fmadd_ps(r_tanh, c, _mm256_add_ps(input(2 * kPadded + 8 * r), c)));
-      h[r] = _mm256_fmadd_ps(z, _mm256_sub_ps(h[r], n), n);
-    }
-    if (t <= g.present) continue;
-    __m256 out_x = _mm256_setzero_ps(), out_z = _mm256_setzero_ps();
-    LMM_UNROLL
-    for (int r = 0; r < R; ++r) {
-      out_x = _mm256_fmadd_ps(h[r], _mm256_loadu_ps(g.output_weight + 8 * r), out_x);
-      out_z = _mm256_fmadd_ps(h[r], _mm256_loadu_ps(g.output_weight + kPadded + 8 * r), out_z);
-    }
-    float* facing = future + 2 * (t - g.present - 1);
-    emit_facing(g.output_bias[0] + lane_sum(out_x), g.output_bias[1] + lane_sum(out_z), previous, facing);
-    previous = facing;
-  }
-}
+};
 
 }  // namespace
 
 DenseKernel dense_avx2_kernel() { return &dense_avx2; }
 TopKKernel top_k_avx2_kernel() { return &top_k_avx2; }
+// One accumulator set: 16 registers hold no second one.
 GruWindowKernel gru_window_avx2_kernel(int padded) {
-  constexpr GruWindowKernel kKernels[] = {&gru_window_avx2<1>, &gru_window_avx2<2>, &gru_window_avx2<3>,
-                                          &gru_window_avx2<4>, &gru_window_avx2<5>, &gru_window_avx2<6>,
-                                          &gru_window_avx2<7>, &gru_window_avx2<8>};
+  constexpr GruWindowKernel kKernels[] = {&gru_window_simd<Avx2Lanes, 1, 1>, &gru_window_simd<Avx2Lanes, 2, 1>,
+                                          &gru_window_simd<Avx2Lanes, 3, 1>, &gru_window_simd<Avx2Lanes, 4, 1>,
+                                          &gru_window_simd<Avx2Lanes, 5, 1>, &gru_window_simd<Avx2Lanes, 6, 1>,
+                                          &gru_window_simd<Avx2Lanes, 7, 1>, &gru_window_simd<Avx2Lanes, 8, 1>};
   static_assert(8 * (sizeof(kKernels) / sizeof(kKernels[0])) == kMaxSimdGruPadded, "one kernel per register count");
   return padded % 8 == 0 && padded >= 8 && padded <= kMaxSimdGruPadded ? kKernels[padded / 8 - 1] : nullptr;
 }

@@ -223,9 +223,36 @@ void dense_avx512(const DenseLayer& l, const float* x, int xs, int rows, float* 
   }
 }
 
+// The lane operations of the shared GRU window kernel (nn_simd_shared.hpp), 16 floats per register.
+struct Avx512Lanes {
+  using V = __m512;
+  static constexpr int kLanes = 16;
+  static V set1(float v) { return _mm512_set1_ps(v); }
+  static V load(const float* p) { return _mm512_loadu_ps(p); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
+  static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_ps(a, b, c); }
+  static V min(V a, V b) { return _mm512_min_ps(a, b); }
+  static V max(V a, V b) { return _mm512_max_ps(a, b); }
+  static V rcp(V a) { return _mm512_rcp14_ps(a); }  // 14 bits
+  static V lane(V v, int k) { return _mm512_permutexvar_ps(_mm512_set1_epi32(k), v); }
+  static float sum(V v) { return _mm512_reduce_add_ps(v); }
+};
+
 }  // namespace
 
 DenseKernel dense_avx512_kernel() { return &dense_avx512; }
+// Three accumulator sets where 32 registers hold them (up to 32 units), else two: each step
+// waits for a third (a half) of the chain of dependent multiply-adds. For 30 units, three sets
+// ran 5% faster than two and as fast as four (docs/path-following.md#facing).
+GruWindowKernel gru_window_avx512_kernel(int padded) {
+  constexpr GruWindowKernel kKernels[] = {&gru_window_simd<Avx512Lanes, 1, 3>, &gru_window_simd<Avx512Lanes, 2, 3>,
+                                          &gru_window_simd<Avx512Lanes, 3, 2>, &gru_window_simd<Avx512Lanes, 4, 2>};
+  static_assert(16 * (sizeof(kKernels) / sizeof(kKernels[0])) == kMaxSimdGruPadded, "one kernel per register count");
+  return padded % 16 == 0 && padded >= 16 && padded <= kMaxSimdGruPadded ? kKernels[padded / 16 - 1] : nullptr;
+}
 
 }  // namespace lmm::detail
 
@@ -234,6 +261,7 @@ DenseKernel dense_avx512_kernel() { return &dense_avx512; }
 namespace lmm::detail {
 
 DenseKernel dense_avx512_kernel() { return nullptr; }
+GruWindowKernel gru_window_avx512_kernel(int) { return nullptr; }
 
 }  // namespace lmm::detail
 

@@ -103,9 +103,11 @@ TopKKernel top_k_avx2_kernel();
 // (largest error 6e-7).
 GruWindowKernel gru_window_avx2_kernel(int padded);
 constexpr int kMaxSimdGruPadded = 64;
-// AVX-512 dense kernel, or nullptr when this build has none (its top-k and GRU window kernels
-// are the AVX2 ones).
+// AVX-512 dense kernel, or nullptr when this build has none (its top-k kernel is the AVX2 one).
 DenseKernel dense_avx512_kernel();
+// The AVX-512 GRU window kernel for `padded` values per gate block, or nullptr when this build has
+// none or padded is no multiple of 16 up to kMaxSimdGruPadded (the AVX2 one runs those).
+GruWindowKernel gru_window_avx512_kernel(int padded);
 
 // WebAssembly SIMD128 dense kernel, or nullptr when this build has none (not -msimd128).
 DenseKernel dense_simd128_kernel();
@@ -114,8 +116,9 @@ DenseKernel dense_simd128_kernel();
 DenseKernel dense_kernel_for(KernelPath path);
 // The top-k kernel of `path` (available): the AVX2 one on the x86 SIMD paths, else the scalar one.
 TopKKernel top_k_kernel_for(KernelPath path);
-// The GRU window kernel of `path` (available) for `padded` values per gate block: the AVX2 one on
-// the x86 SIMD paths where it takes that size, else the scalar one.
+// The GRU window kernel of `path` (available) for `padded` values per gate block: on Avx512 the
+// AVX-512 one where it takes that size, else on the x86 SIMD paths the AVX2 one where it takes that
+// size, else the scalar one.
 GruWindowKernel gru_window_kernel_for(KernelPath path, int padded);
 // Replaces Auto by the widest available path; false with a message when `path` is not available
 // in this build or on this CPU.

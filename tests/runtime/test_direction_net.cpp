@@ -16,8 +16,9 @@ using namespace lmm;
 namespace {
 
 // Odd sizes: padded gate blocks, a partly filled last state register; the SIMD kernels keep up
-// to 64 units in registers and leave larger nets to the scalar kernel (70).
-constexpr int kHiddenSizes[] = {13, 30, 70};
+// to 64 units in registers and leave larger nets to the scalar kernel (70). Padded to 16 and 32
+// (13, 30), the AVX-512 path runs its own kernel; padded to 40, the AVX2 one.
+constexpr int kHiddenSizes[] = {13, 30, 40, 70};
 constexpr int kWindow = 24, kPresent = 9;
 
 // Weights uniform in +-1 / sqrt(hidden) (LibTorch's GRU initialisation; at twice that, random
