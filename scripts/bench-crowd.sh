@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The crowd figures of docs/benchmarks.md#crowds: imports bandai-loco/normal, trains and exports
-# the `quick` preset (about 5 minutes on 2 cores), makes a random-weight `paper` bundle, then runs
+# the `quick` preset (about 6 minutes on 2 cores), makes a random-weight `paper` bundle, then runs
 # lmm-bench crowd for both bundles and for the database, with and without level of detail, and
 # the 4,096-character soak (10 minutes of game time).
 #
