@@ -222,17 +222,36 @@ Quat desired_rotation(const GamepadInput& input, Quat current, Vec3 velocity) {
   return current;
 }
 
+SimulatedRoot::Springs SimulatedRoot::springs_towards(Vec3 desired_velocity, Quat desired_rotation,
+                                                      const ControllerSettings& s) const {
+  return Springs{velocity_spring(velocity, acceleration, desired_velocity, s.velocity_halflife),
+                 rotation_spring(rotation, angular_velocity, desired_rotation, s.rotation_halflife)};
+}
+
+SimulatedRoot SimulatedRoot::after(const Springs& springs, float seconds, Decay& decay) const {
+  SimulatedRoot next = *this;
+  advance(springs.velocity, seconds, decay.velocity(springs.velocity.y, seconds), next.position, next.velocity,
+          next.acceleration);
+  advance(springs.rotation, seconds, decay.rotation(springs.rotation.y, seconds), next.rotation,
+          next.angular_velocity);
+  return next;
+}
+
+void SimulatedRoot::update(Vec3 desired_velocity, Quat desired_rotation, const ControllerSettings& s, float dt,
+                           Decay& decay) {
+  *this = after(springs_towards(desired_velocity, desired_rotation, s), dt, decay);
+}
+
 void SimulatedRoot::update(Vec3 desired_velocity, Quat desired_rotation, const ControllerSettings& s,
                            float dt) {
-  spring_velocity_update(position, velocity, acceleration, desired_velocity, s.velocity_halflife, dt);
-  spring_rotation_update(rotation, angular_velocity, desired_rotation, s.rotation_halflife, dt);
+  Decay fresh;
+  update(desired_velocity, desired_rotation, s, dt, fresh);
 }
 
 SimulatedRoot SimulatedRoot::predict(Vec3 desired_velocity, Quat desired_rotation,
                                      const ControllerSettings& s, float seconds) const {
-  SimulatedRoot future = *this;
-  future.update(desired_velocity, desired_rotation, s, seconds);
-  return future;
+  Decay fresh;
+  return after(springs_towards(desired_velocity, desired_rotation, s), seconds, fresh);
 }
 
 }  // namespace lmm

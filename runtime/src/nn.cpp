@@ -143,8 +143,11 @@ bool simd128_available() { return detail::dense_simd128_kernel() != nullptr; }
 
 bool avx512_available() {
 #if defined(__x86_64__) || defined(__i386__)
-  return avx2_available() && detail::dense_avx512_kernel() != nullptr && __builtin_cpu_supports("avx512f") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+  // Asked once: CPUID is slow, and costs a trip to the hypervisor in a virtual machine.
+  static const bool available = avx2_available() && detail::dense_avx512_kernel() != nullptr &&
+                                __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                                __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+  return available;
 #else
   return false;
 #endif
@@ -162,8 +165,9 @@ bool cpu_has_f16c() {
 
 bool avx2_available() {
 #if defined(__x86_64__) || defined(__i386__)
-  return detail::dense_avx2_kernel() != nullptr && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-         cpu_has_f16c();
+  static const bool available = detail::dense_avx2_kernel() != nullptr && __builtin_cpu_supports("avx2") &&
+                                __builtin_cpu_supports("fma") && cpu_has_f16c();  // asked once (see avx512_available)
+  return available;
 #else
   return false;
 #endif

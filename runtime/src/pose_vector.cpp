@@ -5,7 +5,10 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#include <xmmintrin.h>
 #endif
+
+#include "pose_simd_shared.hpp"
 
 namespace lmm {
 namespace {
@@ -143,86 +146,67 @@ Quat quat_from_6d(const float* r6) {
 #if defined(__SSE2__)
 namespace {
 
-// Four lanes of quat_from_6d, each operation the scalar one's (SSE2 has no fused multiply-add,
-// and division and square root are correctly rounded), so every lane equals it bit for bit.
-struct Lanes {
-  __m128 v;
-};
-inline Lanes operator+(Lanes a, Lanes b) { return {_mm_add_ps(a.v, b.v)}; }
-inline Lanes operator-(Lanes a, Lanes b) { return {_mm_sub_ps(a.v, b.v)}; }
-inline Lanes operator*(Lanes a, Lanes b) { return {_mm_mul_ps(a.v, b.v)}; }
-inline Lanes operator/(Lanes a, Lanes b) { return {_mm_div_ps(a.v, b.v)}; }
-inline Lanes splat(float x) { return {_mm_set1_ps(x)}; }
-inline Lanes root(Lanes a) { return {_mm_sqrt_ps(a.v)}; }
-inline __m128 greater(Lanes a, Lanes b) { return _mm_cmpgt_ps(a.v, b.v); }
-// Lanes of `yes` where `mask` is set, else of `no`.
-inline Lanes pick(__m128 mask, Lanes yes, Lanes no) { return {_mm_or_ps(_mm_and_ps(mask, yes.v), _mm_andnot_ps(mask, no.v))}; }
-
-struct Vec3Lanes {
-  Lanes x, y, z;
-};
-inline Lanes dot(const Vec3Lanes& a, const Vec3Lanes& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-// normalize(): a / |a|, zero where |a| <= 1e-8.
-inline Vec3Lanes normalized(const Vec3Lanes& a) {
-  const Lanes n = root(dot(a, a));
-  const __m128 ok = greater(n, splat(1e-8f));
-  const Lanes zero = splat(0.0f);
-  return {pick(ok, a.x / n, zero), pick(ok, a.y / n, zero), pick(ok, a.z / n, zero)};
-}
-
-// quat_from_columns() on four lanes: the four branches of Shepperd's method computed alike and
-// selected per lane.
-void columns_to_quats(const Vec3Lanes& c0, const Vec3Lanes& c1, const Vec3Lanes& c2, Lanes q[4]) {
-  const Lanes m00 = c0.x, m10 = c0.y, m20 = c0.z, m01 = c1.x, m11 = c1.y, m21 = c1.z, m02 = c2.x, m12 = c2.y,
-              m22 = c2.z;
-  const Lanes one = splat(1.0f), trace = m00 + m11 + m22;
-  const __m128 a = greater(trace, splat(0.0f));
-  const __m128 b = _mm_andnot_ps(a, _mm_and_ps(greater(m00, m11), greater(m00, m22)));
-  const __m128 c = _mm_andnot_ps(_mm_or_ps(a, b), greater(m11, m22));
-  const Lanes radicand = pick(a, trace + one, pick(b, one + m00 - m11 - m22, pick(c, one + m11 - m00 - m22, one + m22 - m00 - m11)));
-  const Lanes s = splat(2.0f) * root(radicand), quarter = splat(0.25f) * s;
-  const Lanes p1 = (m21 - m12) / s, p2 = (m02 - m20) / s, p3 = (m10 - m01) / s;
-  const Lanes s1 = (m01 + m10) / s, s2 = (m02 + m20) / s, s3 = (m12 + m21) / s;
-  q[0] = pick(a, quarter, pick(b, p1, pick(c, p2, p3)));
-  q[1] = pick(a, p1, pick(b, quarter, pick(c, s1, s2)));
-  q[2] = pick(a, p2, pick(b, s1, pick(c, quarter, s3)));
-  q[3] = pick(a, p3, pick(b, s2, pick(c, s3, quarter)));
-}
-
-// quat_from_6d of r6[0..24) (four rotations) into out[0..4).
-void four_quats_from_6d(const float* r6, Quat* out) {
-  alignas(16) float columns[6][4];
-  for (int lane = 0; lane < 4; ++lane) {
-    for (int k = 0; k < 6; ++k) columns[k][lane] = r6[6 * lane + k];
+// SSE2's lane operations for pose_simd_shared.hpp.
+struct Sse2Lanes {
+  using V = __m128;
+  using M = __m128;
+  static constexpr int kLanes = 4;
+  static V splat(float v) { return _mm_set1_ps(v); }
+  static V add(V a, V b) { return _mm_add_ps(a, b); }
+  static V sub(V a, V b) { return _mm_sub_ps(a, b); }
+  static V mul(V a, V b) { return _mm_mul_ps(a, b); }
+  static V div(V a, V b) { return _mm_div_ps(a, b); }
+  static V sqrt(V a) { return _mm_sqrt_ps(a); }
+  static M less(V a, V b) { return _mm_cmplt_ps(a, b); }
+  static M greater(V a, V b) { return _mm_cmpgt_ps(a, b); }
+  static M both(M a, M b) { return _mm_and_ps(a, b); }
+  static M either(M a, M b) { return _mm_or_ps(a, b); }
+  static M neither_then(M a, M b) { return _mm_andnot_ps(a, b); }
+  static V pick(M mask, V yes, V no) { return _mm_or_ps(_mm_and_ps(mask, yes), _mm_andnot_ps(mask, no)); }
+  static V column(const float* r6, int k) { return _mm_setr_ps(r6[k], r6[6 + k], r6[12 + k], r6[18 + k]); }
+  static void store_quats(V w, V x, V y, V z, Quat* out) {
+    _MM_TRANSPOSE4_PS(w, x, y, z);
+    _mm_storeu_ps(&out[0].w, w);
+    _mm_storeu_ps(&out[1].w, x);
+    _mm_storeu_ps(&out[2].w, y);
+    _mm_storeu_ps(&out[3].w, z);
   }
-  auto load = [&](int k) { return Lanes{_mm_load_ps(columns[k])}; };
-  const Vec3Lanes c0 = normalized({load(0), load(1), load(2)});
-  const Vec3Lanes b{load(3), load(4), load(5)};
-  const Lanes along = dot(c0, b);
-  const Vec3Lanes c1 = normalized({b.x - c0.x * along, b.y - c0.y * along, b.z - c0.z * along});
-  const Vec3Lanes c2{c0.y * c1.z - c0.z * c1.y, c0.z * c1.x - c0.x * c1.z, c0.x * c1.y - c0.y * c1.x};
-  Lanes q[4];
-  columns_to_quats(c0, c1, c2, q);
-  // normalize(Quat), then the identity where a column was degenerate (as quat_from_6d).
-  const Lanes n = root(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  const __m128 degenerate = _mm_or_ps(_mm_cmplt_ps(n.v, _mm_set1_ps(1e-8f)),
-                                      _mm_or_ps(_mm_cmplt_ps(dot(c0, c0).v, _mm_set1_ps(0.25f)),
-                                                _mm_cmplt_ps(dot(c1, c1).v, _mm_set1_ps(0.25f))));
-  const Lanes identity[4] = {splat(1.0f), splat(0.0f), splat(0.0f), splat(0.0f)};
-  alignas(16) float result[4][4];
-  for (int k = 0; k < 4; ++k) _mm_store_ps(result[k], pick(degenerate, identity[k], q[k] / n).v);
-  for (int lane = 0; lane < 4; ++lane) out[lane] = Quat{result[0][lane], result[1][lane], result[2][lane], result[3][lane]};
-}
+};
 
 }  // namespace
 #endif
 
-void quats_from_6d(const float* r6, int count, Quat* out) {
-  int j = 0;
+namespace {
+
+// The widest quats_from_6d kernel of `path` on this build and CPU (nullptr: none wider than SSE2).
+detail::QuatsFrom6dKernel wide_quats_kernel(KernelPath path) {
+  const bool auto_path = path == KernelPath::Auto;
+  if ((auto_path || path == KernelPath::Avx512) && avx512_available()) return detail::quats_from_6d_avx512_kernel();
+  if ((auto_path || path == KernelPath::Avx512 || path == KernelPath::Avx2) && avx2_available()) {
+    return detail::quats_from_6d_avx2_kernel();
+  }
+  return nullptr;
+}
+
+// quat_from_6d of r6[0 .. 6 count): `wide` first, then four at a time (SSE2 builds, unless
+// `portable_only`), the rest one at a time.
+void convert_quats(detail::QuatsFrom6dKernel wide, bool portable_only, const float* r6, int count, Quat* out) {
+  int j = wide != nullptr ? wide(r6, count, out) : 0;
 #if defined(__SSE2__)
-  for (; j + 4 <= count; j += 4) four_quats_from_6d(r6 + 6 * j, out + j);
+  if (!portable_only) j += detail::lanes_quats_from_6d_run<Sse2Lanes>(r6 + 6 * j, count - j, out + j);
 #endif
   for (; j < count; ++j) out[j] = quat_from_6d(r6 + 6 * j);
+}
+
+}  // namespace
+
+void quats_from_6d(const float* r6, int count, Quat* out, KernelPath path) {
+  convert_quats(wide_quats_kernel(path), path == KernelPath::Scalar, r6, count, out);
+}
+
+void quats_from_6d(const float* r6, int count, Quat* out) {
+  static const detail::QuatsFrom6dKernel wide = wide_quats_kernel(KernelPath::Auto);
+  convert_quats(wide, false, r6, count, out);
 }
 
 PoseVectorLayout pose_layout_of(const Database& db) {

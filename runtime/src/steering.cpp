@@ -36,8 +36,12 @@ void Steering::init(const SteeringSettings& settings, const std::vector<int>& tr
   offsets_ = trajectory_offsets;
   fps_ = fps;
   trajectory_.assign(offsets_.size(), RootSample{});
-  history_.assign(kHistoryCapacity, RootSample{on_ground(position), rotation});
-  history_time_.assign(kHistoryCapacity, 0.0);
+  prediction_decay_.assign(offsets_.size(), SimulatedRoot::Decay{});
+  update_decay_ = SimulatedRoot::Decay{};
+  // Only a schema with past trajectory offsets reads the history: without one it stays empty.
+  const bool past = std::any_of(offsets_.begin(), offsets_.end(), [](int offset) { return offset < 0; });
+  history_.assign(past ? kHistoryCapacity : 0, RootSample{on_ground(position), rotation});
+  history_time_.assign(history_.size(), 0.0);
   history_next_ = 0;
   clock_ = 0.0;
   sim_ = SimulatedRoot{};
@@ -71,7 +75,7 @@ float Steering::begin_update(const GamepadInput& raw_input, float raw_dt, Vec3 c
   time_since_search_ += dt;
   desired_velocity_ = lmm::desired_velocity(input, sim_.rotation, settings_.controller);
   desired_rotation_ = desired_rotation(input, previous_desired_rotation_, desired_velocity_);
-  sim_.update(desired_velocity_, desired_rotation_, settings_.controller, dt);
+  sim_.update(desired_velocity_, desired_rotation_, settings_.controller, dt, update_decay_);
   const Vec3 lead = on_ground(sim_.position - character_root);
   if (length(lead) > settings_.max_simulation_distance) {
     sim_.position = on_ground(character_root) + normalize(lead) * settings_.max_simulation_distance;
@@ -96,6 +100,7 @@ void Steering::searched(CharacterStats& stats) {
 void Steering::end_update(Vec3 root_position, Quat root_rotation) {
   previous_desired_velocity_ = desired_velocity_;
   previous_desired_rotation_ = desired_rotation_;
+  if (history_.empty()) return;
   history_[size_t(history_next_)] = RootSample{on_ground(root_position), root_rotation};
   history_time_[size_t(history_next_)] = clock_;
   history_next_ = (history_next_ + 1) % kHistoryCapacity;
@@ -114,10 +119,11 @@ void Steering::move(const GroundMove& m) {
 }
 
 void Steering::predict_trajectory() {
+  const SimulatedRoot::Springs springs = sim_.springs_towards(desired_velocity_, desired_rotation_, settings_.controller);
   for (size_t s = 0; s < offsets_.size(); ++s) {
     const float seconds = float(offsets_[s]) / fps_;
     if (seconds >= 0.0f) {
-      const SimulatedRoot future = sim_.predict(desired_velocity_, desired_rotation_, settings_.controller, seconds);
+      const SimulatedRoot future = sim_.after(springs, seconds, prediction_decay_[s]);
       trajectory_[s] = RootSample{on_ground(future.position), future.rotation};
       continue;
     }

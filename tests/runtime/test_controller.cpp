@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "lmm/controller.hpp"
 #include "lmm/ik.hpp"
@@ -159,6 +162,48 @@ TEST(Controller, PredictionMatchesStepping) {
   for (int i = 0; i < 60; ++i) stepped.update(goal, facing, s, 1.0f / 60.0f);
   EXPECT_NEAR(length(predicted.position - stepped.position), 0.0f, 1e-4f);
   EXPECT_GT(std::fabs(dot(predicted.rotation, stepped.rotation)), 1.0f - 1e-5f);
+}
+
+// Bit-for-bit equality of two simulated roots.
+void expect_same_root(const SimulatedRoot& a, const SimulatedRoot& b, const std::string& where) {
+  EXPECT_EQ(std::memcmp(&a.position, &b.position, sizeof(Vec3)), 0) << where;
+  EXPECT_EQ(std::memcmp(&a.velocity, &b.velocity, sizeof(Vec3)), 0) << where;
+  EXPECT_EQ(std::memcmp(&a.acceleration, &b.acceleration, sizeof(Vec3)), 0) << where;
+  EXPECT_EQ(std::memcmp(&a.rotation, &b.rotation, sizeof(Quat)), 0) << where;
+  EXPECT_EQ(std::memcmp(&a.angular_velocity, &b.angular_velocity, sizeof(Vec3)), 0) << where;
+}
+
+TEST(Controller, SharedSpringsAndKeptDecaysGiveTheSeparateResultsBitForBit) {
+  ControllerSettings s;
+  SimulatedRoot root;
+  root.velocity = Vec3{0.5f, 0.0f, -0.2f};
+  root.acceleration = Vec3{0.1f, 0.0f, 0.3f};
+  root.rotation = quat_from_angle_axis(0.4f, Vec3{0, 1, 0});
+  root.angular_velocity = Vec3{0.0f, 1.2f, 0.0f};
+  SimulatedRoot stepped = root, kept = root;
+  SimulatedRoot::Decay step_decay;
+  std::vector<SimulatedRoot::Decay> horizon_decay(3);
+  const float horizons[] = {0.333f, 0.667f, 1.0f};
+  for (int i = 0; i < 90; ++i) {
+    const Vec3 goal{std::sin(0.1f * float(i)), 0.0f, 1.5f};
+    const Quat facing = quat_from_heading(goal);
+    // A steady frame time with a change now and then, so kept factors must be recomputed.
+    const float dt = i % 30 == 29 ? 1.0f / 30.0f : 1.0f / 60.0f;
+    const SimulatedRoot::Springs springs = kept.springs_towards(goal, facing, s);
+    for (int h = 0; h < 3; ++h) {
+      expect_same_root(kept.after(springs, horizons[h], horizon_decay[size_t(h)]),
+                       kept.predict(goal, facing, s, horizons[h]), "frame " + std::to_string(i));
+    }
+    stepped.update(goal, facing, s, dt);
+    kept.update(goal, facing, s, dt, step_decay);
+    expect_same_root(kept, stepped, "frame " + std::to_string(i));
+  }
+  // Another halflife with the same dt: the kept factor follows it.
+  ControllerSettings slow = s;
+  slow.velocity_halflife *= 2.0f;
+  stepped.update(Vec3{}, Quat{}, slow, 1.0f / 60.0f);
+  kept.update(Vec3{}, Quat{}, slow, 1.0f / 60.0f, step_decay);
+  expect_same_root(kept, stepped, "new halflife");
 }
 
 TEST(TwoJointIk, ReachesTargetsAndKeepsFootOrientation) {

@@ -274,12 +274,24 @@ TEST(PoseVector, ManySixDRotationsAtOnceEqualOneAtATimeBitForBit) {
     }
   }
   std::vector<Quat> many(static_cast<size_t>(count));
+  const auto expect_scalar_results = [&](const char* path) {
+    for (int i = 0; i < count; ++i) {
+      const Quat one = quat_from_6d(r6.data() + size_t(i) * 6);
+      ASSERT_EQ(std::memcmp(&one, &many[size_t(i)], sizeof(Quat)), 0)
+          << path << ", rotation " << i << ": " << one.w << " " << one.x << " " << one.y << " " << one.z << " vs "
+          << many[size_t(i)].w << " " << many[size_t(i)].x << " " << many[size_t(i)].y << " " << many[size_t(i)].z;
+    }
+  };
   quats_from_6d(r6.data(), count, many.data());
-  for (int i = 0; i < count; ++i) {
-    const Quat one = quat_from_6d(r6.data() + size_t(i) * 6);
-    ASSERT_EQ(std::memcmp(&one, &many[size_t(i)], sizeof(Quat)), 0)
-        << "rotation " << i << ": " << one.w << " " << one.x << " " << one.y << " " << one.z << " vs "
-        << many[size_t(i)].w << " " << many[size_t(i)].x << " " << many[size_t(i)].y << " " << many[size_t(i)].z;
+  expect_scalar_results("default");
+  // Every lane width this CPU runs, over counts that leave tails for the narrower ones.
+  for (const KernelPath path : available_kernel_paths()) {
+    for (const int part : {count, 21, 17, 9, 3}) {
+      std::fill(many.begin(), many.end(), Quat{0.0f, 0.0f, 0.0f, 0.0f});
+      quats_from_6d(r6.data(), part, many.data(), path);
+      quats_from_6d(r6.data() + 6 * part, count - part, many.data() + part, path);
+      expect_scalar_results(kernel_path_name(path));
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lmm/math.hpp"
+#include "lmm/springs.hpp"
 
 namespace lmm {
 
@@ -87,11 +88,29 @@ struct SimulatedRoot {
   Quat rotation;
   Vec3 angular_velocity;
 
+  // The two springs from this state towards a desired velocity and rotation.
+  struct Springs {
+    VelocitySpring velocity;
+    RotationSpring rotation;
+  };
+  // The decay factors of the two springs over one time span, kept between calls.
+  struct Decay {
+    DecayFactor velocity, rotation;
+  };
+
   // Advances the springs by dt towards the desired velocity and rotation.
   void update(Vec3 desired_velocity, Quat desired_rotation, const ControllerSettings& settings, float dt);
+  // The same, the exponentials kept in `decay` (the result is the same).
+  void update(Vec3 desired_velocity, Quat desired_rotation, const ControllerSettings& settings, float dt,
+              Decay& decay);
   // The state `seconds` ahead if the desired velocity and rotation stay as they are.
   SimulatedRoot predict(Vec3 desired_velocity, Quat desired_rotation, const ControllerSettings& settings,
                         float seconds) const;
+  // The springs from this state towards the desired velocity and rotation (shared by predictions).
+  Springs springs_towards(Vec3 desired_velocity, Quat desired_rotation, const ControllerSettings& settings) const;
+  // The state `seconds` along `springs` (made by springs_towards from this state), the
+  // exponentials kept in `decay`: predict() without recomputing what every horizon shares.
+  SimulatedRoot after(const Springs& springs, float seconds, Decay& decay) const;
 };
 
 }  // namespace lmm

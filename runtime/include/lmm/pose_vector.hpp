@@ -8,6 +8,7 @@
 
 #include "lmm/database.hpp"
 #include "lmm/model.hpp"
+#include "lmm/nn.hpp"
 
 namespace lmm {
 
@@ -16,8 +17,12 @@ void quat_to_6d(Quat q, float* out);
 // The rotation of a 6D vector: Gram-Schmidt on its two columns (identity when degenerate).
 Quat quat_from_6d(const float* r6);
 // quat_from_6d of `count` consecutive 6D rotations (6 floats each) into out[0..count), equal to
-// it bit for bit (four at a time with SSE2 where the build has it).
+// it bit for bit: sixteen (AVX-512) or eight (AVX2) at a time where the CPU has them, then four
+// at a time with SSE2 where the build has it. No allocation.
 void quats_from_6d(const float* r6, int count, Quat* out);
+// The same with the lanes of `path` (Auto: the widest; Scalar: one at a time; a path this build or
+// CPU lacks: the next narrower one).
+void quats_from_6d(const float* r6, int count, Quat* out, KernelPath path);
 
 // The pose vector layout of a database's skeleton and contact joints.
 PoseVectorLayout pose_layout_of(const Database& db);

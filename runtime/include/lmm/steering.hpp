@@ -124,8 +124,10 @@ class Steering {
   std::vector<int> offsets_;
   float fps_ = 30.0f;
   SimulatedRoot sim_;
+  SimulatedRoot::Decay update_decay_;                   // the per-frame update's exponentials
+  std::vector<SimulatedRoot::Decay> prediction_decay_;  // each trajectory offset's
   std::vector<RootSample> trajectory_;
-  std::vector<RootSample> history_;  // ring buffer of past roots, one per update
+  std::vector<RootSample> history_;  // ring buffer of past roots, one per update (empty: no past offsets)
   std::vector<double> history_time_;
   int history_next_ = 0;
   double clock_ = 0.0;
