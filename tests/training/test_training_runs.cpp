@@ -36,6 +36,17 @@ namespace {
 
 TrainingConfig tiny() { return load_training_config("tiny", pipeline::default_config_dir()); }
 
+// The report's expert use over the database: the least used expert at most uniform use, the most
+// at least uniform and at most every row (experts / top_k times uniform).
+void expect_expert_use(const TrainReport& r, const NetworkConfig& net) {
+  ASSERT_TRUE(r.metrics.count("expert_use_min") && r.metrics.count("expert_use_max"));
+  const double least = r.metrics.at("expert_use_min"), most = r.metrics.at("expert_use_max");
+  EXPECT_GE(least, 0.0);
+  EXPECT_LE(least, 1.0 + 1e-6);
+  EXPECT_GE(most, 1.0 - 1e-6);
+  EXPECT_LE(most, double(net.experts) / double(net.top_k) + 1e-6);
+}
+
 TEST(TrainingRuns, TinyAutoencoderReducesEveryLossTerm) {
   REQUIRE_SUBSET(db);
   TrainOptions o;
@@ -55,6 +66,7 @@ TEST(TrainingRuns, TinyAutoencoderReducesEveryLossTerm) {
   EXPECT_GT(r.metrics.at("mean_joint_error_cm"), 0.0);
   EXPECT_LT(r.metrics.at("mean_joint_error_cm"), 10.0);
   EXPECT_GE(r.metrics.at("p95_joint_error_cm"), r.metrics.at("mean_joint_error_cm"));
+  expect_expert_use(r, tiny().decoder);
   EXPECT_TRUE(fs::exists(checkpoint_path(o.out_dir, "autoencoder")));
 }
 
@@ -179,6 +191,8 @@ TEST(TrainingRuns, TinyStepperAndProjectorLearnFromTheAutoencoder) {
   EXPECT_LT(stepper.metrics.at("rollout_error_cm_2s"), 50.0);
   EXPECT_GT(projector.metrics.at("projector_feature_error"), 0.5);  // ratio to the exact neighbour's
   EXPECT_LT(projector.metrics.at("projector_feature_error"), 3.0);
+  expect_expert_use(stepper, tiny().stepper);
+  expect_expert_use(projector, tiny().projector);
   // A preset with other sizes does not fit the saved autoencoder: a clear error.
   TrainingConfig other = tiny();
   other.latent = 12;

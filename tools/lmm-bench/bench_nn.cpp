@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -267,6 +268,7 @@ void preset_bundles(const cxxopts::ParseResult& args, std::vector<Bundle>& out) 
   }
   if (args.count("save")) {
     const std::string dir = args["save"].as<std::string>();
+    std::filesystem::create_directories(dir);
     save_bundle(out[0], dir + "/" + name + ".lmmw");
     save_bundle(out[1], dir + "/" + name + "-f16.lmmw");
     save_bundle(out[2], dir + "/" + baseline + ".lmmw");

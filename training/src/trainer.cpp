@@ -516,18 +516,54 @@ torch::Tensor weighted(const torch::Tensor& per_joint, const torch::Tensor& weig
 // Decoder output to pose vectors: denormalised, contact slots kept as logits.
 torch::Tensor denormalize(const PoseData& d, const torch::Tensor& out) { return out * d.pose_std + d.pose_mean; }
 
-// Mean and 95th percentile of model-space joint position errors (cm) over all frames.
+// Adds the rows each expert of `net` took in its last forward pass of `rows` rows to `total`
+// (an empty tensor at first). Nothing for a network without experts.
+void add_expert_use(const Network& net, int64_t rows, torch::Tensor& total) {
+  if (!net || !net->utilisation().defined()) return;
+  const torch::Tensor taken = net->utilisation() * double(rows);
+  total = total.defined() ? total + taken : taken;
+}
+
+// expert_use_min / _max: the least and the most used expert of `total` (add_expert_use) as
+// multiples of uniform use, as lmm-eval's *_expert_use_* over the database.
+void report_expert_use(const torch::Tensor& total, TrainReport& report) {
+  if (!total.defined()) return;
+  const double uniform = total.sum().item<double>() / double(total.numel());
+  if (!(uniform > 0.0)) return;
+  report.metrics["expert_use_min"] = total.min().item<double>() / uniform;
+  report.metrics["expert_use_max"] = total.max().item<double>() / uniform;
+}
+
+// report_expert_use of `net` when `forward` (which runs it) takes every row of `inputs`, in chunks.
+template <typename Forward>
+void report_expert_use_over(const Network& net, const torch::Tensor& inputs, const Forward& forward,
+                            TrainReport& report) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor expert_use;
+  for (int64_t s = 0; s < inputs.size(0); s += 4096) {
+    const int64_t b = std::min<int64_t>(4096, inputs.size(0) - s);
+    forward(inputs.narrow(0, s, b));
+    add_expert_use(net, b, expert_use);
+  }
+  report_expert_use(expert_use, report);
+}
+
+// Mean and 95th percentile of model-space joint position errors (cm) over all frames, and the
+// decoder's expert use over them.
 void decoder_metrics(const PoseData& d, Autoencoder& ae, const torch::Tensor& x, TrainReport& report) {
   torch::NoGradGuard no_grad;
   ae->eval();
   std::vector<torch::Tensor> errors;
+  torch::Tensor expert_use;
   const int64_t n = x.size(0);
   for (int64_t s = 0; s < n; s += 4096) {
     const int64_t b = std::min<int64_t>(4096, n - s);
     const torch::Tensor z = ae->encoder->forward(x.narrow(0, s, b));
     const torch::Tensor pose = denormalize(d, ae->decoder->forward(torch::cat({z, d.features.narrow(0, s, b)}, 1)));
+    add_expert_use(ae->decoder, b, expert_use);
     errors.push_back((pose_to_model_positions(d, pose) - d.model_positions.narrow(0, s, b)).norm(2, -1).reshape(-1));
   }
+  report_expert_use(expert_use, report);
   const torch::Tensor all = torch::cat(errors) * 100.0;
   report.metrics["mean_joint_error_cm"] = all.mean().item<double>();
   // kthvalue: torch::quantile refuses inputs over 2^24 elements (large databases).
@@ -686,6 +722,8 @@ TrainReport train_stepper(const TrainingConfig& preset, const Database& db, cons
   const int64_t fps = int64_t(std::lround(setup.d.fps));
   report.metrics["rollout_error_cm_0.5s"] = rollout_error_cm(db, setup.d, setup.ae, stepper, state, fps / 2);
   report.metrics["rollout_error_cm_2s"] = rollout_error_cm(db, setup.d, setup.ae, stepper, state, 2 * fps);
+  stepper->eval();
+  report_expert_use_over(stepper->net, state, [&](const torch::Tensor& rows) { stepper->forward(rows); }, report);
   return report;
 }
 
@@ -750,6 +788,7 @@ TrainReport train_projector(const TrainingConfig& preset, const Database& db, co
     report.metrics["projector_latent_error"] = (projector->forward(query).narrow(1, 0, latent) -
                                                 setup.state.index_select(0, nearest).narrow(1, 0, latent)).abs().mean().item<double>();
   }
+  report_expert_use_over(projector->net, features, [&](const torch::Tensor& rows) { projector->forward(rows); }, report);
   return report;
 }
 
