@@ -128,7 +128,6 @@ bool LearnedCrowd::init(std::shared_ptr<const Model> model, const LearnedSetting
     w.members.assign(rows, 0);
     w.projecting.assign(rows, 0);
     w.frames.assign(rows, 0);
-    w.step_rows.assign(2 * rows, LearnedPlayback::StepRow{nullptr, nullptr});
     w.step_owner.assign(2 * rows, 0);
     w.step_track.assign(2 * rows, 0);
   }
@@ -175,7 +174,7 @@ void LearnedCrowd::project_block(Worker& w, int count) {
     LearnedCharacter& c = character(w.members[size_t(k)]);
     if (!c.projection_due()) continue;
     if (!c.build_query()) {
-      c.take_projection(false);
+      c.take_projection(false, c.projected_.data());
       continue;
     }
     copy_row(c.query_.data(), features, w.queries.data() + size_t(rows) * features);
@@ -184,9 +183,8 @@ void LearnedCrowd::project_block(Worker& w, int count) {
   const bool ok = w.evaluator.project_batch(w.queries.data(), rows, w.states.data());
   for (int r = 0; r < rows; ++r) {
     LearnedCharacter& c = character(w.members[size_t(w.projecting[size_t(r)])]);
-    const float* row = w.states.data() + size_t(r) * state;
-    copy_row(row, state, c.projected_.data());
-    c.take_projection(ok && all_finite(row, size_t(state)));
+    float* row = w.states.data() + size_t(r) * state;
+    c.take_projection(ok && all_finite(row, size_t(state)), row);
   }
 }
 
@@ -204,17 +202,15 @@ void LearnedCrowd::step_block(Worker& w, int count) {
       if (w.frames[size_t(k)] <= f) continue;
       LearnedPlayback& playback = character(w.members[size_t(k)]).playback_;
       for (int t = 0; t < playback.stepping_tracks(); ++t, ++rows) {
-        w.step_rows[size_t(rows)] = playback.prepare_step(t);
+        copy_row(playback.prepare_step(t), state, w.step_in.data() + size_t(rows) * state);
         w.step_owner[size_t(rows)] = k;
         w.step_track[size_t(rows)] = t;
-        copy_row(w.step_rows[size_t(rows)].in, state, w.step_in.data() + size_t(rows) * state);
       }
     }
     const bool ok = w.evaluator.step_batch(w.step_in.data(), rows, w.step_out.data());
     for (int r = 0; r < rows; ++r) {
       LearnedCharacter& c = character(w.members[size_t(w.step_owner[size_t(r)])]);
-      copy_row(w.step_out.data() + size_t(r) * state, state, w.step_rows[size_t(r)].out);
-      c.playback_.finish_step(w.step_track[size_t(r)], ok, c.stats_);
+      c.playback_.finish_step(w.step_track[size_t(r)], ok, w.step_out.data() + size_t(r) * state, c.stats_);
     }
   }
 }

@@ -98,13 +98,15 @@ int LearnedPlayback::begin_advance(float dt) {
   return frames;
 }
 
-LearnedPlayback::StepRow LearnedPlayback::prepare_step(int t) {
+const float* LearnedPlayback::prepare_step(int t) {
   Track& track = stepping_track(t);
   std::swap(track.now, track.next);
-  return StepRow{track.now.data(), track.next.data()};
+  return track.now.data();
 }
 
-void LearnedPlayback::finish_step(int t, bool ok, CharacterStats& stats) { take_step(stepping_track(t), ok, stats); }
+void LearnedPlayback::finish_step(int t, bool ok, float* stepped, CharacterStats& stats) {
+  take_step(stepping_track(t), ok, stepped, stats);
+}
 
 void LearnedPlayback::finish_advance(const float* decoded, bool ok, float dt, float halflife, PoseBuffers& out,
                                      CharacterStats& stats) {
@@ -136,9 +138,10 @@ void LearnedPlayback::keep_in_range(float* state, CharacterStats& stats) const {
   const float* mean = model_->state_mean();
   const float* spread = model_->state_std();
   int clamped = 0;
-  for (int i = 0; i < state_size_; ++i) {  // std::clamp's comparisons, written so they vectorise
+  for (int i = 0; i < state_size_; ++i) {  // std::clamp's result (low <= high), as a max then a min that vectorise
     const float reach = kStateReach * spread[i], low = mean[i] - reach, high = mean[i] + reach, x = state[i];
-    const float v = x < low ? low : (high < x ? high : x);
+    const float raised = x < low ? low : x;
+    const float v = high < raised ? high : raised;
     clamped |= int(v != x);
     state[i] = v;
   }
@@ -147,16 +150,19 @@ void LearnedPlayback::keep_in_range(float* state, CharacterStats& stats) const {
 
 void LearnedPlayback::step_track(Track& track, CharacterStats& stats) {
   std::swap(track.now, track.next);
-  take_step(track, evaluator_.step(track.now.data(), track.next.data()), stats);
+  take_step(track, evaluator_.step(track.now.data(), track.next.data()), track.next.data(), stats);
 }
 
-void LearnedPlayback::take_step(Track& track, bool ok, CharacterStats& stats) {
-  if (!ok || !all_finite(track.next.data(), track.next.size())) {
+// Checked and kept in range where it lies (a crowd's batch row is in cache; the character's
+// track may not be), then stored.
+void LearnedPlayback::take_step(Track& track, bool ok, float* stepped, CharacterStats& stats) {
+  if (!ok || !all_finite(stepped, size_t(state_size_))) {
     ++stats.nonfinite_states;
     track.next = track.now;  // hold the last good state until the next projection
     return;
   }
-  keep_in_range(track.next.data(), stats);
+  keep_in_range(stepped, stats);
+  if (stepped != track.next.data()) std::copy(stepped, stepped + state_size_, track.next.begin());
 }
 
 void LearnedPlayback::reset_track(Track& track, const float* state, CharacterStats& stats) {

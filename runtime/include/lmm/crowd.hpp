@@ -151,7 +151,6 @@ class LearnedCrowd : public CrowdBase<LearnedCharacter> {
     ModelEvaluator evaluator;
     std::vector<float> queries, states, step_in, step_out, shown, poses, dt;
     std::vector<int> members, projecting, frames;
-    std::vector<LearnedPlayback::StepRow> step_rows;
     std::vector<int> step_owner, step_track;
   };
   void update_block(Worker& w, int count);

@@ -60,13 +60,14 @@ class LearnedCharacter final : public CharacterBase {
   const std::vector<int>& parents() const override { return model_->skeleton().parents; }
   bool start(Vec3 position, float heading);
   // Parts of update(): begin_frame (steering; returns the clamped dt), then when
-  // projection_due(): build_query, the projector on query_ into projected_, take_projection
-  // (whether both succeeded); then the playback advance, then end_frame.
+  // projection_due(): build_query, the projector on query_ into projected_ (or a crowd's batch
+  // row), take_projection (whether both succeeded, and that state: kept in range in place);
+  // then the playback advance, then end_frame.
   float begin_frame(const GamepadInput& input, float raw_dt);
   bool projection_due() const;
   bool build_query();
   bool build_query(const float* pose_features);
-  void take_projection(bool projected);
+  void take_projection(bool projected, float* state);
   void end_frame(float dt);
   float query_cost(const float* state) const;
 

@@ -47,14 +47,11 @@ class LearnedPlayback {
   int begin_advance(float dt);
   // Tracks stepped per model frame this update (1, or 2 while latent blending).
   int stepping_tracks() const { return stepping_tracks_; }
-  // Moves track t's next state to now: step `in` (state_size floats) into `out`.
-  struct StepRow {
-    const float* in;
-    float* out;
-  };
-  StepRow prepare_step(int t);
-  // Takes track t's stepped row (ok: the network ran): non-finite rows hold the last state.
-  void finish_step(int t, bool ok, CharacterStats& stats);
+  // Moves track t's next state to now; returns it (state_size floats), the row to step.
+  const float* prepare_step(int t);
+  // Takes track t's stepped row `stepped` (state_size floats, e.g. a batch's row: kept in range
+  // in place; ok: the network ran) as its next state; a non-finite row holds the last state.
+  void finish_step(int t, bool ok, float* stepped, CharacterStats& stats);
   // The state to decode this update (latent ++ normalised features).
   const float* compose_shown();
   // Takes the `decoded` pose vector (pose_layout().size() floats; ok: the network ran) and writes
@@ -85,7 +82,7 @@ class LearnedPlayback {
   };
   Track& stepping_track(int t) { return t == 0 ? current_ : outgoing_; }
   void step_track(Track& track, CharacterStats& stats);
-  void take_step(Track& track, bool ok, CharacterStats& stats);
+  void take_step(Track& track, bool ok, float* stepped, CharacterStats& stats);
   void reset_track(Track& track, const float* state, CharacterStats& stats);
   void sample_track(const Track& track, float* out) const;
   void begin_blend(const float* projected, CharacterStats& stats);
