@@ -188,7 +188,7 @@ TrainReport train_direction(const TrainingConfig& preset, const Database& db, co
   const DirectionConfig& dc = preset.direction;
   TrainingConfig c = with_schedule(preset, dc.steps, dc.batch, dc.learning_rate);
   torch::manual_seed(c.seed);
-  at::set_num_threads(c.threads);
+  use_threads(c.threads);
   fs::create_directories(o.out_dir);
   const DirectionData d = make_direction_data(db, dc);
   if (o.log) {

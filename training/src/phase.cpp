@@ -168,7 +168,7 @@ torch::Tensor PhaseModelImpl::decode(const PhaseParameters& p) {
 TrainReport fit_phase(const TrainingConfig& preset, const PhaseData& data, PhaseModel& model, const TrainOptions& o) {
   const PhaseConfig& pc = preset.phase;
   TrainingConfig c = with_schedule(preset, pc.steps, pc.batch, pc.learning_rate);
-  at::set_num_threads(c.threads);
+  use_threads(c.threads);
   fs::create_directories(o.out_dir);
   const int64_t frames = data.velocities.size(0);
   if (o.log) {

@@ -32,9 +32,12 @@ torch::Tensor matrices_from_6d(const torch::Tensor& r6) {
 torch::Tensor model_space_positions(const std::vector<int64_t>& parents, const torch::Tensor& local_positions,
                                     const torch::Tensor& local_matrices) {
   std::vector<torch::Tensor> positions(parents.size()), matrices(parents.size());
+  // unbind, not select per joint: its backward stacks the joints' gradients once, where each
+  // select's scatters into a zeroed copy of the whole batch.
+  const std::vector<torch::Tensor> joint_positions = local_positions.unbind(1), joint_matrices = local_matrices.unbind(1);
   for (size_t j = 0; j < parents.size(); ++j) {
-    const torch::Tensor p = local_positions.select(1, int64_t(j));
-    const torch::Tensor m = local_matrices.select(1, int64_t(j));
+    const torch::Tensor& p = joint_positions[j];
+    const torch::Tensor& m = joint_matrices[j];
     const int64_t parent = parents[j];
     if (parent < 0) {
       positions[j] = p;

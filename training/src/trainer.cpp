@@ -12,6 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <dlfcn.h>
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
@@ -400,6 +402,13 @@ std::map<std::string, double> process_memory_mb() {
 
 }  // namespace
 
+void use_threads(int threads) {
+  at::set_num_threads(threads);
+  // Looked up, not linked: LibTorch may sit on another BLAS, which has no such pool.
+  using SetBlasThreads = void (*)(int);
+  if (auto set = reinterpret_cast<SetBlasThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) set(threads);
+}
+
 void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions& o, TrainReport& report) {
   const std::unique_ptr<torch::optim::Optimizer> owned_optimizer = make_optimizer(c, spec);
   torch::optim::Optimizer& optimizer = *owned_optimizer;
@@ -504,7 +513,7 @@ BatchShard shard_of(const TrainOptions& o, int64_t global) {
 
 // Geodesic angle between rotation matrices [..., 3, 3] (Kleanthous & Martini 2023 Eq. 19), in radians.
 torch::Tensor geodesic(const torch::Tensor& a, const torch::Tensor& b) {
-  const torch::Tensor trace = torch::matmul(a, b.transpose(-1, -2)).diagonal(0, -2, -1).sum(-1);
+  const torch::Tensor trace = (a * b).sum({-2, -1});  // trace(a b^T), without a batched matmul
   return torch::acos(((trace - 1.0) / 2.0).clamp(-1.0 + 1e-6, 1.0 - 1e-6));
 }
 
@@ -647,7 +656,7 @@ struct LatentSetup {
 
 LatentSetup latent_setup(const TrainingConfig& c, const Database& db, const TrainOptions& o) {
   torch::manual_seed(c.seed);
-  at::set_num_threads(c.threads);
+  use_threads(c.threads);
   fs::create_directories(o.out_dir);
   TrainingData data = training_data(db, o);
   LatentSetup s{std::move(data.d), std::move(data.x), {}, nullptr};
@@ -799,7 +808,7 @@ std::string checkpoint_path(const std::string& out_dir, const std::string& model
 TrainReport train_autoencoder(const TrainingConfig& preset, const Database& db, const TrainOptions& o) {
   const TrainingConfig c = for_network(preset, preset.decoder);
   torch::manual_seed(c.seed);
-  at::set_num_threads(c.threads);
+  use_threads(c.threads);
   fs::create_directories(o.out_dir);
   const TrainingData data = training_data(db, o);
   const PoseData& d = data.d;

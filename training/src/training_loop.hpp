@@ -28,6 +28,11 @@ struct LoopSpec {
   bool adam = false;                           // Adam instead of Adan (Kleanthous & Martini 2023 Sec. 5)
 };
 
+// Sets LibTorch's intra-op threads and, when the BLAS is OpenBLAS, its own worker pool to
+// `threads`: OpenBLAS otherwise keeps one spinning worker per core, which takes the core of a
+// concurrent training process (docs/benchmarks.md#training-throughput).
+void use_threads(int threads);
+
 // Runs (or resumes from out_dir's checkpoint of spec.model) the optimisation loop of `spec` for
 // c.steps steps and fills `report` (losses, seconds_wall, samples_per_s). Throws
 // std::runtime_error on a non-finite loss or a checkpoint that cannot be written or read.
