@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Trains a preset's three models on bandai-loco/normal within a fixed wall-time budget and
 # prints their metrics: the autoencoder as AE_RANKS data-parallel ranks of AE_THREADS threads each
-# (default 2 x 1: one LibTorch thread per core is the fastest way to use this 2-core machine,
-# docs/benchmarks.md#training-throughput), then stepper and projector as two concurrent 1-thread
-# processes (they only read the autoencoder checkpoint).
+# (default 1 x 1: on this 2-core machine a second rank of `standard`'s autoencoder is slower than
+# one, docs/benchmarks.md#training-throughput), then stepper and projector as two concurrent
+# 1-thread processes (they only read the autoencoder checkpoint).
 #
 # Usage: scripts/train-standard.sh [PRESET] [OUT_DIR]      (default: standard build/train-PRESET)
 # Environment: LMM_DATA (bandai-loco folder), LMM_BUILD (default build/release),
-#              AE_MINUTES (default 30), SP_MINUTES (default 25), AE_RANKS (default 2),
+#              AE_MINUTES (default 30), SP_MINUTES (default 25), AE_RANKS (default 1),
 #              AE_THREADS (threads per rank, default 1).
 # Run it for `standard` and `ffn-standard` to compare both with the same wall time.
 set -euo pipefail
@@ -21,7 +21,7 @@ tools="$build/tools"
 mkdir -p "$out"
 db="$out/normal.mmdb"
 [[ -f "$db" ]] || "$tools/lmm-import" "$data/normal" --out "$db"
-LMM_TRAIN="$tools/lmm-train" bash scripts/train-distributed.sh "${AE_RANKS:-2}" autoencoder --db "$db" \
+LMM_TRAIN="$tools/lmm-train" bash scripts/train-distributed.sh "${AE_RANKS:-1}" autoencoder --db "$db" \
   --config "$preset" --out "$out" --threads "${AE_THREADS:-1}" --max-minutes "${AE_MINUTES:-30}" \
   --json "$out/autoencoder.json"
 "$tools/lmm-train" stepper --db "$db" --config "$preset" --out "$out" --threads 1 \

@@ -7,25 +7,29 @@
 namespace lmm::training {
 namespace {
 
-// One step's constants (see the header's equations), in the parameters' float.
+// One step's constants (see the header's equations).
 struct AdanCoefficients {
-  float b1, b2, b3, inv_c1, inv_c2, inv_c3, eps, lr, inv_decay;
+  double b1, b2, b3, inv_c1, inv_c2, inv_c3, eps, lr, inv_decay;
 };
 
 // The whole update of one parameter in one pass over its elements: no temporaries and no
 // per-operation dispatch, which for the hundreds of small expert tensors of an SMoE network cost
-// more than the arithmetic (docs/benchmarks.md#training-throughput).
+// more than the arithmetic (docs/benchmarks.md#training-throughput). The arithmetic is double:
+// in float, Adan's normalisation amplified rounding 8x more (the data-parallel equivalence test).
 void adan_update(float* p, const float* g, float* m, float* v, float* n, float* previous, int64_t count,
                  const AdanCoefficients& k) {
   for (int64_t i = 0; i < count; ++i) {
-    const float grad = g[i], diff = grad - previous[i];
-    m[i] = k.b1 * m[i] + (1.0f - k.b1) * grad;
-    v[i] = k.b2 * v[i] + (1.0f - k.b2) * diff;
-    const float u = grad + k.b2 * diff;
-    n[i] = k.b3 * n[i] + (1.0f - k.b3) * u * u;
-    const float update = (m[i] * k.inv_c1 + k.b2 * v[i] * k.inv_c2) / (std::sqrt(n[i] * k.inv_c3) + k.eps);
-    p[i] = (p[i] - k.lr * update) * k.inv_decay;
-    previous[i] = grad;
+    const double grad = g[i], diff = grad - previous[i];
+    const double mean = k.b1 * m[i] + (1.0 - k.b1) * grad;
+    const double mean_diff = k.b2 * v[i] + (1.0 - k.b2) * diff;
+    const double u = grad + k.b2 * diff;
+    const double mean_sq = k.b3 * n[i] + (1.0 - k.b3) * u * u;
+    const double update = (mean * k.inv_c1 + k.b2 * mean_diff * k.inv_c2) / (std::sqrt(mean_sq * k.inv_c3) + k.eps);
+    p[i] = float((p[i] - k.lr * update) * k.inv_decay);
+    m[i] = float(mean);
+    v[i] = float(mean_diff);
+    n[i] = float(mean_sq);
+    previous[i] = g[i];
   }
 }
 
@@ -105,9 +109,8 @@ torch::Tensor Adan::step(LossClosure closure) {
       auto& s = static_cast<AdanParamState&>(*it->second);
       s.step(s.step() + 1);
       const double step = double(s.step());
-      const AdanCoefficients k{float(b1), float(b2), float(b3), float(1.0 / (1.0 - std::pow(b1, step))),
-                               float(1.0 / (1.0 - std::pow(b2, step))), float(1.0 / (1.0 - std::pow(b3, step))),
-                               float(o.eps()), float(o.lr()), float(1.0 / (1.0 + o.lr() * o.weight_decay()))};
+      const AdanCoefficients k{b1, b2, b3, 1.0 / (1.0 - std::pow(b1, step)), 1.0 / (1.0 - std::pow(b2, step)),
+                               1.0 / (1.0 - std::pow(b3, step)), o.eps(), o.lr(), 1.0 / (1.0 + o.lr() * o.weight_decay())};
       TORCH_CHECK(p.scalar_type() == torch::kFloat && p.is_contiguous() && !p.is_cuda(),
                   "Adan: parameters must be contiguous float CPU tensors");
       const torch::Tensor g = grad.contiguous();

@@ -47,7 +47,8 @@ class Adan : public torch::optim::Optimizer {
  public:
   // Optimises `params` with `options`.
   explicit Adan(std::vector<torch::Tensor> params, AdanOptions options = {});
-  // Applies one update from the current gradients (parameters without gradient are skipped).
+  // Applies one update from the current gradients (parameters without gradient are skipped);
+  // the parameters must be contiguous float32 CPU tensors (checked).
   torch::Tensor step(LossClosure closure = nullptr) override;
   // Writes the optimiser state to `archive`.
   void save(torch::serialize::OutputArchive& archive) const override;
