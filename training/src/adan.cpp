@@ -103,7 +103,7 @@ torch::Tensor Adan::step(LossClosure closure) {
         fresh->exp_avg(torch::zeros_like(p));
         fresh->exp_avg_diff(torch::zeros_like(p));
         fresh->exp_avg_sq(torch::zeros_like(p));
-        fresh->previous_grad(grad.clone());
+        fresh->previous_grad(grad.clone(torch::MemoryFormat::Contiguous));
         it = state_.emplace(c10::guts::to_string(p.unsafeGetTensorImpl()), std::move(fresh)).first;
       }
       auto& s = static_cast<AdanParamState&>(*it->second);
@@ -113,6 +113,9 @@ torch::Tensor Adan::step(LossClosure closure) {
                                1.0 / (1.0 - std::pow(b3, step)), o.eps(), o.lr(), 1.0 / (1.0 + o.lr() * o.weight_decay())};
       TORCH_CHECK(p.scalar_type() == torch::kFloat && p.is_contiguous() && !p.is_cuda(),
                   "Adan: parameters must be contiguous float CPU tensors");
+      TORCH_CHECK(s.exp_avg().is_contiguous() && s.exp_avg_diff().is_contiguous() && s.exp_avg_sq().is_contiguous() &&
+                      s.previous_grad().is_contiguous() && s.exp_avg().numel() == p.numel(),
+                  "Adan: optimiser state does not match its parameter (a checkpoint of another model?)");
       const torch::Tensor g = grad.contiguous();
       adan_update(p.data_ptr<float>(), g.data_ptr<float>(), s.exp_avg().data_ptr<float>(),
                   s.exp_avg_diff().data_ptr<float>(), s.exp_avg_sq().data_ptr<float>(),
