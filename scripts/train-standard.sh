@@ -6,7 +6,8 @@
 # 1-thread processes (they only read the autoencoder checkpoint).
 #
 # Usage: scripts/train-standard.sh [PRESET] [OUT_DIR]      (default: standard build/train-PRESET)
-# Environment: LMM_DATA (bandai-loco folder), LMM_BUILD (default build/release),
+# Environment: LMM_DATA (bandai-loco folder), LMM_DB (a database to train on instead of
+#              bandai-loco/normal; LMM_DATA is then not needed), LMM_BUILD (default build/release),
 #              AE_MINUTES (default 30), SP_MINUTES (default 25), AE_RANKS (default 1),
 #              AE_THREADS (threads per rank, default 1).
 # Run it for `standard` and `ffn-standard` to compare both with the same wall time.
@@ -15,12 +16,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 preset="${1:-standard}"
 out="${2:-build/train-$preset}"
 build="${LMM_BUILD:-build/release}"
-data="${LMM_DATA:?set LMM_DATA to the bandai-loco folder}"
 tools="$build/tools"
 [[ -x "$tools/lmm-train" ]] || { echo "train-standard.sh: $tools/lmm-train not built (configure with -DLMM_BUILD_TRAINING=ON)" >&2; exit 1; }
 mkdir -p "$out"
-db="$out/normal.mmdb"
-[[ -f "$db" ]] || "$tools/lmm-import" "$data/normal" --out "$db"
+db="${LMM_DB:-$out/normal.mmdb}"
+if [[ ! -f "$db" ]]; then
+  [[ -z "${LMM_DB:-}" ]] || { echo "train-standard.sh: LMM_DB '$LMM_DB' does not exist" >&2; exit 1; }
+  "$tools/lmm-import" "${LMM_DATA:?set LMM_DATA to the bandai-loco folder, or LMM_DB to a database}/normal" --out "$db"
+fi
 LMM_TRAIN="$tools/lmm-train" bash scripts/train-distributed.sh "${AE_RANKS:-1}" autoencoder --db "$db" \
   --config "$preset" --out "$out" --threads "${AE_THREADS:-1}" --max-minutes "${AE_MINUTES:-30}" \
   --json "$out/autoencoder.json"
