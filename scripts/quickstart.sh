@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start: installs the dependencies, builds every tool, imports the "normal" locomotion clips
 # of the Bandai-Namco-Research-Motiondataset into a motion database, trains the `quick` preset
-# (about 7 minutes on 2 cores, from its three networks' times in docs/training.md; about 14 minutes in all with the build), exports the runtime bundle, evaluates it against the database
+# (about 7 minutes: 65 + 179 + 191 s on the 2-core Zen 5 machine, docs/training.md; about 15 minutes in all with the build), exports the runtime bundle, evaluates it against the database
 # (lmm-eval), runs the learned controller on random input (lmm-sim) and follows the S-curve test
 # path with the database (lmm-path), imports the strafing development set (normal + normal-extra +
 # bandai-d1-loco: sidesteps and backward walks) and runs the database controller on random strafe
