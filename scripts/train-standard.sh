@@ -19,10 +19,12 @@ build="${LMM_BUILD:-build/release}"
 tools="$build/tools"
 [[ -x "$tools/lmm-train" ]] || { echo "train-standard.sh: $tools/lmm-train not built (configure with -DLMM_BUILD_TRAINING=ON)" >&2; exit 1; }
 mkdir -p "$out"
-db="${LMM_DB:-$out/normal.mmdb}"
-if [[ ! -f "$db" ]]; then
-  [[ -z "${LMM_DB:-}" ]] || { echo "train-standard.sh: LMM_DB '$LMM_DB' does not exist" >&2; exit 1; }
-  "$tools/lmm-import" "${LMM_DATA:?set LMM_DATA to the bandai-loco folder, or LMM_DB to a database}/normal" --out "$db"
+if [[ -n "${LMM_DB:-}" ]]; then
+  [[ -f "$LMM_DB" ]] || { echo "train-standard.sh: LMM_DB '$LMM_DB' does not exist" >&2; exit 1; }
+  db="$LMM_DB"
+else
+  db="$out/normal.mmdb"
+  [[ -f "$db" ]] || "$tools/lmm-import" "${LMM_DATA:?set LMM_DATA to the bandai-loco folder, or LMM_DB to a database}/normal" --out "$db"
 fi
 LMM_TRAIN="$tools/lmm-train" bash scripts/train-distributed.sh "${AE_RANKS:-1}" autoencoder --db "$db" \
   --config "$preset" --out "$out" --threads "${AE_THREADS:-1}" --max-minutes "${AE_MINUTES:-30}" \

@@ -113,8 +113,9 @@ torch::Tensor Adan::step(LossClosure closure) {
                                1.0 / (1.0 - std::pow(b3, step)), o.eps(), o.lr(), 1.0 / (1.0 + o.lr() * o.weight_decay())};
       TORCH_CHECK(p.scalar_type() == torch::kFloat && p.is_contiguous() && !p.is_cuda(),
                   "Adan: parameters must be contiguous float CPU tensors");
-      TORCH_CHECK(s.exp_avg().is_contiguous() && s.exp_avg_diff().is_contiguous() && s.exp_avg_sq().is_contiguous() &&
-                      s.previous_grad().is_contiguous() && s.exp_avg().numel() == p.numel(),
+      const auto matches = [&](const torch::Tensor& t) { return t.is_contiguous() && t.numel() == p.numel(); };
+      TORCH_CHECK(matches(s.exp_avg()) && matches(s.exp_avg_diff()) && matches(s.exp_avg_sq()) &&
+                      matches(s.previous_grad()),
                   "Adan: optimiser state does not match its parameter (a checkpoint of another model?)");
       const torch::Tensor g = grad.contiguous();
       adan_update(p.data_ptr<float>(), g.data_ptr<float>(), s.exp_avg().data_ptr<float>(),
