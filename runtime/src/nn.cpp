@@ -144,7 +144,7 @@ bool simd128_available() { return detail::dense_simd128_kernel() != nullptr; }
 bool avx512_available() {
 #if defined(__x86_64__) || defined(__i386__)
   // Asked once: CPUID is slow, and costs a trip to the hypervisor in a virtual machine.
-  static const bool available = avx2_available() && detail::dense_avx512_kernel() != nullptr &&
+  static const bool available = avx2_available() && detail::dense_avx512_kernel(false) != nullptr &&
                                 __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
                                 __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
   return available;
@@ -163,6 +163,26 @@ bool cpu_has_f16c() {
 }  // namespace
 #endif
 
+namespace detail {
+
+bool cpu_splits_512_bit_vectors() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool splits = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(0, &a, &b, &c, &d) == 0) return false;
+    const bool amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;  // "AuthenticAMD"
+    if (!amd || __get_cpuid(1, &a, &b, &c, &d) == 0) return false;
+    const unsigned base = (a >> 8) & 0xfu, family = base == 0xfu ? base + ((a >> 20) & 0xffu) : base;
+    return family == 0x19u;  // Zen 3 and Zen 4; of them only Zen 4 has AVX-512
+  }();
+  return splits;
+#else
+  return false;
+#endif
+}
+
+}  // namespace detail
+
 bool avx2_available() {
 #if defined(__x86_64__) || defined(__i386__)
   static const bool available = detail::dense_avx2_kernel() != nullptr && __builtin_cpu_supports("avx2") &&
@@ -177,7 +197,7 @@ namespace detail {
 
 DenseKernel dense_kernel_for(KernelPath path) {
   switch (path) {
-    case KernelPath::Avx512: return dense_avx512_kernel();
+    case KernelPath::Avx512: return dense_avx512_kernel(cpu_splits_512_bit_vectors());
     case KernelPath::Avx2: return dense_avx2_kernel();
     case KernelPath::Simd128: return dense_simd128_kernel();
     default: return &dense_scalar;

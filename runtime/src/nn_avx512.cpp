@@ -43,12 +43,13 @@ inline __m512 load16(const uint16_t* p) { return _mm512_cvtph_ps(_mm256_loadu_si
 // acc[r][v] = bias[r] + x row r times the weights from weights[r] (f32 or f16) over all the
 // layer's inputs, for rows that each stream their own weights (a single row, or rows with their own
 // experts); the last vector's lanes are `mask`. In 256-bit halves, with the same FMA per lane as in 512 bits (so
-// the same bits): on Zen 4 a 512-bit vcvtph2ps holds the FMA pipes twice as long as two 256-bit
-// ones, and 256-bit loads split across cache lines half as often on rows that are no multiple of
-// 16 floats wide. Single-row f16 layers ran 1.3-1.4x faster this way, f32 ones 0.97-1.09x
-// (docs/benchmarks.md).
+// the same bits): on Zen 4, which splits 512-bit operations in two, a 512-bit vcvtph2ps holds the
+// FMA pipes twice as long as two 256-bit ones, and 256-bit loads split across cache lines half as
+// often on rows that are no multiple of 16 floats wide. Single-row f16 layers ran 1.3-1.4x faster
+// this way there, f32 ones 0.97-1.09x (docs/benchmarks.md). Zen 5 runs them faster in whole
+// vectors (stream_whole_products).
 template <int R, int V, typename W>
-[[gnu::always_inline]] inline void stream_products(const DenseLayer& l, const W* const (&weights)[R],
+[[gnu::always_inline]] inline void stream_half_products(const DenseLayer& l, const W* const (&weights)[R],
                                                    const float* const (&bias)[R], const BlockRows<R>& rows,
                                                    __mmask16 mask, __m512 (&acc)[R][V]) {
   const W* w[R];  // in registers, not through the reference
@@ -93,11 +94,41 @@ template <int R, int V, typename W>
   }
 }
 
+// stream_half_products' contract in whole 512-bit vectors: on CPUs with 512-bit datapaths (Zen 5)
+// a frame of the `paper` bundle ran 0.81x the time of the halves in f16 and 0.86x in f32.
+template <int R, int V, typename W>
+[[gnu::always_inline]] inline void stream_whole_products(const DenseLayer& l, const W* const (&weights)[R],
+                                                         const float* const (&bias)[R], const BlockRows<R>& rows,
+                                                         __mmask16 mask, __m512 (&acc)[R][V]) {
+  const W* w[R];  // in registers, not through the reference
+  for (int r = 0; r < R; ++r) w[r] = weights[r];
+  LMM_UNROLL
+  for (int r = 0; r < R; ++r) {
+    LMM_UNROLL
+    for (int v = 0; v < V; ++v) {
+      acc[r][v] = v + 1 < V ? _mm512_loadu_ps(bias[r] + 16 * v) : _mm512_maskz_loadu_ps(mask, bias[r] + 16 * v);
+    }
+  }
+  for (int i = 0; i < l.in; ++i) {
+    LMM_UNROLL
+    for (int r = 0; r < R; ++r) {
+      const __m512 xb = _mm512_set1_ps(rows.x[r][i]);
+      LMM_UNROLL
+      for (int v = 0; v < V; ++v) {
+        const __m512 wv = v + 1 < V ? load16(w[r] + 16 * v) : load16(w[r] + 16 * v, mask);
+        acc[r][v] = _mm512_fmadd_ps(xb, wv, acc[r][v]);
+      }
+      w[r] += l.out;
+    }
+  }
+}
+
 // R rows x V vectors of outputs from `o` with the weights `weight` (the layer's, f32 or f16); the
 // last vector's lanes are `mask` (all on when full). With Accumulate, y += scale * output.
 // Shared: every row uses the layer's weights (loaded once for all rows); otherwise row r uses
 // those of expert rows.expert[r] (the rows' FMA chains then interleave, hiding their latency).
-template <int R, int V, bool Accumulate, bool Shared, typename W>
+// Halves: rows that stream their own weights go in 256-bit halves (else in whole vectors).
+template <bool Halves, int R, int V, bool Accumulate, bool Shared, typename W>
 void block(const DenseLayer& l, const W* weight, const BlockRows<R>& rows, int o, __mmask16 mask, bool gelu) {
   const W* w[R];
   const float* bias[R];
@@ -107,8 +138,10 @@ void block(const DenseLayer& l, const W* weight, const BlockRows<R>& rows, int o
     bias[r] = l.bias + o + size_t(rows.expert[r]) * l.out;
   }
   __m512 acc[R][V];
-  if constexpr (!Shared || R == 1) {
-    stream_products<R, V>(l, w, bias, rows, mask, acc);
+  if constexpr ((!Shared || R == 1) && Halves) {
+    stream_half_products<R, V>(l, w, bias, rows, mask, acc);
+  } else if constexpr (!Shared || R == 1) {
+    stream_whole_products<R, V>(l, w, bias, rows, mask, acc);
   } else {  // each weight vector (f16 widened 512 bits at a time) loaded once for all the rows
     LMM_UNROLL
     for (int r = 0; r < R; ++r) {
@@ -143,24 +176,24 @@ void block(const DenseLayer& l, const W* weight, const BlockRows<R>& rows, int o
 }
 
 // block() on the layer's weights (f32 or f16), accumulating or not.
-template <int R, int V, bool Shared>
+template <bool Halves, int R, int V, bool Shared>
 void block_of(const DenseLayer& l, const BlockRows<R>& rows, bool accumulate, int o, __mmask16 mask, bool gelu) {
   if (l.weight_half != nullptr) {
-    accumulate ? block<R, V, true, Shared>(l, l.weight_half, rows, o, mask, gelu)
-               : block<R, V, false, Shared>(l, l.weight_half, rows, o, mask, gelu);
+    accumulate ? block<Halves, R, V, true, Shared>(l, l.weight_half, rows, o, mask, gelu)
+               : block<Halves, R, V, false, Shared>(l, l.weight_half, rows, o, mask, gelu);
   } else {
-    accumulate ? block<R, V, true, Shared>(l, l.weight, rows, o, mask, gelu)
-               : block<R, V, false, Shared>(l, l.weight, rows, o, mask, gelu);
+    accumulate ? block<Halves, R, V, true, Shared>(l, l.weight, rows, o, mask, gelu)
+               : block<Halves, R, V, false, Shared>(l, l.weight, rows, o, mask, gelu);
   }
 }
 
 // Rows r .. r + R - 1, `vectors` (<= V) vectors of outputs from `o`, the last with `mask`.
-template <int R, int V>
+template <bool Halves, int R, int V>
 void block_or_narrower(const DenseLayer& l, const float* x, int xs, float* y, int ys, int r, const RowMap& map, int o,
                        int vectors, __mmask16 mask, bool gelu) {
   if constexpr (V > 1) {
     if (vectors < V) {
-      block_or_narrower<R, V - 1>(l, x, xs, y, ys, r, map, o, vectors, mask, gelu);
+      block_or_narrower<Halves, R, V - 1>(l, x, xs, y, ys, r, map, o, vectors, mask, gelu);
       return;
     }
   }
@@ -168,29 +201,29 @@ void block_or_narrower(const DenseLayer& l, const float* x, int xs, float* y, in
   const bool accumulate = map.out_rows != nullptr;
   if constexpr (R == kExpertPairRows) {
     if (map.experts != nullptr) {
-      block_of<R, V, false>(l, rows, accumulate, o, mask, gelu);
+      block_of<Halves, R, V, false>(l, rows, accumulate, o, mask, gelu);
       return;
     }
   }
-  block_of<R, V, true>(l, rows, accumulate, o, mask, gelu);
+  block_of<Halves, R, V, true>(l, rows, accumulate, o, mask, gelu);
 }
 
 // The last `left` (< N + 1) rows from `r` as one block of exactly `left` rows.
-template <int N, int V>
+template <bool Halves, int N, int V>
 void leftover_rows(const DenseLayer& l, const float* x, int xs, float* y, int ys, int r, int left, const RowMap& map,
                    int o, int vectors, __mmask16 mask, bool gelu) {
   if constexpr (N >= 1) {
     if (left == N) {
-      block_or_narrower<N, V>(l, x, xs, y, ys, r, map, o, vectors, mask, gelu);
+      block_or_narrower<Halves, N, V>(l, x, xs, y, ys, r, map, o, vectors, mask, gelu);
     } else {
-      leftover_rows<N - 1, V>(l, x, xs, y, ys, r, left, map, o, vectors, mask, gelu);
+      leftover_rows<Halves, N - 1, V>(l, x, xs, y, ys, r, left, map, o, vectors, mask, gelu);
     }
   }
 }
 
 // Columns outer (16 V at a time, so that block of the weights stays in L1), rows inner in
 // blocks of R, the leftover rows as one smaller block.
-template <int R, int V>
+template <bool Halves, int R, int V>
 void dense_blocks(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, const RowMap& map, bool gelu) {
   constexpr int span = 16 * V;
   for (int o = 0; o < l.out; o += span) {
@@ -198,26 +231,27 @@ void dense_blocks(const DenseLayer& l, const float* x, int xs, int rows, float* 
     const int vectors = (n + 15) / 16, last = n - 16 * (vectors - 1);
     const __mmask16 mask = static_cast<__mmask16>((1u << last) - 1u);
     int r = 0;
-    for (; r + R <= rows; r += R) block_or_narrower<R, V>(l, x, xs, y, ys, r, map, o, vectors, mask, gelu);
-    leftover_rows<R - 1, V>(l, x, xs, y, ys, r, rows - r, map, o, vectors, mask, gelu);
+    for (; r + R <= rows; r += R) block_or_narrower<Halves, R, V>(l, x, xs, y, ys, r, map, o, vectors, mask, gelu);
+    leftover_rows<Halves, R - 1, V>(l, x, xs, y, ys, r, rows - r, map, o, vectors, mask, gelu);
   }
 }
 
 // Register budgets (32 vector registers): R x V accumulators plus V weights plus a broadcast; rows
-// streaming their own weights hold 2 R V 256-bit halves (a single row's 16 vectors spill two,
-// which ran as fast as 13 vectors a pass).
+// streaming their own weights in halves hold 2 R V 256-bit halves (a single row's 16 vectors spill
+// two, which ran as fast as 13 vectors a pass).
+template <bool Halves>
 void dense_avx512(const DenseLayer& l, const float* x, int xs, int rows, float* y, int ys, bool gelu, const RowMap& map) {
   switch (rows) {
     // One row: up to 256 outputs per pass, so a layer's weights (rows of at most 256) stream
     // through once, front to back.
-    case 1: dense_blocks<1, 16>(l, x, xs, 1, y, ys, map, gelu); break;
-    case 2: dense_blocks<2, 4>(l, x, xs, 2, y, ys, map, gelu); break;
-    case 3: dense_blocks<3, 4>(l, x, xs, 3, y, ys, map, gelu); break;
+    case 1: dense_blocks<Halves, 1, 16>(l, x, xs, 1, y, ys, map, gelu); break;
+    case 2: dense_blocks<Halves, 2, 4>(l, x, xs, 2, y, ys, map, gelu); break;
+    case 3: dense_blocks<Halves, 3, 4>(l, x, xs, 3, y, ys, map, gelu); break;
     default:
       if (l.out <= 32) {
-        dense_blocks<8, 2>(l, x, xs, rows, y, ys, map, gelu);  // narrow layers (experts)
+        dense_blocks<Halves, 8, 2>(l, x, xs, rows, y, ys, map, gelu);  // narrow layers (experts)
       } else {
-        dense_blocks<6, 4>(l, x, xs, rows, y, ys, map, gelu);
+        dense_blocks<Halves, 6, 4>(l, x, xs, rows, y, ys, map, gelu);
       }
       break;
   }
@@ -243,7 +277,7 @@ struct Avx512Lanes {
 
 }  // namespace
 
-DenseKernel dense_avx512_kernel() { return &dense_avx512; }
+DenseKernel dense_avx512_kernel(bool halves) { return halves ? &dense_avx512<true> : &dense_avx512<false>; }
 // Three accumulator sets where 32 registers hold them (up to 32 units), else two: each step
 // waits for a third (a half) of the chain of dependent multiply-adds. For 30 units, three sets
 // ran 5% faster than two and as fast as four (docs/path-following.md#facing).
@@ -260,7 +294,7 @@ GruWindowKernel gru_window_avx512_kernel(int padded) {
 
 namespace lmm::detail {
 
-DenseKernel dense_avx512_kernel() { return nullptr; }
+DenseKernel dense_avx512_kernel(bool) { return nullptr; }
 GruWindowKernel gru_window_avx512_kernel(int) { return nullptr; }
 
 }  // namespace lmm::detail

@@ -104,7 +104,13 @@ TopKKernel top_k_avx2_kernel();
 GruWindowKernel gru_window_avx2_kernel(int padded);
 constexpr int kMaxSimdGruPadded = 64;
 // AVX-512 dense kernel, or nullptr when this build has none (its top-k kernel is the AVX2 one).
-DenseKernel dense_avx512_kernel();
+// `halves`: rows that stream their own weights (a single row, an input's expert pair) go in
+// 256-bit halves, faster where the CPU splits 512-bit operations in two (Zen 4); else in whole
+// 512-bit vectors. Both give the same bits.
+DenseKernel dense_avx512_kernel(bool halves);
+// Whether this CPU splits 512-bit vector operations into two 256-bit halves (AMD family 19h with
+// AVX-512: Zen 4), asked once.
+bool cpu_splits_512_bit_vectors();
 // The AVX-512 GRU window kernel for `padded` values per gate block, or nullptr when this build has
 // none or padded is no multiple of 16 up to kMaxSimdGruPadded (the AVX2 one runs those).
 GruWindowKernel gru_window_avx512_kernel(int padded);
