@@ -89,12 +89,17 @@ void lanes_quats_from_6d(const float* r6, Quat* out) {
                  L::pick(degenerate, zero, L::div(q[2], n)), L::pick(degenerate, zero, L::div(q[3], n)), out);
 }
 
-// The kernel over L: whole groups of L::kLanes rotations.
+// The kernel over L: whole groups of L::kLanes rotations, and where count is at least
+// kLanes but no multiple of it, one more group ending at the last rotation (it recomputes a few
+// of the previous group's, with the same bits); returns how many it converted. out must not
+// overlap r6.
 template <typename L>
 int lanes_quats_from_6d_run(const float* r6, int count, Quat* out) {
   int j = 0;
   for (; j + L::kLanes <= count; j += L::kLanes) lanes_quats_from_6d<L>(r6 + 6 * j, out + j);
-  return j;
+  if (j == count || j == 0) return j;
+  lanes_quats_from_6d<L>(r6 + 6 * (count - L::kLanes), out + count - L::kLanes);
+  return count;
 }
 
 }  // namespace detail

@@ -17,8 +17,9 @@ void quat_to_6d(Quat q, float* out);
 // The rotation of a 6D vector: Gram-Schmidt on its two columns (identity when degenerate).
 Quat quat_from_6d(const float* r6);
 // quat_from_6d of `count` consecutive 6D rotations (6 floats each) into out[0..count), equal to
-// it bit for bit: sixteen (AVX-512) or eight (AVX2) at a time where the CPU has them, then four
-// at a time with SSE2 where the build has it. No allocation.
+// it bit for bit: sixteen (AVX-512) or eight (AVX2) at a time where the CPU has them (the last
+// group overlapping the one before where count is no multiple), then four at a time with SSE2
+// where the build has it. out must not overlap r6. No allocation.
 void quats_from_6d(const float* r6, int count, Quat* out);
 // The same with the lanes of `path` (Auto: the widest; Scalar: one at a time; a path this build or
 // CPU lacks: the next narrower one).
