@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <random>
 
 #include "lmm/skeleton.hpp"
 
@@ -38,6 +40,32 @@ void chain_pose(float t, Vec3* p, Quat* r) {
   r[0] = quat_from_angle_axis(0.7f * t, normalize(Vec3{0.2f, 1.0f, 0.1f}));
   r[1] = quat_from_angle_axis(std::sin(2.0f * t), Vec3{1, 0, 0});
   r[2] = quat_from_angle_axis(0.3f * t, Vec3{0, 0, 1});
+}
+
+TEST(Skeleton, ForwardKinematicsEqualsTheQuaternionOperatorsBitForBit) {
+  // A 22-joint tree of random branches, unnormalised rotations and large offsets: whatever
+  // lanes forward_kinematics runs on, each joint equals parent + rotate(parent, offset) and
+  // parent * local as math.hpp computes them.
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  constexpr int kJoints = 22;
+  int parents[kJoints];
+  Vec3 lp[kJoints], gp[kJoints];
+  Quat lr[kJoints], gr[kJoints];
+  for (int i = 0; i < kJoints; ++i) {
+    parents[i] = i == 0 ? -1 : int(rng() % unsigned(i));
+    lp[i] = Vec3{100.0f * normal(rng), normal(rng), 0.01f * normal(rng)};
+    lr[i] = Quat{normal(rng), normal(rng), normal(rng), normal(rng)};
+  }
+  forward_kinematics(parents, kJoints, lp, lr, gp, gr);
+  EXPECT_EQ(std::memcmp(&gp[0], &lp[0], sizeof(Vec3)), 0);
+  EXPECT_EQ(std::memcmp(&gr[0], &lr[0], sizeof(Quat)), 0);
+  for (int i = 1; i < kJoints; ++i) {
+    const Vec3 position = gp[parents[i]] + rotate(gr[parents[i]], lp[i]);
+    const Quat rotation = gr[parents[i]] * lr[i];
+    EXPECT_EQ(std::memcmp(&gp[i], &position, sizeof(Vec3)), 0) << "joint " << i;
+    EXPECT_EQ(std::memcmp(&gr[i], &rotation, sizeof(Quat)), 0) << "joint " << i;
+  }
 }
 
 TEST(Skeleton, VelocityKinematicsMatchesFiniteDifferences) {
