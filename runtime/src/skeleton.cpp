@@ -47,9 +47,7 @@ namespace {
 // A Quat as lanes (w, x, y, z), a Vec3 as (x, y, z, 0); Vec3s are read and written 12 bytes.
 __m128 lanes(const Quat& q) { return _mm_loadu_ps(&q.w); }
 void store(Quat& q, __m128 v) { _mm_storeu_ps(&q.w, v); }
-__m128 lanes(const Vec3& v) {
-  return _mm_movelh_ps(_mm_loadl_pi(_mm_setzero_ps(), reinterpret_cast<const __m64*>(&v.x)), _mm_load_ss(&v.z));
-}
+__m128 lanes(const Vec3& v) { return _mm_setr_ps(v.x, v.y, v.z, 0.0f); }
 void store(Vec3& v, __m128 a) {
   _mm_storel_pi(reinterpret_cast<__m64*>(&v.x), a);
   _mm_store_ss(&v.z, _mm_movehl_ps(a, a));
