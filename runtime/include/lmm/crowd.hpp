@@ -128,7 +128,7 @@ class DatabaseCrowd : public CrowdBase<DatabaseCharacter> {
 class LearnedCrowd : public CrowdBase<LearnedCharacter> {
  public:
   // Characters evaluated as one batch (a range is processed in blocks of this many).
-  static constexpr int kBlock = 128;
+  static constexpr int kBlock = 512;
 
   // `count` characters (>= 1) at the origin facing +Z with crowd_character_settings(settings,
   // i), and `workers` (>= 1) sets of batch scratch, one per concurrent update call. False with
