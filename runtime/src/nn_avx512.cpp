@@ -106,8 +106,10 @@ template <int R, int V>
   }
 }
 
-// stream_half_products' contract in whole 512-bit vectors: on CPUs with 512-bit datapaths (Zen 5)
-// a frame of the `paper` bundle ran 0.81x the time of the halves in f16 and 0.86x in f32.
+// stream_half_products' contract in whole 512-bit vectors, for rows with their own experts (a
+// single row in whole vectors is the shared-weight block of one row): on CPUs with 512-bit
+// datapaths (Zen 5) a frame of the `paper` bundle ran 0.81x the time of the halves in f16 and
+// 0.86x in f32.
 template <int R, int V, typename W>
 [[gnu::always_inline]] inline void stream_whole_products(const DenseLayer& l, const W* const (&weights)[R],
                                                          const float* const (&bias)[R], const BlockRows<R>& rows,
@@ -144,9 +146,9 @@ void block(const DenseLayer& l, const W* weight, const BlockRows<R>& rows, int o
     bias[r] = l.bias + o + size_t(rows.expert[r]) * l.out;
   }
   __m512 acc[R][V];
-  if constexpr ((!Shared || R == 1) && Halves) {
+  if constexpr (Halves && (!Shared || R == 1)) {
     stream_half_products<R, V>(l, w, bias, rows, mask, acc);
-  } else if constexpr (!Shared || R == 1) {
+  } else if constexpr (!Shared) {
     stream_whole_products<R, V>(l, w, bias, rows, mask, acc);
   } else {  // each weight vector (f16 widened 512 bits at a time) loaded once for all the rows
     load_biases<R, V>(bias, mask, acc);
