@@ -271,6 +271,21 @@ case "$case_name" in
     done
     [[ -n "$(json_number "$work/stepper.json" rollout_error_cm_2s)" ]] || fail "stepper JSON lacks rollout_error_cm_2s"
     [[ -n "$(json_number "$work/projector.json" projector_feature_error)" ]] || fail "projector JSON lacks projector_feature_error"
+    # --freeze-encoder is for the autoencoder with --resume; scripts/train-standard.sh's two phases end to end.
+    run "$tools/lmm-train" stepper --db "$work/db.mmdb" --config tiny --out "$work/t" --resume --freeze-encoder
+    expect_rc 2; expect_out "--freeze-encoder"
+    run "$tools/lmm-train" autoencoder --db "$work/db.mmdb" --config tiny --out "$work/t" --freeze-encoder
+    expect_rc 2; expect_out "--resume"
+    LMM_DB="$work/db.mmdb" LMM_BUILD="$tools/.." run bash "$configs/../scripts/train-standard.sh" tiny "$work/ts"
+    expect_rc 0; expect_out "projector: {"
+    [[ -n "$(json_number "$work/ts/autoencoder-joint.json" mean_joint_error_cm)" ]] || fail "no phase-1 autoencoder JSON"
+    grep -q "encoder frozen" "$work/ts/autoencoder.log" || fail "phase 2 did not train the decoder with the encoder frozen"
+    # A phase-2 process that fails (a rollout longer than every clip) makes the script fail.
+    sed 's/^rollout = 8$/rollout = 100000/' "$configs/training/tiny.toml" >"$work/no-rollout.toml"
+    LMM_DB="$work/db.mmdb" LMM_BUILD="$tools/.." run bash "$configs/../scripts/train-standard.sh" \
+      "$work/no-rollout.toml" "$work/ts2"
+    expect_rc 1; expect_out "phase-2 training failed"
+    grep -q "no clip is longer than the rollout" "$work/ts2/stepper.log" || fail "stepper.log does not say why it failed"
     # DirectionNet (issue 16): train with the longest walk held out, export, follow paths with it.
     cp "$configs/training/tiny.toml" "$work/direction.toml"
     printf 'holdout = ["walk_normal_001"]\n' >>"$work/direction.toml"  # tiny.toml ends with its [direction] table

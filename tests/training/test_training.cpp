@@ -198,6 +198,20 @@ TEST(TrainingConfig, NetworkSettingsReplaceTheTrainDefaults) {
   EXPECT_EQ(for_network(c, c.decoder).batch, 64);
 }
 
+TEST(TrainingConfig, StepperPoseTermIsOffByDefaultAndItsIntervalIsChecked) {
+  const std::string configs = pipeline::default_config_dir();
+  EXPECT_EQ(load_training_config("tiny", configs).w_stepper_pose, 0.0);
+  EXPECT_DOUBLE_EQ(load_training_config("standard", configs).w_stepper_pose, 0.1);
+  const std::string path = testing::TempDir() + "lmm_stepper_pose.toml";
+  std::ofstream(path) << "name = \"x\"\n[loss]\nstepper_pose = 0.1\nstepper_pose_every = 0\n";
+  try {
+    load_training_config(path, configs);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'stepper_pose_every' must be at least 1"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TrainingConfig, SchedulesDecayTheRateToZeroAndUnknownOnesAreNamed) {
   TrainingConfig c;
   c.learning_rate = 0.01;

@@ -171,13 +171,49 @@ TEST(TrainingRuns, DamagedCheckpointIsRejectedByResumeAndLoadNamingTheFile) {
   EXPECT_NE(load_error().find(damaged), std::string::npos) << load_error();
 }
 
+// Every parameter of `module` flattened into one vector.
+torch::Tensor flat_parameters(torch::nn::Module& module) {
+  std::vector<torch::Tensor> parts;
+  for (const torch::Tensor& p : module.parameters()) parts.push_back(p.detach().reshape(-1).clone());
+  return torch::cat(parts);
+}
+
+TEST(TrainingRuns, FrozenEncoderKeepsTheLatentsAndTrainsTheDecoder) {
+  REQUIRE_SUBSET(db);
+  TrainOptions o;
+  o.out_dir = test::temp_folder("frozen");
+  o.freeze_encoder = true;
+  EXPECT_NE(error_of([&] { train_autoencoder(tiny(), db, o); }).find("resume"), std::string::npos);
+  EXPECT_FALSE(fs::exists(checkpoint_path(o.out_dir, "autoencoder")));  // refused before anything is written
+  o.freeze_encoder = false;
+  o.stop_after = 100;
+  const TrainReport joint = train_autoencoder(tiny(), db, o);
+  const PoseData d = make_pose_data(db);
+  torch::Tensor mean, std;
+  Autoencoder before(encoder_inputs(d, mean, std).size(1), d.features.size(1), d.layout.size(), tiny());
+  Autoencoder after(encoder_inputs(d, mean, std).size(1), d.features.size(1), d.layout.size(), tiny());
+  load_checkpoint_module(*before, checkpoint_path(o.out_dir, "autoencoder"));
+  o.stop_after = -1;
+  o.resume = o.freeze_encoder = true;
+  const TrainReport frozen = train_autoencoder(tiny(), db, o);
+  EXPECT_EQ(frozen.steps, 200);
+  load_checkpoint_module(*after, checkpoint_path(o.out_dir, "autoencoder"));
+  EXPECT_TRUE(torch::equal(flat_parameters(*before->encoder), flat_parameters(*after->encoder)));
+  EXPECT_FALSE(torch::equal(flat_parameters(*before->decoder), flat_parameters(*after->decoder)));
+  EXPECT_LT(frozen.metrics.at("mean_joint_error_cm"), joint.metrics.at("mean_joint_error_cm"));
+}
+
 TEST(TrainingRuns, TinyStepperAndProjectorLearnFromTheAutoencoder) {
   REQUIRE_SUBSET(db);
   TrainOptions o;
   o.out_dir = test::temp_folder("all");
   EXPECT_THROW(train_stepper(tiny(), db, o), std::runtime_error);  // needs the autoencoder first
   train_autoencoder(tiny(), db, o);
-  const TrainReport stepper = train_stepper(tiny(), db, o);
+  TrainingConfig posed = tiny();  // with the decoded-pose term every 4 of its 8 rollout frames
+  posed.w_stepper_pose = 0.1;
+  posed.stepper_pose_every = 4;
+  const TrainReport stepper = train_stepper(posed, db, o);
+  ASSERT_TRUE(stepper.last_losses.count("pose_cm"));  // checked below to fall like the other terms
   const TrainReport projector = train_projector(tiny(), db, o);
   for (const TrainReport* r : {&stepper, &projector}) {
     EXPECT_TRUE(r->finished);

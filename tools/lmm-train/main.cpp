@@ -55,6 +55,8 @@ int run(int argc, char** argv) {
       ("config", "preset name, or a TOML file given as a path (with '/' or .toml)", cxxopts::value<std::string>()->default_value("tiny"))
       ("out", "output folder (checkpoints)", cxxopts::value<std::string>())
       ("resume", "continue from the checkpoint in --out")
+      ("freeze-encoder", "autoencoder with --resume: keep the checkpoint's encoder and train the decoder alone, "
+       "so that the stepper and projector can train on its latents meanwhile")
       ("stop-after", "stop after this many steps of this run (writes a checkpoint)", cxxopts::value<int64_t>()->default_value("-1"))
       ("max-minutes", "also stop (with a checkpoint) after this much wall time", cxxopts::value<double>()->default_value("0"))
       ("threads", "LibTorch threads (overrides the preset)", cxxopts::value<int>()->default_value("0"))
@@ -87,6 +89,10 @@ int run(int argc, char** argv) {
   const auto trainer = trainers.find(model);
   if (trainer == trainers.end()) {  // before anything is read or written
     spdlog::error("lmm-train: unknown model '{}' (autoencoder, stepper, projector, direction, phase)", model);
+    return 2;
+  }
+  if (args.count("freeze-encoder") && (model != "autoencoder" || !args.count("resume"))) {
+    spdlog::error("lmm-train: --freeze-encoder continues a trained autoencoder: give it with 'autoencoder' and --resume");
     return 2;
   }
   auto text = [&](const char* option) { return args.count(option) ? args[option].as<std::string>() : std::string(); };
@@ -126,6 +132,7 @@ int run(int argc, char** argv) {
   }
   if (leader) write_run_manifest(o.out_dir, config, args["db"].as<std::string>());  // for lmm-export
   o.resume = args.count("resume") > 0;
+  o.freeze_encoder = args.count("freeze-encoder") > 0;
   o.stop_after = args["stop-after"].as<int64_t>();
   o.max_minutes = args["max-minutes"].as<double>();
   o.stop_requested = &g_stop;

@@ -247,7 +247,7 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
     const std::string where = path + " [loss]";
     check_keys(*t, {"position", "rotation", "velocity", "contact", "contact_velocity", "latent_l1", "latent_l2",
                     "latent_velocity", "lipschitz", "load_balance", "projector_features", "projector_latent",
-                    "projector_distance", "balance"}, where);
+                    "projector_distance", "balance", "stepper_pose", "stepper_pose_every"}, where);
     read(*t, "position", c.w_position, where);
     read(*t, "rotation", c.w_rotation, where);
     read(*t, "velocity", c.w_velocity, where);
@@ -261,6 +261,10 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
     read(*t, "projector_features", c.w_projector_features, where);
     read(*t, "projector_latent", c.w_projector_latent, where);
     read(*t, "projector_distance", c.w_projector_distance, where);
+    read(*t, "stepper_pose", c.w_stepper_pose, where);
+    read(*t, "stepper_pose_every", c.stepper_pose_every, where);
+    require(c.w_stepper_pose >= 0.0, where, "stepper_pose", "at least 0");
+    require(c.stepper_pose_every >= 1, where, "stepper_pose_every", "at least 1");
     std::string balance = c.balance == LoadBalance::kKl ? "kl" : "dispatch";
     read(*t, "balance", balance, where);
     if (balance != "kl" && balance != "dispatch") {

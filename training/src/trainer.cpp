@@ -710,6 +710,7 @@ TrainReport train_stepper(const TrainingConfig& preset, const Database& db, cons
     const torch::Tensor truth = state.index_select(0, frames).reshape({shard.count, c.rollout + 1, dims});
     torch::Tensor s = truth.select(1, 0) + shard.take(torch::randn({c.batch, dims})) * (c.start_noise * state_std);
     torch::Tensor values = torch::zeros({}), changes = torch::zeros({}), balance = torch::zeros({});
+    std::vector<torch::Tensor> decoded_states, decoded_frames;
     for (int64_t n = 0; n < c.rollout; ++n) {
       const torch::Tensor delta = stepper->forward(s);
       const torch::Tensor next = s + delta;
@@ -717,13 +718,25 @@ TrainReport train_stepper(const TrainingConfig& preset, const Database& db, cons
       values = values + (((next - target) / state_std).pow(2) * weights).mean();
       changes = changes + (((delta - (target - truth.select(1, n))) / stepper->delta_scale).pow(2) * weights).mean();
       balance = balance + stepper->net->load_balance(c.balance);
+      if (c.w_stepper_pose > 0.0 && (n + 1) % c.stepper_pose_every == 0) {
+        decoded_states.push_back(next);
+        decoded_frames.push_back(frames.reshape({shard.count, c.rollout + 1}).select(1, n + 1));
+      }
       s = next;
     }
     values = values / double(c.rollout);
     changes = changes / double(c.rollout);
     balance = balance / double(c.rollout);
-    return {{"total", values + changes + c.w_load_balance * balance}, {"values", values}, {"deltas", changes},
-            {"load_balance", balance}};
+    Terms terms{{"total", values + changes + c.w_load_balance * balance}, {"values", values}, {"deltas", changes},
+                {"load_balance", balance}};
+    if (!decoded_states.empty()) {  // the decoded-pose term, when the preset weighs it
+      const torch::Tensor decoded = denormalize(setup.d, setup.ae->decoder->forward(torch::cat(decoded_states, 0)));
+      const torch::Tensor truth_positions = setup.d.model_positions.index_select(0, torch::cat(decoded_frames, 0));
+      const torch::Tensor pose_cm = (pose_to_model_positions(setup.d, decoded) - truth_positions).norm(2, -1).mean() * 100.0;
+      terms.front().second = terms.front().second + c.w_stepper_pose * pose_cm;
+      terms.emplace_back("pose_cm", pose_cm);
+    }
+    return terms;
   };
   TrainReport report;
   run_loop(c, spec, o, report);
@@ -805,6 +818,20 @@ std::string checkpoint_path(const std::string& out_dir, const std::string& model
   return (fs::path(out_dir) / (model + ".pt")).string();
 }
 
+namespace {
+
+// Latents of every frame from the encoder of out_dir's autoencoder checkpoint, loaded into `ae`,
+// whose encoder then stays fixed (no gradients, so the optimiser leaves it alone).
+torch::Tensor frozen_encoder_latents(Autoencoder& ae, const torch::Tensor& x, const TrainOptions& o) {
+  if (!o.resume) throw std::runtime_error("freezing the encoder continues a trained autoencoder: resume from its checkpoint");
+  load_checkpoint_module(*ae, checkpoint_path(o.out_dir, "autoencoder"));
+  for (auto& p : ae->encoder->parameters()) p.set_requires_grad(false);
+  if (o.log) o.log("encoder frozen: training the decoder alone on its latents");
+  return latents(ae, x);
+}
+
+}  // namespace
+
 TrainReport train_autoencoder(const TrainingConfig& preset, const Database& db, const TrainOptions& o) {
   const TrainingConfig c = for_network(preset, preset.decoder);
   torch::manual_seed(c.seed);
@@ -815,6 +842,7 @@ TrainReport train_autoencoder(const TrainingConfig& preset, const Database& db, 
   const PoseLayout& l = d.layout;
   const torch::Tensor& x = data.x;
   Autoencoder ae(x.size(1), d.features.size(1), l.size(), c);
+  const torch::Tensor frozen_latents = o.freeze_encoder ? frozen_encoder_latents(ae, x, o) : torch::Tensor();
   const torch::Tensor contact_index = torch::tensor(d.contact_joints, torch::kInt64);
   const double fps = d.fps;
 
@@ -830,7 +858,7 @@ TrainReport train_autoencoder(const TrainingConfig& preset, const Database& db, 
     const torch::Tensor frames = torch::cat({i0, i0 + 1});  // [frame 0 of each pair..., frame 1...]
     const int64_t b = frames.size(0), half = b / 2;
     const torch::Tensor truth = d.pose.index_select(0, frames);
-    const torch::Tensor z = ae->encoder->forward(x.index_select(0, frames));
+    const torch::Tensor z = o.freeze_encoder ? frozen_latents.index_select(0, frames) : ae->encoder->forward(x.index_select(0, frames));
     const torch::Tensor out = ae->decoder->forward(torch::cat({z, d.features.index_select(0, frames)}, 1));
     const torch::Tensor pose = denormalize(d, out);
     // Local positions (and root velocities) and rotations, hierarchically weighted (Sec. 5.2-5.3).

@@ -85,6 +85,10 @@ struct TrainingConfig {
   // Stepper (Sec. 5.9) and projector (Sec. 5.6).
   int64_t rollout = 30;
   double start_noise = 0.15;
+  // Weight of the stepper's decoded-pose term: mean model-space joint error (cm) of the frozen
+  // decoder's poses every stepper_pose_every rollout frames; 0 = the state losses alone (Sec. 5.9).
+  double w_stepper_pose = 0.0;
+  int64_t stepper_pose_every = 10;
   double w_projector_features = 1.0, w_projector_latent = 10.0, w_projector_distance = 0.3;
 };
 

@@ -21,6 +21,7 @@ namespace lmm::training {
 struct TrainOptions {
   std::string out_dir;        // checkpoints and metrics go here
   bool resume = false;        // continue from out_dir's checkpoint of this model
+  bool freeze_encoder = false;  // autoencoder, with resume: keep the checkpoint's encoder, train the decoder alone
   int64_t stop_after = -1;    // stop (with a checkpoint) after this many steps of this run
   double max_minutes = 0.0;   // > 0: also stop (with a checkpoint) after this much wall time
   const std::atomic<bool>* stop_requested = nullptr;  // set (e.g. by SIGINT): checkpoint and stop
@@ -38,8 +39,10 @@ struct TrainReport {
   bool finished = false;  // reached the preset's step count
 };
 
-// Trains the pose autoencoder on `db` and writes out_dir/autoencoder.pt. Throws
-// std::runtime_error on bad input or a non-finite loss (the last good checkpoint is kept).
+// Trains the pose autoencoder on `db` and writes out_dir/autoencoder.pt; with freeze_encoder, goes on
+// training its decoder on the latents of the checkpoint's fixed encoder, so that stepper and
+// projector can train on those latents at the same time. Throws std::runtime_error on bad input, a
+// non-finite loss (the last good checkpoint is kept) or freeze_encoder without resume.
 TrainReport train_autoencoder(const TrainingConfig& config, const Database& db, const TrainOptions& options);
 
 // Trains the stepper (Kleanthous & Martini 2023 Sec. 5.9: autoregressive rollouts with start noise) on the
