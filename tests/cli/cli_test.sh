@@ -592,6 +592,10 @@ case "$case_name" in
     run bash "$launch" 2 autoencoder "${base[@]}" --out "$work/dp" --resume --stop-after 5 --json "$work/dp.json"
     expect_rc 0; expect_out "resumed autoencoder at step 10"
     [[ "$(json_number "$work/dp.json" steps)" == 15 ]] || fail "the resumed run should end at step 15"
+    run bash "$launch" 2 autoencoder "${base[@]}" --out "$work/dp" --resume --freeze-encoder --stop-after 5 \
+      --json "$work/dp.json"
+    expect_rc 0; expect_out "encoder frozen"
+    [[ "$(json_number "$work/dp.json" steps)" == 20 ]] || fail "the frozen-encoder run should end at step 20"
     # A rank that fails makes the script fail.
     run bash "$launch" 2 stepper "${base[@]}" --out "$work/none"; expect_rc 1; expect_out "rank"
     # Killing one rank stops the other with a message, well within a minute (no hang).

@@ -824,7 +824,10 @@ namespace {
 // whose encoder then stays fixed (no gradients, so the optimiser leaves it alone).
 torch::Tensor frozen_encoder_latents(Autoencoder& ae, const torch::Tensor& x, const TrainOptions& o) {
   if (!o.resume) throw std::runtime_error("freezing the encoder continues a trained autoencoder: resume from its checkpoint");
-  load_checkpoint_module(*ae, checkpoint_path(o.out_dir, "autoencoder"));
+  const std::string path = checkpoint_path(o.out_dir, "autoencoder");
+  torch::serialize::InputArchive archive;  // read by rank 0 and shared, as --resume reads it
+  read_checkpoint_file(path, archive, o.communicator.get(), "no " + path + " to resume");
+  load_module_checked(*ae, archive, path);
   for (auto& p : ae->encoder->parameters()) p.set_requires_grad(false);
   if (o.log) o.log("encoder frozen: training the decoder alone on its latents");
   return latents(ae, x);
