@@ -190,8 +190,9 @@ TEST(TrainingRuns, FrozenEncoderKeepsTheLatentsAndTrainsTheDecoder) {
   const TrainReport joint = train_autoencoder(tiny(), db, o);
   const PoseData d = make_pose_data(db);
   torch::Tensor mean, std;
-  Autoencoder before(encoder_inputs(d, mean, std).size(1), d.features.size(1), d.layout.size(), tiny());
-  Autoencoder after(encoder_inputs(d, mean, std).size(1), d.features.size(1), d.layout.size(), tiny());
+  const int64_t inputs = encoder_inputs(d, mean, std).size(1);
+  Autoencoder before(inputs, d.features.size(1), d.layout.size(), tiny());
+  Autoencoder after(inputs, d.features.size(1), d.layout.size(), tiny());
   load_checkpoint_module(*before, checkpoint_path(o.out_dir, "autoencoder"));
   o.stop_after = -1;
   o.resume = o.freeze_encoder = true;

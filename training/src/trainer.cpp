@@ -720,7 +720,7 @@ TrainReport train_stepper(const TrainingConfig& preset, const Database& db, cons
       balance = balance + stepper->net->load_balance(c.balance);
       if (c.w_stepper_pose > 0.0 && (n + 1) % c.stepper_pose_every == 0) {
         decoded_states.push_back(next);
-        decoded_frames.push_back(frames.reshape({shard.count, c.rollout + 1}).select(1, n + 1));
+        decoded_frames.push_back(f + (n + 1));
       }
       s = next;
     }
