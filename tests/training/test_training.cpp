@@ -233,6 +233,44 @@ TEST(TrainingConfig, SchedulesDecayTheRateToZeroAndUnknownOnesAreNamed) {
   EXPECT_NE(error.find("schedule: 'step' is not plateau, linear or cosine"), std::string::npos) << error;
 }
 
+TEST(TrainingConfig, StepperRolloutKeysAreCheckedAndNormalizeInputIsTheSteppersAlone) {
+  const std::string configs = pipeline::default_config_dir();
+  const std::string path = testing::TempDir() + "lmm_stepper_keys.toml";
+  std::ofstream(path) << "name = \"x\"\n[train]\nfree_rollout = 90\n[stepper]\nnormalize_input = true\n";
+  const TrainingConfig c = load_training_config(path, configs);
+  EXPECT_EQ(c.free_rollout, 90);
+  EXPECT_TRUE(c.stepper.normalize_input);
+  EXPECT_FALSE(load_training_config("tiny", configs).stepper.normalize_input);
+  std::ofstream(path) << "name = \"x\"\n[train]\nfree_rollout = -1\n";
+  std::string error = preset_error(path, configs);
+  EXPECT_NE(error.find("'free_rollout' must be at least 0"), std::string::npos) << error;
+  std::ofstream(path) << "name = \"x\"\n[decoder]\nnormalize_input = true\n";
+  error = preset_error(path, configs);
+  EXPECT_NE(error.find("[decoder]: unknown key 'normalize_input'"), std::string::npos) << error;
+}
+
+TEST(TrainingConfig, AnnealLowersTheRateOverTheRunsLastShareAndNetworksMayOverrideIt) {
+  TrainingConfig c;
+  EXPECT_DOUBLE_EQ(anneal_factor(c, 0.99), 1.0);  // off by default
+  c.anneal = 0.25;
+  EXPECT_DOUBLE_EQ(anneal_factor(c, 0.5), 1.0);
+  EXPECT_DOUBLE_EQ(anneal_factor(c, 0.875), 0.5);
+  EXPECT_DOUBLE_EQ(anneal_factor(c, 1.5), 0.0);  // past the end: clamped
+  const std::string configs = pipeline::default_config_dir();
+  const std::string path = testing::TempDir() + "lmm_anneal.toml";
+  std::ofstream(path) << "name = \"x\"\n[train]\nanneal = 0.2\n[stepper]\nanneal = 0.4\n[projector]\nanneal = 0\n";
+  const TrainingConfig preset = load_training_config(path, configs);
+  EXPECT_DOUBLE_EQ(preset.anneal, 0.2);
+  EXPECT_DOUBLE_EQ(for_network(preset, preset.decoder).anneal, 0.2);
+  EXPECT_DOUBLE_EQ(for_network(preset, preset.stepper).anneal, 0.4);
+  EXPECT_DOUBLE_EQ(for_network(preset, preset.projector).anneal, 0.0);
+  for (const std::string table : {"train", "stepper"}) {
+    std::ofstream(path) << "name = \"x\"\n[" << table << "]\nanneal = 1.0\n";
+    const std::string error = preset_error(path, configs);
+    EXPECT_NE(error.find("[" + table + "]: 'anneal' must be at least 0 and below 1"), std::string::npos) << error;
+  }
+}
+
 // Makes `dir` the working directory for its lifetime.
 class WorkingDirectory {
  public:

@@ -12,6 +12,7 @@
 #include "lmm/pipeline/import.hpp"
 #include "lmm/training/config.hpp"
 #include "lmm/training/models.hpp"
+#include "lmm/training/pose_data.hpp"
 #include "lmm/training/trainer.hpp"
 #include "support/bandai_data.hpp"
 #include "support/synthetic_bvh.hpp"
@@ -88,7 +89,7 @@ TEST(TrainingRuns, ResumedRunEqualsUninterruptedRun) {
   EXPECT_NEAR(b.metrics.at("mean_joint_error_cm"), a.metrics.at("mean_joint_error_cm"), 1e-3);
 }
 
-TEST(TrainingRuns, LinearScheduleDecaysTheRateToItsLastStepsShare) {
+TEST(TrainingRuns, LinearScheduleAndAnnealDecayTheRateToTheirLastStepsShare) {
   REQUIRE_SUBSET(db);
   TrainingConfig c = with_schedule(tiny(), 40, tiny().batch, 0.004);
   c.schedule = "linear";
@@ -99,7 +100,22 @@ TEST(TrainingRuns, LinearScheduleDecaysTheRateToItsLastStepsShare) {
   EXPECT_NEAR(r.metrics.at("learning_rate_last"), 0.004 / 40.0, 1e-12);  // step 40 runs at progress 39/40
   c.schedule = "plateau";  // 40 steps: no plateau is long enough to decay the rate
   o.out_dir = test::temp_folder("plateau");
-  EXPECT_DOUBLE_EQ(train_autoencoder(c, db, o).metrics.at("learning_rate_last"), 0.004);
+  const TrainReport whole = train_autoencoder(c, db, o);
+  EXPECT_DOUBLE_EQ(whole.metrics.at("learning_rate_last"), 0.004);
+  c.anneal = 0.5;  // steps 21-40 at 0.004 x (40 - step + 1) / 20
+  o.out_dir = test::temp_folder("anneal");
+  const TrainReport annealed = train_autoencoder(c, db, o);
+  EXPECT_NEAR(annealed.metrics.at("learning_rate_last"), 0.004 / 20.0, 1e-12);
+  EXPECT_NE(annealed.metrics.at("mean_joint_error_cm"), whole.metrics.at("mean_joint_error_cm"));
+  // Stopped within the anneal and resumed: the checkpoint keeps the rate before the anneal.
+  o.out_dir = test::temp_folder("anneal-resumed");
+  o.stop_after = 30;
+  train_autoencoder(c, db, o);
+  o.stop_after = -1;
+  o.resume = true;
+  const TrainReport resumed = train_autoencoder(c, db, o);
+  EXPECT_NEAR(resumed.metrics.at("learning_rate_last"), 0.004 / 20.0, 1e-12);
+  EXPECT_NEAR(resumed.metrics.at("mean_joint_error_cm"), annealed.metrics.at("mean_joint_error_cm"), 1e-3);
 }
 
 TEST(TrainingRuns, NonFiniteLossStopsAndKeepsTheLastCheckpoint) {
@@ -210,11 +226,23 @@ TEST(TrainingRuns, TinyStepperAndProjectorLearnFromTheAutoencoder) {
   o.out_dir = test::temp_folder("all");
   EXPECT_THROW(train_stepper(tiny(), db, o), std::runtime_error);  // needs the autoencoder first
   train_autoencoder(tiny(), db, o);
-  TrainingConfig posed = tiny();  // with the decoded-pose term every 4 of its 8 rollout frames
+  // With the decoded-pose term every 4 of its 8 rollout frames, after up to 8 free frames, on
+  // standardised states.
+  TrainingConfig posed = tiny();
   posed.w_stepper_pose = 0.1;
   posed.stepper_pose_every = 4;
+  posed.free_rollout = 8;
+  posed.stepper.normalize_input = true;
   const TrainReport stepper = train_stepper(posed, db, o);
   ASSERT_TRUE(stepper.last_losses.count("pose_cm"));  // checked below to fall like the other terms
+  {
+    const PoseData d = make_pose_data(db);
+    Stepper saved(posed.latent + d.features.size(1), posed.stepper);
+    load_checkpoint_module(*saved, checkpoint_path(o.out_dir, "stepper"));
+    const torch::Tensor features_std = d.features.std(0).clamp_min(1e-4);
+    // The features' spread, which differs by dimension (the matching weights), not the identity's 1.
+    EXPECT_TRUE(saved->input_std.narrow(0, posed.latent, features_std.size(0)).allclose(features_std, 1e-4));
+  }
   const TrainReport projector = train_projector(tiny(), db, o);
   for (const TrainReport* r : {&stepper, &projector}) {
     EXPECT_TRUE(r->finished);
@@ -238,6 +266,14 @@ TEST(TrainingRuns, TinyStepperAndProjectorLearnFromTheAutoencoder) {
     FAIL() << "expected a mismatch error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("does not match"), std::string::npos) << e.what();
+  }
+  TrainingConfig too_long = tiny();
+  too_long.free_rollout = 100000;
+  try {
+    train_stepper(too_long, db, o);
+    FAIL() << "expected an error: no clip is that long";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("(100000 free, 8 trained)"), std::string::npos) << e.what();
   }
 }
 

@@ -60,15 +60,25 @@ const toml::table* section(const toml::table& root, const char* name, const std:
   return node->as_table();
 }
 
+// Throws naming `key` of `where` and its accepted `range` unless `ok`.
+void require(bool ok, const std::string& where, const char* key, const char* range) {
+  if (!ok) throw std::runtime_error(where + ": '" + key + "' must be " + range);
+}
+
 void read_network(const toml::table& root, const char* name, NetworkConfig& n, const std::string& path) {
   const toml::table* t = section(root, name, path);
   if (t == nullptr) return;
   const std::string where = path + " [" + name + "]";
-  check_keys(*t, {"experts", "top_k", "expert_hidden", "expert_out", "post_hidden", "hidden", "steps", "batch",
-                  "learning_rate"}, where);
+  Keys keys{"experts", "top_k", "expert_hidden", "expert_out", "post_hidden", "hidden", "steps", "batch",
+            "learning_rate", "anneal"};
+  if (std::string(name) == "stepper") keys.insert("normalize_input");
+  check_keys(*t, keys, where);
+  read(*t, "normalize_input", n.normalize_input, where);
   read(*t, "steps", n.steps, where);
   read(*t, "batch", n.batch, where);
   read(*t, "learning_rate", n.learning_rate, where);
+  read(*t, "anneal", n.anneal, where);
+  if (t->get("anneal") != nullptr) require(n.anneal >= 0.0 && n.anneal < 1.0, where, "anneal", "at least 0 and below 1");
   read(*t, "experts", n.experts, where);
   read(*t, "top_k", n.top_k, where);
   read(*t, "expert_out", n.expert_out, where);
@@ -118,11 +128,6 @@ void read_direction(const toml::table& root, DirectionConfig& d, const std::stri
   }
 }
 
-// Throws naming `key` of `where` and its accepted `range` unless `ok`.
-void require(bool ok, const std::string& where, const char* key, const char* range) {
-  if (!ok) throw std::runtime_error(where + ": '" + key + "' must be " + range);
-}
-
 void read_phase(const toml::table& root, PhaseConfig& p, const std::string& path) {
   const toml::table* t = section(root, "phase", path);
   if (t == nullptr) return;
@@ -166,6 +171,7 @@ TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network) 
   if (network.steps > 0) config.steps = network.steps;
   if (network.batch > 0) config.batch = network.batch;
   if (network.learning_rate > 0.0) config.learning_rate = network.learning_rate;
+  if (network.anneal >= 0.0) config.anneal = network.anneal;
   return config;
 }
 
@@ -174,6 +180,11 @@ double scheduled_learning_rate(const TrainingConfig& c, double progress, double 
   if (c.schedule == "linear") return c.learning_rate * (1.0 - p);
   if (c.schedule == "cosine") return c.learning_rate * 0.5 * (1.0 + std::cos(3.141592653589793 * p));
   return current;
+}
+
+double anneal_factor(const TrainingConfig& c, double progress) {
+  const double left = 1.0 - std::clamp(progress, 0.0, 1.0);
+  return c.anneal > 0.0 && left < c.anneal ? left / c.anneal : 1.0;
 }
 
 TrainingConfig with_schedule(TrainingConfig config, int64_t steps, int64_t batch, double learning_rate) {
@@ -228,7 +239,8 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
   if (const toml::table* t = section(root, "train", path)) {
     const std::string where = path + " [train]";
     check_keys(*t, {"seed", "threads", "batch", "steps", "steps_per_epoch", "learning_rate", "weight_decay",
-                    "schedule", "plateau_gamma", "plateau_patience", "checkpoint_minutes", "rollout", "start_noise"}, where);
+                    "schedule", "plateau_gamma", "plateau_patience", "anneal", "checkpoint_minutes", "rollout",
+                    "free_rollout", "start_noise"}, where);
     read(*t, "seed", c.seed, where);
     read(*t, "threads", c.threads, where);
     read(*t, "batch", c.batch, where);
@@ -239,8 +251,12 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
     read(*t, "schedule", c.schedule, where);
     read(*t, "plateau_gamma", c.plateau_gamma, where);
     read(*t, "plateau_patience", c.plateau_patience, where);
+    read(*t, "anneal", c.anneal, where);
+    require(c.anneal >= 0.0 && c.anneal < 1.0, where, "anneal", "at least 0 and below 1");
     read(*t, "checkpoint_minutes", c.checkpoint_minutes, where);
     read(*t, "rollout", c.rollout, where);
+    read(*t, "free_rollout", c.free_rollout, where);
+    require(c.free_rollout >= 0, where, "free_rollout", "at least 0");
     read(*t, "start_noise", c.start_noise, where);
   }
   if (const toml::table* t = section(root, "loss", path)) {

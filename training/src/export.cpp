@@ -50,6 +50,38 @@ NetworkValues network_values(const Network& net) {
   return values;
 }
 
+// Folds a standardisation of the input, (x - mean) / std, into `layer` (each of its stacked
+// expert blocks), so that the layer reads x itself.
+void fold_input_standardisation(LayerValues& layer, const std::vector<float>& mean, const std::vector<float>& std) {
+  const size_t in = size_t(layer.in), out = size_t(layer.out);
+  for (size_t block = 0; block * in * out < layer.weight.size(); ++block) {
+    float* weight = layer.weight.data() + block * in * out;
+    float* bias = layer.bias.data() + block * out;
+    for (size_t o = 0; o < out; ++o) {
+      double shift = 0.0;
+      for (size_t i = 0; i < in; ++i) {
+        weight[i * out + o] /= std[i];
+        shift += double(weight[i * out + o]) * mean[i];
+      }
+      bias[o] = float(double(bias[o]) - shift);
+    }
+  }
+}
+
+// The values of the stepper's network for raw states: its input standardisation folded into the
+// layers that read the input (the gate and the experts' first layers, or a plain MLP's first).
+NetworkValues stepper_values(const Stepper& stepper) {
+  NetworkValues values = network_values(stepper->net);
+  const std::vector<float> mean = float_values(stepper->input_mean), std = float_values(stepper->input_std);
+  if (values.experts > 0) {
+    fold_input_standardisation(values.gate, mean, std);
+    fold_input_standardisation(values.expert_layers.front(), mean, std);
+  } else {
+    fold_input_standardisation(values.mlp.front(), mean, std);
+  }
+  return values;
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
@@ -103,7 +135,7 @@ ModelValues model_values(const TrainedModels& m, const TrainingConfig& c, const 
   v.preset = c.name;
   v.latent = int(c.latent);
   v.decoder = network_values(m.autoencoder->decoder);
-  v.stepper = network_values(m.stepper->net);
+  v.stepper = stepper_values(m.stepper);
   v.projector = network_values(m.projector->net);
   v.pose_mean = float_values(d.pose_mean);
   v.pose_std = float_values(d.pose_std);

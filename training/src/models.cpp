@@ -40,9 +40,13 @@ AutoencoderImpl::AutoencoderImpl(int64_t encoder_in, int64_t features, int64_t p
 StepperImpl::StepperImpl(int64_t state, const NetworkConfig& config) {
   net = register_module("net", Network(state, state, config));
   delta_scale = register_buffer("delta_scale", torch::ones({state}));
+  input_mean = register_buffer("input_mean", torch::zeros({state}));
+  input_std = register_buffer("input_std", torch::ones({state}));
 }
 
-torch::Tensor StepperImpl::forward(const torch::Tensor& state) { return net->forward(state) * delta_scale; }
+torch::Tensor StepperImpl::forward(const torch::Tensor& state) {
+  return net->forward((state - input_mean) / input_std) * delta_scale;
+}
 
 ProjectorImpl::ProjectorImpl(int64_t features, int64_t state, const NetworkConfig& config) {
   net = register_module("net", Network(features, state, config));

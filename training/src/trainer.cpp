@@ -167,7 +167,7 @@ void load_module_checked(torch::nn::Module& module, torch::serialize::InputArchi
   for (const auto& item : module.named_parameters()) expected.emplace_back(item.key(), item.value().sizes().vec());
   for (const auto& item : module.named_buffers()) expected.emplace_back(item.key(), item.value().sizes().vec());
   const std::string mismatch = path + " does not match this preset and database (was it trained with another "
-                                      "--config or --db?)";
+                                      "--config or --db, or by an older lmmkit?)";
   torch::serialize::InputArchive model;
   try {
     archive.read("model", model);
@@ -441,6 +441,7 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
     }
   };
   double reduce_seconds = 0.0;  // in the step's all-reduces (agreement and gradients)
+  double last_lr = optimizer.param_groups()[0].options().get_lr();  // the last step's, annealed
   bool go = s.step < c.steps && within_budget(s.step);
   while (go) {
     optimizer.zero_grad();
@@ -465,8 +466,11 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
       reduce_seconds += seconds_since(reduce_start);
     }
     auto& options = optimizer.param_groups()[0].options();
-    options.set_lr(scheduled_learning_rate(c, progress, options.get_lr()));
+    const double scheduled = scheduled_learning_rate(c, progress, options.get_lr());
+    last_lr = scheduled * anneal_factor(c, progress);
+    options.set_lr(last_lr);
     optimizer.step();
+    options.set_lr(scheduled);  // the plateau decay and the checkpoints keep the rate before the anneal
     ++s.step;
     for (size_t i = 0; i < terms.size(); ++i) s.sums[terms[i].first] += values[i];
     s.epoch_sum += values.front();
@@ -474,7 +478,7 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
     const double elapsed = seconds_since(start);
     const double rate = double((s.step - first_step) * spec.samples_per_step) / std::max(elapsed, 1e-9);
     if (o.log && leader && (seconds_since(last_log) > 2.0 || s.step == c.steps)) {
-      o.log(progress_line(spec, c, s, terms, values, rate, optimizer.param_groups()[0].options().get_lr()) +
+      o.log(progress_line(spec, c, s, terms, values, rate, last_lr) +
             utilisation_text(spec.routed));
       last_log = Clock::now();
     }
@@ -496,7 +500,7 @@ void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions&
   int64_t parameter_count = 0;
   for (const torch::Tensor& p : parameters) parameter_count += p.numel();
   report.metrics["parameters"] = double(parameter_count);
-  report.metrics["learning_rate_last"] = optimizer.param_groups()[0].options().get_lr();
+  report.metrics["learning_rate_last"] = last_lr;
   for (const auto& [name, mb] : memory) report.metrics["memory_" + name + "_mb"] = mb;
   if (comm != nullptr && s.step > first_step) {
     report.metrics["allreduce_ms_per_step"] = 1000.0 * reduce_seconds / double(s.step - first_step);
@@ -685,14 +689,22 @@ TrainReport train_stepper(const TrainingConfig& preset, const Database& db, cons
   LatentSetup setup = latent_setup(c, db, o);
   const torch::Tensor& state = setup.state;
   const int64_t dims = state.size(1), latent = c.latent;
-  const torch::Tensor starts = rollout_starts(db, c.rollout);
-  if (starts.numel() == 0) throw std::runtime_error("no clip is longer than the rollout of " + std::to_string(c.rollout) + " frames");
+  const int64_t longest = c.free_rollout + c.rollout;
+  const torch::Tensor starts = rollout_starts(db, longest);
+  if (starts.numel() == 0) {
+    throw std::runtime_error("no clip is longer than the rollout of " + std::to_string(longest) + " frames (" +
+                             std::to_string(c.free_rollout) + " free, " + std::to_string(c.rollout) + " trained)");
+  }
   Stepper stepper(dims, c.stepper);
   const torch::Tensor deltas = state.narrow(0, 1, state.size(0) - 1) - state.narrow(0, 0, state.size(0) - 1);
   const torch::Tensor state_std = state.std(0).clamp_min(1e-4);
   {
     torch::NoGradGuard no_grad;
     stepper->delta_scale.copy_(deltas.index_select(0, setup.d.pair_starts).std(0).clamp_min(1e-5));
+    if (c.stepper.normalize_input) {
+      stepper->input_mean.copy_(state.mean(0));
+      stepper->input_std.copy_(state_std);
+    }
   }
   // Latent dimensions weigh twice the feature dimensions (Sec. 5.9).
   const torch::Tensor weights = torch::cat({torch::full({latent}, 2.0), torch::ones({dims - latent})});
@@ -705,10 +717,16 @@ TrainReport train_stepper(const TrainingConfig& preset, const Database& db, cons
   const BatchShard shard = shard_of(o, c.batch);  // every rank draws the global batch and takes its rows
   spec.batch_share = shard.share();
   spec.step = [&]() -> Terms {
-    const torch::Tensor f = starts.index_select(0, shard.take(torch::randint(starts.size(0), {c.batch}, torch::kInt64)));
+    const torch::Tensor start = starts.index_select(0, shard.take(torch::randint(starts.size(0), {c.batch}, torch::kInt64)));
+    const int64_t free = c.free_rollout > 0 ? torch::randint(c.free_rollout + 1, {1}, torch::kInt64).item<int64_t>() : 0;
+    torch::Tensor s = state.index_select(0, start) + shard.take(torch::randn({c.batch, dims})) * (c.start_noise * state_std);
+    {
+      torch::NoGradGuard no_grad;
+      for (int64_t n = 0; n < free; ++n) s = s + stepper->forward(s);
+    }
+    const torch::Tensor f = start + free;  // the trained rollout's first frame
     const torch::Tensor frames = (f.unsqueeze(1) + offsets.unsqueeze(0)).reshape(-1);
     const torch::Tensor truth = state.index_select(0, frames).reshape({shard.count, c.rollout + 1, dims});
-    torch::Tensor s = truth.select(1, 0) + shard.take(torch::randn({c.batch, dims})) * (c.start_noise * state_std);
     torch::Tensor values = torch::zeros({}), changes = torch::zeros({}), balance = torch::zeros({});
     std::vector<torch::Tensor> decoded_states, decoded_frames;
     for (int64_t n = 0; n < c.rollout; ++n) {

@@ -24,6 +24,8 @@ struct NetworkConfig {
   int64_t steps = 0;                   // training steps of this model (0 = [train] steps)
   int64_t batch = 0;                   // batch size of this model (0 = [train] batch)
   double learning_rate = 0.0;          // learning rate of this model (0 = [train] learning_rate)
+  double anneal = -1.0;                // share of this model's run annealed (< 0 = [train] anneal)
+  bool normalize_input = false;        // [stepper] only: standardise the state before the network
 };
 
 // DirectionNet (Lee, Kwon & Lee 2023, Sec. VI-G, VIII): a GRU over windows of the database's root
@@ -75,6 +77,7 @@ struct TrainingConfig {
   std::string schedule = "plateau";         // plateau (Sec. 5) | linear | cosine: decay to 0 over the steps or the time budget
   double plateau_gamma = 0.99;              // lr decay per plateau (Sec. 5)
   int64_t plateau_patience = 3;             // virtual epochs without improvement
+  double anneal = 0.0;                      // last share of a run (0 to < 1) whose learning rate falls linearly to 0
   double checkpoint_minutes = 5.0;
 
   // Autoencoder loss weights (Sec. 5.2-5.7).
@@ -84,6 +87,9 @@ struct TrainingConfig {
   LoadBalance balance = LoadBalance::kKl;   // [loss] balance = "kl" | "dispatch"
   // Stepper (Sec. 5.9) and projector (Sec. 5.6).
   int64_t rollout = 30;
+  // Up to this many frames (a random count per batch) the stepper first rolls out without gradient,
+  // so that the trained rollout starts from the stepper's own drifted states; 0 = from the database's.
+  int64_t free_rollout = 0;
   double start_noise = 0.15;
   // Weight of the stepper's decoded-pose term: mean model-space joint error (cm) of the frozen
   // decoder's poses every stepper_pose_every rollout frames; 0 = the state losses alone (Sec. 5.9).
@@ -92,7 +98,7 @@ struct TrainingConfig {
   double w_projector_features = 1.0, w_projector_latent = 10.0, w_projector_distance = 0.3;
 };
 
-// The preset with the [train] steps, batch and learning rate replaced by `network`'s own, where it sets them.
+// The preset with the [train] steps, batch, learning rate and anneal replaced by `network`'s own, where it sets them.
 TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network);
 // The preset with the [train] steps, batch and learning rate replaced by those of a network with a
 // table of its own ([direction], [phase]).
@@ -101,6 +107,9 @@ TrainingConfig with_schedule(TrainingConfig config, int64_t steps, int64_t batch
 // The learning rate at `progress` (0 to 1) of a run: c.schedule's decay of c.learning_rate to zero
 // at the end ("linear", "cosine"), or `current` unchanged ("plateau": the loop decays it on plateaus).
 double scheduled_learning_rate(const TrainingConfig& c, double progress, double current);
+// The factor on the scheduled learning rate at `progress` (0 to 1): 1, then falling linearly to 0
+// over the run's last c.anneal share (a final anneal after steps at the full rate).
+double anneal_factor(const TrainingConfig& c, double progress);
 
 // The preset file `name_or_path` names: itself when it contains a '/' or ends in ".toml" (a
 // path), else the shipped config_dir/training/NAME.toml, whatever the working directory holds.

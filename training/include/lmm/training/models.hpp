@@ -43,13 +43,14 @@ struct AutoencoderImpl : public torch::nn::Module {
 TORCH_MODULE(Autoencoder);
 
 // Stepper (Tables 4-5): state (latent ++ features) -> the state's change over one frame. The
-// network predicts the change divided by `delta_scale` (per-dimension std of the changes).
+// network reads (state - input_mean) / input_std (0 and 1 unless [stepper] normalize_input) and
+// predicts the change divided by `delta_scale` (per-dimension std of the changes).
 struct StepperImpl : public torch::nn::Module {
   StepperImpl(int64_t state, const NetworkConfig& config);
   // The predicted change of `state` over one frame.
   torch::Tensor forward(const torch::Tensor& state);
   Network net{nullptr};
-  torch::Tensor delta_scale;  // buffer [state]
+  torch::Tensor delta_scale, input_mean, input_std;  // buffers [state]
 };
 TORCH_MODULE(Stepper);
 
