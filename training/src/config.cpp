@@ -65,6 +65,13 @@ void require(bool ok, const std::string& where, const char* key, const char* ran
   if (!ok) throw std::runtime_error(where + ": '" + key + "' must be " + range);
 }
 
+// Reads `anneal` of table `t` into `out` where it is set, checked to lie in [0, 1).
+void read_anneal(const toml::table& t, double& out, const std::string& where) {
+  if (t.get("anneal") == nullptr) return;
+  read(t, "anneal", out, where);
+  require(out >= 0.0 && out < 1.0, where, "anneal", "at least 0 and below 1");
+}
+
 void read_network(const toml::table& root, const char* name, NetworkConfig& n, const std::string& path) {
   const toml::table* t = section(root, name, path);
   if (t == nullptr) return;
@@ -77,8 +84,7 @@ void read_network(const toml::table& root, const char* name, NetworkConfig& n, c
   read(*t, "steps", n.steps, where);
   read(*t, "batch", n.batch, where);
   read(*t, "learning_rate", n.learning_rate, where);
-  read(*t, "anneal", n.anneal, where);
-  if (t->get("anneal") != nullptr) require(n.anneal >= 0.0 && n.anneal < 1.0, where, "anneal", "at least 0 and below 1");
+  read_anneal(*t, n.anneal, where);
   read(*t, "experts", n.experts, where);
   read(*t, "top_k", n.top_k, where);
   read(*t, "expert_out", n.expert_out, where);
@@ -251,8 +257,7 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
     read(*t, "schedule", c.schedule, where);
     read(*t, "plateau_gamma", c.plateau_gamma, where);
     read(*t, "plateau_patience", c.plateau_patience, where);
-    read(*t, "anneal", c.anneal, where);
-    require(c.anneal >= 0.0 && c.anneal < 1.0, where, "anneal", "at least 0 and below 1");
+    read_anneal(*t, c.anneal, where);
     read(*t, "checkpoint_minutes", c.checkpoint_minutes, where);
     read(*t, "rollout", c.rollout, where);
     read(*t, "free_rollout", c.free_rollout, where);

@@ -52,7 +52,7 @@ NetworkValues network_values(const Network& net) {
 
 // Folds a standardisation of the input, (x - mean) / std, into `layer` (each of its stacked
 // expert blocks), so that the layer reads x itself.
-void fold_input_standardisation(LayerValues& layer, const std::vector<float>& mean, const std::vector<float>& std) {
+void fold_input_standardisation(LayerValues& layer, const std::vector<float>& mean, const std::vector<float>& scale) {
   const size_t in = size_t(layer.in), out = size_t(layer.out);
   for (size_t block = 0; block * in * out < layer.weight.size(); ++block) {
     float* weight = layer.weight.data() + block * in * out;
@@ -60,7 +60,7 @@ void fold_input_standardisation(LayerValues& layer, const std::vector<float>& me
     for (size_t o = 0; o < out; ++o) {
       double shift = 0.0;
       for (size_t i = 0; i < in; ++i) {
-        weight[i * out + o] /= std[i];
+        weight[i * out + o] /= scale[i];
         shift += double(weight[i * out + o]) * mean[i];
       }
       bias[o] = float(double(bias[o]) - shift);
@@ -72,12 +72,12 @@ void fold_input_standardisation(LayerValues& layer, const std::vector<float>& me
 // layers that read the input (the gate and the experts' first layers, or a plain MLP's first).
 NetworkValues stepper_values(const Stepper& stepper) {
   NetworkValues values = network_values(stepper->net);
-  const std::vector<float> mean = float_values(stepper->input_mean), std = float_values(stepper->input_std);
+  const std::vector<float> mean = float_values(stepper->input_mean), scale = float_values(stepper->input_std);
   if (values.experts > 0) {
-    fold_input_standardisation(values.gate, mean, std);
-    fold_input_standardisation(values.expert_layers.front(), mean, std);
+    fold_input_standardisation(values.gate, mean, scale);
+    fold_input_standardisation(values.expert_layers.front(), mean, scale);
   } else {
-    fold_input_standardisation(values.mlp.front(), mean, std);
+    fold_input_standardisation(values.mlp.front(), mean, scale);
   }
   return values;
 }

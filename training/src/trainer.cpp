@@ -614,6 +614,13 @@ torch::Tensor rollout_starts(const Database& db, int64_t length) {
   return torch::tensor(starts, torch::kInt64);
 }
 
+// The states `s` after `frames` steps of the stepper, without gradient.
+torch::Tensor rolled_out(Stepper& stepper, torch::Tensor s, int64_t frames) {
+  torch::NoGradGuard no_grad;
+  for (int64_t n = 0; n < frames; ++n) s = s + stepper->forward(s);
+  return s;
+}
+
 // Mean model-space joint error (cm) after rolling the stepper `frames` frames from 1,000
 // seeded random starts and decoding; NaN when no clip is long enough.
 double rollout_error_cm(const Database& db, const PoseData& d, Autoencoder& ae, Stepper& stepper,
@@ -625,9 +632,8 @@ double rollout_error_cm(const Database& db, const PoseData& d, Autoencoder& ae, 
   std::vector<int64_t> picks;
   for (int i = 0; i < 1000; ++i) picks.push_back(candidates[int64_t(rng() % uint64_t(candidates.numel()))].item<int64_t>());
   const torch::Tensor starts = torch::tensor(picks, torch::kInt64);
-  torch::Tensor s = state.index_select(0, starts);
   stepper->eval();
-  for (int64_t n = 0; n < frames; ++n) s = s + stepper->forward(s);
+  const torch::Tensor s = rolled_out(stepper, state.index_select(0, starts), frames);
   stepper->train();
   const torch::Tensor pose = denormalize(d, ae->decoder->forward(s));
   const torch::Tensor truth = d.model_positions.index_select(0, starts + frames);
@@ -719,11 +725,8 @@ TrainReport train_stepper(const TrainingConfig& preset, const Database& db, cons
   spec.step = [&]() -> Terms {
     const torch::Tensor start = starts.index_select(0, shard.take(torch::randint(starts.size(0), {c.batch}, torch::kInt64)));
     const int64_t free = c.free_rollout > 0 ? torch::randint(c.free_rollout + 1, {1}, torch::kInt64).item<int64_t>() : 0;
-    torch::Tensor s = state.index_select(0, start) + shard.take(torch::randn({c.batch, dims})) * (c.start_noise * state_std);
-    {
-      torch::NoGradGuard no_grad;
-      for (int64_t n = 0; n < free; ++n) s = s + stepper->forward(s);
-    }
+    torch::Tensor s = rolled_out(
+        stepper, state.index_select(0, start) + shard.take(torch::randn({c.batch, dims})) * (c.start_noise * state_std), free);
     const torch::Tensor f = start + free;  // the trained rollout's first frame
     const torch::Tensor frames = (f.unsqueeze(1) + offsets.unsqueeze(0)).reshape(-1);
     const torch::Tensor truth = state.index_select(0, frames).reshape({shard.count, c.rollout + 1, dims});
