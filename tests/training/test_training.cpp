@@ -112,28 +112,47 @@ TEST(Layers, SmoeBalanceLossesOfThePapersTable8) {
 }
 
 // The routed pass's gradients (every expert's and the gate's) equal those of the dense reference,
-// whose unrouted outputs get no gradient; an expert no row is routed to gets none either.
+// whose unrouted outputs get no gradient; an expert no row is routed to gets none either. Both ways
+// of running the experts: padded groups as batched matmuls (routing spread out) and one expert at a
+// time (one expert's group far above the mean).
 TEST(Layers, SmoeRoutedGradientsEqualTheDenseReference) {
-  torch::manual_seed(3);
-  Smoe smoe(6, 12, std::vector<int64_t>{16, 8}, 5, 2);
-  const torch::Tensor x = torch::randn({9, 6});  // 18 (row, expert) pairs over 12 experts: some get none
-  const torch::Tensor target = torch::randn({9, 5});
-  auto gradients = [&](bool dense) {
-    smoe->zero_grad();
-    ((dense ? smoe->forward_dense(x) : smoe->forward(x)) - target).pow(2).sum().backward();
-    std::map<std::string, torch::Tensor> g;
-    for (const auto& p : smoe->named_parameters()) {
-      g[p.key()] = p.value().grad().defined() ? p.value().grad().clone() : torch::zeros_like(p.value());
+  for (const bool skewed : {false, true}) {
+    torch::manual_seed(3);
+    Smoe smoe(6, 12, std::vector<int64_t>{16, 8}, 5, 2);
+    // Row r leans on input r % 5, which routes it to experts r % 5 and r % 5 + 6: groups of at most
+    // 2 (18 pairs over 12 experts), experts 5 and 11 get none. Skewed: expert 0 is every row's first
+    // choice, a group of 9.
+    torch::Tensor x = 0.1 * torch::randn({9, 6});
+    {
+      torch::NoGradGuard no_grad;
+      smoe->gate()->weight.zero_();
+      for (int64_t e = 0; e < 12; ++e) {
+        smoe->gate()->weight[e][e % 6] = 10.0;
+        smoe->gate()->bias[e] = e < 6 ? 0.0 : -1.0;
+      }
+      if (skewed) smoe->gate()->bias[0] = 20.0;
+      for (int64_t r = 0; r < 9; ++r) x[r][r % 5] += 1.0;
     }
-    return g;
-  };
-  const auto routed = gradients(false), dense = gradients(true);
-  int unused = 0;
-  for (const auto& [name, g] : dense) {
-    EXPECT_TRUE(torch::allclose(routed.at(name), g, 1e-5, 1e-6)) << name;
-    unused += name.rfind("expert", 0) == 0 && name.find("layer0.weight") != std::string::npos && g.abs().sum().item<float>() == 0.0f;
+    const torch::Tensor target = torch::randn({9, 5});
+    auto gradients = [&](bool dense) {
+      smoe->zero_grad();
+      ((dense ? smoe->forward_dense(x) : smoe->forward(x)) - target).pow(2).sum().backward();
+      std::map<std::string, torch::Tensor> g;
+      for (const auto& p : smoe->named_parameters()) {
+        g[p.key()] = p.value().grad().defined() ? p.value().grad().clone() : torch::zeros_like(p.value());
+      }
+      return g;
+    };
+    const auto routed = gradients(false);
+    EXPECT_EQ(smoe->last_stats().padded, !skewed);
+    const auto dense = gradients(true);
+    int unused = 0;
+    for (const auto& [name, g] : dense) {
+      EXPECT_TRUE(torch::allclose(routed.at(name), g, 1e-5, 1e-6)) << name << (skewed ? ", skewed" : ", spread");
+      unused += name.rfind("expert", 0) == 0 && name.find("layer0.weight") != std::string::npos && g.abs().sum().item<float>() == 0.0f;
+    }
+    EXPECT_GT(unused, 0) << "every expert got rows: the test does not cover an empty group";
   }
-  EXPECT_GT(unused, 0) << "every expert got rows: the test does not cover an empty group";
 }
 
 TEST(PoseData, RotationsAndForwardKinematicsMatchTheRuntime) {

@@ -113,18 +113,64 @@ torch::Tensor SmoeImpl::forward(const torch::Tensor& x) {
   const torch::Tensor order = std::get<1>(experts_of_pairs.sort(/*stable=*/true, 0, false));
   const torch::Tensor rows = order.div(index.size(1), "floor");
   const torch::Tensor counts = torch::bincount(experts_of_pairs, {}, int64_t(experts_.size()));
+  const torch::Tensor sorted_rows = x.index_select(0, rows);
+  const int64_t largest = counts.max().item<int64_t>();
+  stats_.padded = largest * int64_t(experts_.size()) <= kMaxPadding * index.numel();
+  const torch::Tensor outputs = stats_.padded ? padded_expert_outputs(sorted_rows, experts_of_pairs.index_select(0, order), counts, largest)
+                                              : grouped_expert_outputs(sorted_rows, counts);
+  const torch::Tensor weighted = outputs * weights.reshape({-1, 1}).index_select(0, order);
+  return torch::zeros({x.size(0), out_}, x.options()).index_add(0, rows, weighted);
+}
+
+torch::Tensor SmoeImpl::grouped_expert_outputs(const torch::Tensor& sorted_rows, const torch::Tensor& counts) {
   const std::vector<int64_t> sizes(counts.data_ptr<int64_t>(), counts.data_ptr<int64_t>() + counts.numel());
-  const std::vector<torch::Tensor> groups = x.index_select(0, rows).split_with_sizes(sizes);
+  const std::vector<torch::Tensor> groups = sorted_rows.split_with_sizes(sizes);
   std::vector<torch::Tensor> outputs;
   for (size_t e = 0; e < groups.size(); ++e) {
     if (sizes[e] > 0) outputs.push_back(experts_[e]->forward(groups[e]));
   }
-  const torch::Tensor weighted = torch::cat(outputs) * weights.reshape({-1, 1}).index_select(0, order);
-  return torch::zeros({x.size(0), out_}, x.options()).index_add(0, rows, weighted);
+  return torch::cat(outputs);
+}
+
+torch::Tensor SmoeImpl::padded_expert_outputs(const torch::Tensor& sorted_rows, const torch::Tensor& sorted_experts,
+                                              const torch::Tensor& counts, int64_t largest) {
+  // Each pair's slot in an [experts, largest] grid; empty slots stay zero and are never read.
+  const int64_t experts = int64_t(experts_.size()), pairs = sorted_rows.size(0);
+  const torch::Tensor first_pair_of_expert = counts.cumsum(0) - counts;
+  const torch::Tensor slots = sorted_experts * largest + torch::arange(pairs, counts.options()) -
+                              first_pair_of_expert.index_select(0, sorted_experts);
+  torch::Tensor h = torch::zeros({experts * largest, sorted_rows.size(1)}, sorted_rows.options())
+                        .index_copy(0, slots, sorted_rows)
+                        .view({experts, largest, sorted_rows.size(1)});
+  const std::vector<std::pair<torch::Tensor, torch::Tensor>> layers = stacked_expert_layers();
+  for (size_t l = 0; l < layers.size(); ++l) {
+    h = torch::baddbmm(layers[l].second, h, layers[l].first);
+    if (l + 1 < layers.size()) h = torch::gelu(h);
+  }
+  return h.view({experts * largest, out_}).index_select(0, slots);
+}
+
+std::vector<std::pair<torch::Tensor, torch::Tensor>> SmoeImpl::stacked_expert_layers() const {
+  std::vector<std::vector<torch::Tensor>> weights, biases;
+  for (const Mlp& expert : experts_) {
+    const auto layers = expert->effective_layers();
+    weights.resize(layers.size());
+    biases.resize(layers.size());
+    for (size_t l = 0; l < layers.size(); ++l) {
+      weights[l].push_back(layers[l].first);
+      biases[l].push_back(layers[l].second);
+    }
+  }
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> stacked;
+  for (size_t l = 0; l < weights.size(); ++l) {
+    stacked.emplace_back(torch::stack(weights[l]).transpose(1, 2), torch::stack(biases[l]).unsqueeze(1));
+  }
+  return stacked;
 }
 
 torch::Tensor SmoeImpl::forward_dense(const torch::Tensor& x) {
   auto [weights, index] = route(x);
+  stats_.padded = false;
   std::vector<torch::Tensor> all;
   for (auto& expert : experts_) all.push_back(expert->forward(x));
   const torch::Tensor stacked = torch::stack(all, 1);  // [B, E, out]

@@ -51,6 +51,7 @@ struct RoutingStats {
   torch::Tensor load_balance;   // KL(mean gate probabilities || uniform), Kleanthous & Martini 2023 Eq. 17
   torch::Tensor dispatch_balance;  // N sum_i f_i P_i (Eq. 14 without alpha), f_i the share of the top-k routes
   torch::Tensor utilisation;    // [experts] fraction of samples routed to each expert (no grad)
+  bool padded = false;          // the experts ran as one batched matmul per layer (SmoeImpl::forward)
 };
 
 // Sparse mixture of experts (Kleanthous & Martini 2023 Sec. 3.1, Eq. 2-3): a linear gate, softmax, the two
@@ -59,8 +60,13 @@ struct RoutingStats {
 class SmoeImpl : public torch::nn::Module {
  public:
   SmoeImpl(int64_t in, int64_t experts, const std::vector<int64_t>& hidden, int64_t out, int64_t top_k);
-  // Routed forward pass (grouped by expert); fills last_stats().
+  // Routed forward pass; fills last_stats(). The rows are grouped by expert. While the largest
+  // group is at most kMaxPadding times the mean, every group is padded to the largest and each layer
+  // runs as one batched matmul over all experts (fewer, larger operations; docs/benchmarks.md,
+  // "Training throughput"); otherwise each expert runs on its own group.
   torch::Tensor forward(const torch::Tensor& x);
+  // The padding (grid rows over routed rows) up to which forward() batches the experts.
+  static constexpr int64_t kMaxPadding = 4;
   // Every expert on every sample, then the same routing (reference for tests and benchmarks).
   torch::Tensor forward_dense(const torch::Tensor& x);
   // Statistics of the last forward pass.
@@ -83,6 +89,14 @@ class SmoeImpl : public torch::nn::Module {
 
  private:
   std::pair<torch::Tensor, torch::Tensor> route(const torch::Tensor& x);
+  // The experts' outputs for `sorted_rows` (the routed rows, grouped by expert: counts[e] rows of
+  // expert e), one group after the other.
+  torch::Tensor grouped_expert_outputs(const torch::Tensor& sorted_rows, const torch::Tensor& counts);
+  // The same outputs, every group padded to `largest` rows and each layer one batched matmul.
+  torch::Tensor padded_expert_outputs(const torch::Tensor& sorted_rows, const torch::Tensor& sorted_experts,
+                                      const torch::Tensor& counts, int64_t largest);
+  // Every expert's layer l as ([experts, in, out] weights, [experts, 1, out] biases), for baddbmm.
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> stacked_expert_layers() const;
   torch::nn::Linear gate_{nullptr};
   std::vector<Mlp> experts_;
   int64_t top_k_ = 2;
