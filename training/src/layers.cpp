@@ -116,8 +116,9 @@ torch::Tensor SmoeImpl::forward(const torch::Tensor& x) {
   const torch::Tensor sorted_rows = x.index_select(0, rows);
   const int64_t largest = counts.max().item<int64_t>();
   stats_.padded = largest * int64_t(experts_.size()) <= kMaxPadding * index.numel();
-  const torch::Tensor outputs = stats_.padded ? padded_expert_outputs(sorted_rows, experts_of_pairs.index_select(0, order), counts, largest)
-                                              : grouped_expert_outputs(sorted_rows, counts);
+  const torch::Tensor outputs =
+      stats_.padded ? padded_expert_outputs(sorted_rows, experts_of_pairs.index_select(0, order), counts, largest)
+                    : grouped_expert_outputs(sorted_rows, counts);
   const torch::Tensor weighted = outputs * weights.reshape({-1, 1}).index_select(0, order);
   return torch::zeros({x.size(0), out_}, x.options()).index_add(0, rows, weighted);
 }
