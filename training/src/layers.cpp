@@ -110,14 +110,14 @@ torch::Tensor SmoeImpl::forward(const torch::Tensor& x) {
   // that one gather makes every expert's rows one contiguous slice and one index_add sums the
   // weighted outputs back into their rows.
   const torch::Tensor experts_of_pairs = index.reshape(-1);
-  const torch::Tensor order = std::get<1>(experts_of_pairs.sort(/*stable=*/true, 0, false));
+  const auto [sorted_experts, order] = experts_of_pairs.sort(/*stable=*/true, 0, false);
   const torch::Tensor rows = order.div(index.size(1), "floor");
   const torch::Tensor counts = torch::bincount(experts_of_pairs, {}, int64_t(experts_.size()));
   const torch::Tensor sorted_rows = x.index_select(0, rows);
   const int64_t largest = counts.max().item<int64_t>();
   stats_.padded = largest * int64_t(experts_.size()) <= kMaxPadding * index.numel();
   const torch::Tensor outputs =
-      stats_.padded ? padded_expert_outputs(sorted_rows, experts_of_pairs.index_select(0, order), counts, largest)
+      stats_.padded ? padded_expert_outputs(sorted_rows, sorted_experts, counts, largest)
                     : grouped_expert_outputs(sorted_rows, counts);
   const torch::Tensor weighted = outputs * weights.reshape({-1, 1}).index_select(0, order);
   return torch::zeros({x.size(0), out_}, x.options()).index_add(0, rows, weighted);
