@@ -130,6 +130,11 @@ bool LearnedCrowd::init(std::shared_ptr<const Model> model, const LearnedSetting
     w.frames.assign(rows, 0);
     w.step_owner.assign(2 * rows, 0);
     w.step_track.assign(2 * rows, 0);
+    w.local_positions.assign(rows, nullptr);
+    w.local_rotations.assign(rows, nullptr);
+    w.global_positions.assign(rows, nullptr);
+    w.global_rotations.assign(rows, nullptr);
+    w.kinematics.assign(size_t(forward_kinematics_scratch(model->skeleton().joint_count())), 0.0f);
   }
   return true;
 }
@@ -227,8 +232,25 @@ void LearnedCrowd::decode_block(Worker& w, int count) {
     const float dt = w.dt[size_t(k)];
     c.playback_.finish_advance(w.poses.data() + size_t(k) * pose, ok, dt, c.settings_.inertialization_halflife, c.out_,
                                c.stats_);
-    c.end_frame(dt);
+    c.move_root(dt);
   }
+  update_globals_of_block(w, count);
+  for (int k = 0; k < count; ++k) character(w.members[size_t(k)]).close_frame();
+}
+
+// LearnedCharacter::update_globals of the block's members, sixteen at once.
+void LearnedCrowd::update_globals_of_block(Worker& w, int count) {
+  for (int k = 0; k < count; ++k) {
+    LearnedCharacter& c = character(w.members[size_t(k)]);
+    w.local_positions[size_t(k)] = c.out_.positions.data();
+    w.local_rotations[size_t(k)] = c.out_.rotations.data();
+    w.global_positions[size_t(k)] = c.global_positions_.data();
+    w.global_rotations[size_t(k)] = c.global_rotations_.data();
+  }
+  const std::vector<int>& parents = model_->skeleton().parents;
+  const PoseArrays poses{w.local_positions.data(), w.local_rotations.data(), w.global_positions.data(),
+                         w.global_rotations.data(), count};
+  forward_kinematics_many(parents.data(), int(parents.size()), poses, w.kinematics.data());
 }
 
 }  // namespace lmm

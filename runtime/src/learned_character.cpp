@@ -80,9 +80,17 @@ bool LearnedCharacter::projection_due() const {
 }
 
 void LearnedCharacter::end_frame(float dt) {
+  move_root(dt);
+  update_globals(model_->skeleton().parents);
+  close_frame();
+}
+
+void LearnedCharacter::move_root(float dt) {
   steering_.integrate_root(playback_.local_root_velocity(), playback_.local_root_angular(), dt, out_.positions[0],
                            out_.rotations[0], out_.velocities[0], out_.angular[0]);
-  update_globals(model_->skeleton().parents);
+}
+
+void LearnedCharacter::close_frame() {
   steering_.end_update(out_.positions[0], out_.rotations[0]);
   end_root_motion();
 }

@@ -1,6 +1,6 @@
 // The AVX-512 instance of the quat_from_6d lanes (pose_simd_shared.hpp): sixteen rotations at
-// once. Built with AVX-512 F and -ffp-contract=off (no fused multiply-add: bit for bit the
-// scalar result).
+// once; and forward kinematics of sixteen poses at once, one per lane. Built with AVX-512 F and
+// -ffp-contract=off (no fused multiply-add: bit for bit the scalar result).
 #include "pose_simd_shared.hpp"
 
 #if defined(__AVX512F__)
@@ -56,9 +56,108 @@ struct Avx512PoseLanes {
   }
 };
 
+// A 4 x 4 transpose within every 128-bit block of v[0..3] (its own inverse): element k of block
+// i of v[e] becomes element e of block i of v[k].
+inline void transpose_blocks(__m512 (&v)[4]) {
+  const __m512 t0 = _mm512_unpacklo_ps(v[0], v[1]), t1 = _mm512_unpackhi_ps(v[0], v[1]);
+  const __m512 t2 = _mm512_unpacklo_ps(v[2], v[3]), t3 = _mm512_unpackhi_ps(v[2], v[3]);
+  v[0] = _mm512_shuffle_ps(t0, t2, 0x44);
+  v[1] = _mm512_shuffle_ps(t0, t2, 0xee);
+  v[2] = _mm512_shuffle_ps(t1, t3, 0x44);
+  v[3] = _mm512_shuffle_ps(t1, t3, 0xee);
+}
+
+// Sixteen 4-float records, record c at at(c) (`mask` of its 4 floats read), as four vectors of
+// one float each: lane 4 i + k of v[e] is float e of record 4 k + i.
+template <typename At>
+void load_records(const At& at, __mmask8 mask, __m512 (&v)[4]) {
+  for (int k = 0; k < 4; ++k) {
+    __m512 r = _mm512_castps128_ps512(_mm_maskz_loadu_ps(mask, at(4 * k)));
+    r = _mm512_insertf32x4(r, _mm_maskz_loadu_ps(mask, at(4 * k + 1)), 1);
+    r = _mm512_insertf32x4(r, _mm_maskz_loadu_ps(mask, at(4 * k + 2)), 2);
+    v[k] = _mm512_insertf32x4(r, _mm_maskz_loadu_ps(mask, at(4 * k + 3)), 3);
+  }
+  transpose_blocks(v);
+}
+
+// load_records' inverse: writes the `mask` floats of record c to at(c).
+template <typename At>
+void store_records(const At& at, __mmask8 mask, __m512 (&v)[4]) {
+  transpose_blocks(v);
+  for (int k = 0; k < 4; ++k) {
+    _mm_mask_storeu_ps(at(4 * k), mask, _mm512_castps512_ps128(v[k]));
+    _mm_mask_storeu_ps(at(4 * k + 1), mask, _mm512_extractf32x4_ps(v[k], 1));
+    _mm_mask_storeu_ps(at(4 * k + 2), mask, _mm512_extractf32x4_ps(v[k], 2));
+    _mm_mask_storeu_ps(at(4 * k + 3), mask, _mm512_extractf32x4_ps(v[k], 3));
+  }
+}
+
+// One joint of sixteen poses in lanes: position x, y, z (p[3] zero) and rotation w, x, y, z.
+struct JointLanes {
+  __m512 p[4], r[4];
+};
+
+// The child of `parent` at `local`, math.hpp's parent + rotate(parent, offset) and parent * local
+// lane by lane, every operation in the scalar order.
+JointLanes child_of(const JointLanes& parent, const JointLanes& local) {
+  const __m512 *q = parent.r, *v = local.p, *b = local.r;
+  auto mul = [](__m512 a, __m512 c) { return _mm512_mul_ps(a, c); };
+  auto add = [](__m512 a, __m512 c) { return _mm512_add_ps(a, c); };
+  auto sub = [](__m512 a, __m512 c) { return _mm512_sub_ps(a, c); };
+  // rotate(q, v) = v + q.w t + cross(u, t), t = 2 cross(u, v), u = (q.x, q.y, q.z).
+  auto cross = [&](const __m512* u, const __m512* w, __m512* out) {
+    out[0] = sub(mul(u[1], w[2]), mul(u[2], w[1]));
+    out[1] = sub(mul(u[2], w[0]), mul(u[0], w[2]));
+    out[2] = sub(mul(u[0], w[1]), mul(u[1], w[0]));
+  };
+  const __m512 two = _mm512_set1_ps(2.0f);
+  __m512 t[3], ut[3];
+  cross(q + 1, v, t);
+  for (__m512& c : t) c = mul(c, two);
+  cross(q + 1, t, ut);
+  JointLanes out;
+  for (int k = 0; k < 3; ++k) out.p[k] = add(parent.p[k], add(add(v[k], mul(t[k], q[0])), ut[k]));
+  out.p[3] = _mm512_setzero_ps();
+  out.r[0] = sub(sub(sub(mul(q[0], b[0]), mul(q[1], b[1])), mul(q[2], b[2])), mul(q[3], b[3]));
+  out.r[1] = sub(add(add(mul(q[0], b[1]), mul(q[1], b[0])), mul(q[2], b[3])), mul(q[3], b[2]));
+  out.r[2] = add(add(sub(mul(q[0], b[2]), mul(q[1], b[3])), mul(q[2], b[0])), mul(q[3], b[1]));
+  out.r[3] = add(sub(add(mul(q[0], b[3]), mul(q[1], b[2])), mul(q[2], b[1])), mul(q[3], b[0]));
+  return out;
+}
+
+// The ManyPoseKinematicsKernel contract: each group of sixteen poses joint by joint, the
+// globals kept in lanes in `scratch` for the children.
+int forward_kinematics_lanes(const int* parents, int joints, const PoseArrays& poses, float* scratch) {
+  constexpr __mmask8 kVec3 = 0x7, kQuat = 0xf;
+  int first = 0;
+  for (; first + kManyPoseLanes <= poses.count; first += kManyPoseLanes) {
+    for (int j = 0; j < joints; ++j) {
+      JointLanes local;
+      load_records([&](int c) { return &poses.local_positions[first + c][j].x; }, kVec3, local.p);
+      load_records([&](int c) { return &poses.local_rotations[first + c][j].w; }, kQuat, local.r);
+      const int parent = parents[j];
+      JointLanes global = local;
+      if (parent >= 0) {
+        const float* kept = scratch + size_t(parent) * kManyPoseFloats * kManyPoseLanes;
+        JointLanes above;
+        for (int k = 0; k < 3; ++k) above.p[k] = _mm512_loadu_ps(kept + k * kManyPoseLanes);
+        for (int k = 0; k < 4; ++k) above.r[k] = _mm512_loadu_ps(kept + (3 + k) * kManyPoseLanes);
+        global = child_of(above, local);
+      }
+      float* keep = scratch + size_t(j) * kManyPoseFloats * kManyPoseLanes;
+      for (int k = 0; k < 3; ++k) _mm512_storeu_ps(keep + k * kManyPoseLanes, global.p[k]);
+      for (int k = 0; k < 4; ++k) _mm512_storeu_ps(keep + (3 + k) * kManyPoseLanes, global.r[k]);
+      store_records([&](int c) { return &poses.global_positions[first + c][j].x; }, kVec3, global.p);
+      store_records([&](int c) { return &poses.global_rotations[first + c][j].w; }, kQuat, global.r);
+    }
+  }
+  return first;
+}
+
 }  // namespace
 
 QuatsFrom6dKernel quats_from_6d_avx512_kernel() { return &lanes_quats_from_6d_run<Avx512PoseLanes>; }
+ManyPoseKinematicsKernel forward_kinematics_avx512_kernel() { return &forward_kinematics_lanes; }
 
 }  // namespace detail
 }  // namespace lmm
@@ -66,6 +165,7 @@ QuatsFrom6dKernel quats_from_6d_avx512_kernel() { return &lanes_quats_from_6d_ru
 namespace lmm {
 namespace detail {
 QuatsFrom6dKernel quats_from_6d_avx512_kernel() { return nullptr; }
+ManyPoseKinematicsKernel forward_kinematics_avx512_kernel() { return nullptr; }
 }  // namespace detail
 }  // namespace lmm
 #endif

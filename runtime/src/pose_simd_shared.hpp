@@ -11,6 +11,7 @@
 #pragma once
 
 #include "lmm/math.hpp"
+#include "lmm/skeleton.hpp"
 
 namespace lmm {
 namespace detail {
@@ -22,6 +23,16 @@ using QuatsFrom6dKernel = int (*)(const float* r6, int count, Quat* out);
 // The AVX2 and AVX-512 kernels (nullptr where the build lacks them).
 QuatsFrom6dKernel quats_from_6d_avx2_kernel();
 QuatsFrom6dKernel quats_from_6d_avx512_kernel();
+
+// Forward kinematics of the first multiple of kManyPoseLanes poses of `poses`, one pose per
+// lane, equal to forward_kinematics bit for bit; returns how many poses it did (the caller does
+// the rest). `scratch`: forward_kinematics_scratch(joints) floats, the lanes' global joints.
+using ManyPoseKinematicsKernel = int (*)(const int* parents, int joints, const PoseArrays& poses, float* scratch);
+constexpr int kManyPoseLanes = 16;
+constexpr int kManyPoseFloats = 7;  // per joint and lane: position x, y, z and rotation w, x, y, z
+
+// The AVX-512 kernel (nullptr where the build lacks it).
+ManyPoseKinematicsKernel forward_kinematics_avx512_kernel();
 
 template <typename L>
 struct Vec3Lanes {

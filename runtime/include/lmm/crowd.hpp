@@ -152,11 +152,18 @@ class LearnedCrowd : public CrowdBase<LearnedCharacter> {
     std::vector<float> queries, states, step_in, step_out, shown, poses, dt;
     std::vector<int> members, projecting, frames;
     std::vector<int> step_owner, step_track;
+    // The block's output poses for forward_kinematics_many, and its scratch.
+    std::vector<const Vec3*> local_positions;
+    std::vector<const Quat*> local_rotations;
+    std::vector<Vec3*> global_positions;
+    std::vector<Quat*> global_rotations;
+    std::vector<float> kinematics;
   };
   void update_block(Worker& w, int count);
   void project_block(Worker& w, int count);
   void step_block(Worker& w, int count);
   void decode_block(Worker& w, int count);
+  void update_globals_of_block(Worker& w, int count);
 
   std::shared_ptr<const Model> model_;
   std::vector<Worker> workers_;

@@ -68,7 +68,11 @@ class LearnedCharacter final : public CharacterBase {
   bool build_query();
   bool build_query(const float* pose_features);
   void take_projection(bool projected, float* state);
+  // end_frame in three parts (a crowd runs the forward kinematics of many characters at once):
+  // move_root, update_globals, close_frame.
   void end_frame(float dt);
+  void move_root(float dt);
+  void close_frame();
   float query_cost(const float* state) const;
 
   std::shared_ptr<const Model> model_;
