@@ -232,8 +232,9 @@ void LearnedCrowd::decode_block(Worker& w, int count) {
     const float dt = w.dt[size_t(k)];
     c.playback_.finish_advance(w.poses.data() + size_t(k) * pose, ok, dt, c.settings_.inertialization_halflife, c.out_,
                                c.stats_);
-    c.move_root(dt);
   }
+  // The roots' dependent chains one after the other, so that consecutive ones overlap.
+  for (int k = 0; k < count; ++k) character(w.members[size_t(k)]).move_root(w.dt[size_t(k)]);
   update_globals_of_block(w, count);
   for (int k = 0; k < count; ++k) character(w.members[size_t(k)]).close_frame();
 }
