@@ -186,10 +186,21 @@ void LearnedCrowd::project_block(Worker& w, int count) {
     w.projecting[size_t(rows++)] = k;
   }
   const bool ok = w.evaluator.project_batch(w.queries.data(), rows, w.states.data());
+  int steps = 0;  // the transitions' first steps, batched
   for (int r = 0; r < rows; ++r) {
-    LearnedCharacter& c = character(w.members[size_t(w.projecting[size_t(r)])]);
+    const int k = w.projecting[size_t(r)];
+    LearnedCharacter& c = character(w.members[size_t(k)]);
     float* row = w.states.data() + size_t(r) * state;
-    c.take_projection(ok && all_finite(row, size_t(state)), row);
+    if (!c.take_projection(ok && all_finite(row, size_t(state)), row)) continue;
+    const float* step = c.playback_.transition_stepped_later(row, c.out_, c.stats_);
+    if (step == nullptr) continue;
+    copy_row(step, state, w.step_in.data() + size_t(steps) * state);
+    w.step_owner[size_t(steps++)] = k;
+  }
+  const bool stepped = w.evaluator.step_batch(w.step_in.data(), steps, w.step_out.data());
+  for (int r = 0; r < steps; ++r) {
+    LearnedCharacter& c = character(w.members[size_t(w.step_owner[size_t(r)])]);
+    c.playback_.finish_step(0, stepped, w.step_out.data() + size_t(r) * state, c.stats_);
   }
 }
 

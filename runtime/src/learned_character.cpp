@@ -62,7 +62,9 @@ void LearnedCharacter::update(const GamepadInput& input, float raw_dt) {
   const float dt = begin_frame(input, raw_dt);
   if (projection_due()) {
     const ProjectMatchJob match{&playback_.evaluator(), query_, projected_};
-    take_projection(build_query() && match.run(), projected_.data());
+    if (take_projection(build_query() && match.run(), projected_.data())) {
+      playback_.transition(projected_.data(), out_, stats_);
+    }
   }
   playback_.advance(dt, settings_.inertialization_halflife, out_, stats_);
   end_frame(dt);
@@ -116,22 +118,22 @@ float LearnedCharacter::query_cost(const float* state) const {
   return cost;
 }
 
-void LearnedCharacter::take_projection(bool projected, float* state) {
+bool LearnedCharacter::take_projection(bool projected, float* state) {
   steering_.searched(stats_);
   if (!projected) {
     ++stats_.nonfinite_states;
-    return;
+    return false;
   }
   playback_.keep_in_range(state, stats_);
   const bool forced = prediction_age_ >= settings_.max_prediction;
   // Kleanthous & Martini 2023 Sec. 6.3.1: keep the playing prediction when the projected one is not better.
   if (!forced && query_cost(state) + settings_.transition_cost >= query_cost(playback_.state().data())) {
-    return;
+    return false;
   }
   stats_.forced_projections += forced ? 1 : 0;
   ++stats_.transitions;
   prediction_age_ = 0.0f;
-  playback_.transition(state, out_, stats_);
+  return true;
 }
 
 }  // namespace lmm

@@ -70,11 +70,15 @@ void LearnedPlayback::start(const float* state, PoseBuffers& out, CharacterStats
 }
 
 void LearnedPlayback::transition(const float* state, const PoseBuffers& out, CharacterStats& stats) {
-  if (transition_ == LearnedTransition::LatentBlend) {
-    begin_blend(state, stats);
-  } else {
-    begin_inertialization(state, out, stats);
-  }
+  const float* row = transition_stepped_later(state, out, stats);
+  if (row != nullptr) take_step(current_, evaluator_.step(row, current_.next.data()), current_.next.data(), stats);
+}
+
+const float* LearnedPlayback::transition_stepped_later(const float* state, const PoseBuffers& out,
+                                                       CharacterStats& stats) {
+  if (transition_ == LearnedTransition::LatentBlend) return start_blend(state);
+  begin_inertialization(state, out, stats);
+  return nullptr;
 }
 
 void LearnedPlayback::advance(float dt, float halflife, PoseBuffers& out, CharacterStats& stats) {
@@ -185,7 +189,9 @@ const float* LearnedPlayback::compose_shown() {
   return shown_.data();
 }
 
-void LearnedPlayback::begin_blend(const float* projected, CharacterStats& stats) {
+// A latent blend towards `projected` (reset_track without its step): returns the new
+// prediction's row to step.
+const float* LearnedPlayback::start_blend(const float* projected) {
   if (blend_ < 1.0f) {
     // Blending already: the outgoing prediction becomes the mix being shown.
     const float w = smooth(blend_);
@@ -194,8 +200,9 @@ void LearnedPlayback::begin_blend(const float* projected, CharacterStats& stats)
   } else {
     std::swap(outgoing_, current_);
   }
-  reset_track(current_, projected, stats);
   blend_ = blend_time_ > 0.0f ? 0.0f : 1.0f;
+  std::copy(projected, projected + state_size_, current_.next.begin());
+  return prepare_step(0);
 }
 
 void LearnedPlayback::begin_inertialization(const float* projected, const PoseBuffers& out, CharacterStats& stats) {

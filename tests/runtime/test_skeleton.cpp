@@ -65,11 +65,11 @@ TEST(Skeleton, ForwardKinematicsOfManyPosesEqualsOneByOneBitForBit) {
       std::fill(gp[c].begin(), gp[c].end(), Vec3{7.0f, 7.0f, 7.0f});
       std::fill(gr[c].begin(), gr[c].end(), Quat{7.0f, 7.0f, 7.0f, 7.0f});
     }
-    forward_kinematics_many(parents.data(), kJoints, PoseArrays{lp_of.data(), lr_of.data(), gp_of.data(), gr_of.data(), kPoses},
-                            scratch.data(), wide);
+    const PoseArrays poses{lp_of.data(), lr_of.data(), gp_of.data(), gr_of.data(), kPoses};
+    forward_kinematics_many(parents.data(), kJoints, poses, scratch.data(), wide);
     for (int c = 0; c < kPoses; ++c) {
-      EXPECT_EQ(std::memcmp(gp[c].data(), expected_p[c].data(), sizeof(Vec3) * kJoints), 0) << "pose " << c << " wide " << wide;
-      EXPECT_EQ(std::memcmp(gr[c].data(), expected_r[c].data(), sizeof(Quat) * kJoints), 0) << "pose " << c << " wide " << wide;
+      EXPECT_EQ(std::memcmp(gp[c].data(), expected_p[c].data(), sizeof(Vec3) * kJoints), 0) << c << " " << wide;
+      EXPECT_EQ(std::memcmp(gr[c].data(), expected_r[c].data(), sizeof(Quat) * kJoints), 0) << c << " " << wide;
     }
   }
 }

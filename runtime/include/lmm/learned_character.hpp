@@ -61,13 +61,14 @@ class LearnedCharacter final : public CharacterBase {
   bool start(Vec3 position, float heading);
   // Parts of update(): begin_frame (steering; returns the clamped dt), then when
   // projection_due(): build_query, the projector on query_ into projected_ (or a crowd's batch
-  // row), take_projection (whether both succeeded, and that state: kept in range in place);
-  // then the playback advance, then end_frame.
+  // row), take_projection (whether both succeeded, and that state: kept in range in place;
+  // true when the character moves to it, by playback_.transition or, in a crowd,
+  // transition_stepped_later); then the playback advance, then end_frame.
   float begin_frame(const GamepadInput& input, float raw_dt);
   bool projection_due() const;
   bool build_query();
   bool build_query(const float* pose_features);
-  void take_projection(bool projected, float* state);
+  bool take_projection(bool projected, float* state);
   // end_frame in three parts (a crowd runs the forward kinematics of many characters at once):
   // move_root, update_globals, close_frame.
   void end_frame(float dt);

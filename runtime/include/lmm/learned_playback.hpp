@@ -32,6 +32,10 @@ class LearnedPlayback {
   void start(const float* state, PoseBuffers& out, CharacterStats& stats);
   // Moves to the projected `state` by the configured transition, starting from the output `out`.
   void transition(const float* state, const PoseBuffers& out, CharacterStats& stats);
+  // transition(), except that a latent blend leaves the new prediction's first step to the
+  // caller: returns the row to step (state_size floats; the stepped row goes to finish_step(0,
+  // ...)), or nullptr when the transition is complete (inertialization steps itself).
+  const float* transition_stepped_later(const float* state, const PoseBuffers& out, CharacterStats& stats);
   // Advances dt seconds (sub-frame steps interpolate the stepper's states, Kleanthous & Martini
   // 2023 Eq. 12), decodes the shown state and writes joints 1.. of `out` (through the
   // inertializer when transitions inertialize, with `halflife`). No allocation.
@@ -85,7 +89,7 @@ class LearnedPlayback {
   void take_step(Track& track, bool ok, float* stepped, CharacterStats& stats);
   void reset_track(Track& track, const float* state, CharacterStats& stats);
   void sample_track(const Track& track, float* out) const;
-  void begin_blend(const float* projected, CharacterStats& stats);
+  const float* start_blend(const float* projected);
   void begin_inertialization(const float* projected, const PoseBuffers& out, CharacterStats& stats);
   void decode_source(const float* state, PoseBuffers& pose, CharacterStats& stats);
   void take_decoded(const float* decoded, bool ok, PoseBuffers& pose, CharacterStats& stats);
