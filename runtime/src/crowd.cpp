@@ -262,7 +262,9 @@ void LearnedCrowd::update_globals_of_block(Worker& w, int count) {
   const std::vector<int>& parents = model_->skeleton().parents;
   const PoseArrays poses{w.local_positions.data(), w.local_rotations.data(), w.global_positions.data(),
                          w.global_rotations.data(), count};
-  forward_kinematics_many(parents.data(), int(parents.size()), poses, w.kinematics.data());
+  const KernelPath path = w.evaluator.path();
+  const bool wide = path == KernelPath::Auto || path == KernelPath::Avx512;  // the lanes are AVX-512's
+  forward_kinematics_many(parents.data(), int(parents.size()), poses, w.kinematics.data(), wide);
 }
 
 }  // namespace lmm

@@ -1,9 +1,9 @@
 // The AVX-512 instance of the quat_from_6d lanes (pose_simd_shared.hpp): sixteen rotations at
-// once; and forward kinematics of sixteen poses at once, one per lane. Built with AVX-512 F and
-// -ffp-contract=off (no fused multiply-add: bit for bit the scalar result).
+// once; and forward kinematics of sixteen poses at once, one per lane. Built with AVX-512 F, VL
+// and DQ and -ffp-contract=off (no fused multiply-add: bit for bit the scalar result).
 #include "pose_simd_shared.hpp"
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
 #include <immintrin.h>
 
 namespace lmm {
@@ -92,7 +92,7 @@ void store_records(const At& at, __mmask8 mask, __m512 (&v)[4]) {
   }
 }
 
-// One joint of sixteen poses in lanes: position x, y, z (p[3] zero) and rotation w, x, y, z.
+// One joint of sixteen poses in lanes: position x, y, z (p[3] unused) and rotation w, x, y, z.
 struct JointLanes {
   __m512 p[4], r[4];
 };
@@ -118,10 +118,13 @@ JointLanes child_of(const JointLanes& parent, const JointLanes& local) {
   JointLanes out;
   for (int k = 0; k < 3; ++k) out.p[k] = add(parent.p[k], add(add(v[k], mul(t[k], q[0])), ut[k]));
   out.p[3] = _mm512_setzero_ps();
-  out.r[0] = sub(sub(sub(mul(q[0], b[0]), mul(q[1], b[1])), mul(q[2], b[2])), mul(q[3], b[3]));
-  out.r[1] = sub(add(add(mul(q[0], b[1]), mul(q[1], b[0])), mul(q[2], b[3])), mul(q[3], b[2]));
-  out.r[2] = add(add(sub(mul(q[0], b[2]), mul(q[1], b[3])), mul(q[2], b[0])), mul(q[3], b[1]));
-  out.r[3] = add(sub(add(mul(q[0], b[3]), mul(q[1], b[2])), mul(q[2], b[1])), mul(q[3], b[0]));
+  // The product's subtractions as additions of the negated products, as forward_kinematics'
+  // SSE2 lanes do (the same bits, NaN signs included).
+  auto minus = [&](__m512 a, __m512 c) { return add(a, _mm512_xor_ps(c, _mm512_set1_ps(-0.0f))); };
+  out.r[0] = minus(minus(minus(mul(q[0], b[0]), mul(q[1], b[1])), mul(q[2], b[2])), mul(q[3], b[3]));
+  out.r[1] = minus(add(add(mul(q[0], b[1]), mul(q[1], b[0])), mul(q[2], b[3])), mul(q[3], b[2]));
+  out.r[2] = add(add(minus(mul(q[0], b[2]), mul(q[1], b[3])), mul(q[2], b[0])), mul(q[3], b[1]));
+  out.r[3] = add(minus(add(mul(q[0], b[3]), mul(q[1], b[2])), mul(q[2], b[1])), mul(q[3], b[0]));
   return out;
 }
 

@@ -1,5 +1,5 @@
-// quat_from_6d on many lanes at once, written once over an instruction set's lane operations
-// (SSE2 in pose_vector.cpp, AVX2 and AVX-512 in pose_avx2.cpp / pose_avx512.cpp). Every
+// Pose math on many lanes at once. quat_from_6d is written once over an instruction set's lane
+// operations (SSE2 in pose_vector.cpp, AVX2 and AVX-512 in pose_avx2.cpp / pose_avx512.cpp). Every
 // operation is the scalar one's, in the same order: no fused multiply-add (the files are built
 // with -ffp-contract=off and the lanes call no FMA), division and square root correctly
 // rounded, so every lane equals quat_from_6d bit for bit.
@@ -7,7 +7,8 @@
 // A lane type L provides: V (a vector of floats), M (a lane mask), kLanes, splat, add, sub, mul,
 // div, sqrt, less, greater, both (mask and), either (mask or), neither_then (!a and b),
 // pick(mask, yes, no), column(r6, k) (component k of kLanes consecutive 6-float rotations) and
-// store_quats(w, x, y, z, out) (kLanes consecutive Quats).
+// store_quats(w, x, y, z, out) (kLanes consecutive Quats). Also the kernel type of
+// forward_kinematics_many (AVX-512 only, in pose_avx512.cpp).
 #pragma once
 
 #include "lmm/math.hpp"

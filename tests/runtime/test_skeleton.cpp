@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -34,9 +36,9 @@ TEST(Skeleton, ForwardKinematicsMatchesHandComputation) {
 }
 
 TEST(Skeleton, ForwardKinematicsOfManyPosesEqualsOneByOneBitForBit) {
-  // 37 poses of a random 22-joint tree: two groups of sixteen in lanes (where the CPU has
-  // AVX-512) and five one by one; each pose's globals equal forward_kinematics' bit for bit,
-  // with and without the lanes.
+  // 37 poses of a random 22-joint tree (one with a NaN rotation): two groups of sixteen in lanes
+  // (where the CPU has AVX-512) and five one by one; each pose's globals equal
+  // forward_kinematics' bit for bit, NaN signs included, with and without the lanes.
   std::mt19937 rng(5);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   constexpr int kJoints = 22, kPoses = 37;
@@ -53,6 +55,7 @@ TEST(Skeleton, ForwardKinematicsOfManyPosesEqualsOneByOneBitForBit) {
       lp[c][i] = Vec3{100.0f * normal(rng), normal(rng), 0.01f * normal(rng)};
       lr[c][i] = Quat{normal(rng), normal(rng), normal(rng), normal(rng)};
     }
+    if (c == 3) lr[c][5].x = std::numeric_limits<float>::quiet_NaN();  // NaN signs must match too
     forward_kinematics(parents.data(), kJoints, lp[c].data(), lr[c].data(), expected_p[c].data(), expected_r[c].data());
     lp_of.push_back(lp[c].data());
     lr_of.push_back(lr[c].data());

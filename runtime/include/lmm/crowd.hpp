@@ -152,7 +152,7 @@ class LearnedCrowd : public CrowdBase<LearnedCharacter> {
     std::vector<float> queries, states, step_in, step_out, shown, poses, dt;
     std::vector<int> members, projecting, frames;
     std::vector<int> step_owner, step_track;
-    // The block's output poses for forward_kinematics_many, and its scratch.
+    // The block's local and global joint arrays for forward_kinematics_many, and its scratch.
     std::vector<const Vec3*> local_positions;
     std::vector<const Quat*> local_rotations;
     std::vector<Vec3*> global_positions;

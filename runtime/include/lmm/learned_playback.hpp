@@ -33,8 +33,9 @@ class LearnedPlayback {
   // Moves to the projected `state` by the configured transition, starting from the output `out`.
   void transition(const float* state, const PoseBuffers& out, CharacterStats& stats);
   // transition(), except that a latent blend leaves the new prediction's first step to the
-  // caller: returns the row to step (state_size floats; the stepped row goes to finish_step(0,
-  // ...)), or nullptr when the transition is complete (inertialization steps itself).
+  // caller: returns the row to step (state_size floats, valid until the step is taken), whose
+  // stepped row the caller gives to finish_step(0, ...) before any other call on this playback;
+  // or nullptr when the transition is complete (inertialization steps itself).
   const float* transition_stepped_later(const float* state, const PoseBuffers& out, CharacterStats& stats);
   // Advances dt seconds (sub-frame steps interpolate the stepper's states, Kleanthous & Martini
   // 2023 Eq. 12), decodes the shown state and writes joints 1.. of `out` (through the
