@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lmm/pose_vector.hpp"
+
 namespace lmm {
 namespace {
 
@@ -262,9 +264,7 @@ void LearnedCrowd::update_globals_of_block(Worker& w, int count) {
   const std::vector<int>& parents = model_->skeleton().parents;
   const PoseArrays poses{w.local_positions.data(), w.local_rotations.data(), w.global_positions.data(),
                          w.global_rotations.data(), count};
-  const KernelPath path = w.evaluator.path();
-  const bool wide = path == KernelPath::Auto || path == KernelPath::Avx512;  // the lanes are AVX-512's
-  forward_kinematics_many(parents.data(), int(parents.size()), poses, w.kinematics.data(), wide);
+  forward_kinematics_many(parents.data(), int(parents.size()), poses, w.kinematics.data(), w.evaluator.path());
 }
 
 }  // namespace lmm

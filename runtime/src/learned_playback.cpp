@@ -70,8 +70,7 @@ void LearnedPlayback::start(const float* state, PoseBuffers& out, CharacterStats
 }
 
 void LearnedPlayback::transition(const float* state, const PoseBuffers& out, CharacterStats& stats) {
-  const float* row = transition_stepped_later(state, out, stats);
-  if (row != nullptr) take_step(current_, evaluator_.step(row, current_.next.data()), current_.next.data(), stats);
+  if (transition_stepped_later(state, out, stats) != nullptr) step_from_now(current_, stats);
 }
 
 const float* LearnedPlayback::transition_stepped_later(const float* state, const PoseBuffers& out,
@@ -154,6 +153,10 @@ void LearnedPlayback::keep_in_range(float* state, CharacterStats& stats) const {
 
 void LearnedPlayback::step_track(Track& track, CharacterStats& stats) {
   std::swap(track.now, track.next);
+  step_from_now(track, stats);
+}
+
+void LearnedPlayback::step_from_now(Track& track, CharacterStats& stats) {
   take_step(track, evaluator_.step(track.now.data(), track.next.data()), track.next.data(), stats);
 }
 

@@ -178,10 +178,15 @@ struct Sse2Lanes {
 
 namespace {
 
+// Whether `path` runs AVX-512 lanes on this build and CPU.
+bool avx512_lanes(KernelPath path) {
+  return (path == KernelPath::Auto || path == KernelPath::Avx512) && avx512_available();
+}
+
 // The widest quats_from_6d kernel of `path` on this build and CPU (nullptr: none wider than SSE2).
 detail::QuatsFrom6dKernel wide_quats_kernel(KernelPath path) {
   const bool auto_path = path == KernelPath::Auto;
-  if ((auto_path || path == KernelPath::Avx512) && avx512_available()) return detail::quats_from_6d_avx512_kernel();
+  if (avx512_lanes(path)) return detail::quats_from_6d_avx512_kernel();
   if ((auto_path || path == KernelPath::Avx512 || path == KernelPath::Avx2) && avx2_available()) {
     return detail::quats_from_6d_avx2_kernel();
   }
@@ -202,6 +207,15 @@ void convert_quats(detail::QuatsFrom6dKernel wide, bool portable_only, const flo
 
 void quats_from_6d(const float* r6, int count, Quat* out, KernelPath path) {
   convert_quats(wide_quats_kernel(path), path == KernelPath::Scalar, r6, count, out);
+}
+
+void forward_kinematics_many(const int* parents, int joints, const PoseArrays& poses, float* scratch,
+                             KernelPath path) {
+  int c = avx512_lanes(path) ? detail::forward_kinematics_avx512_kernel()(parents, joints, poses, scratch) : 0;
+  for (; c < poses.count; ++c) {
+    forward_kinematics(parents, joints, poses.local_positions[c], poses.local_rotations[c], poses.global_positions[c],
+                       poses.global_rotations[c]);
+  }
 }
 
 void quats_from_6d(const float* r6, int count, Quat* out) {

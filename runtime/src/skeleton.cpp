@@ -4,7 +4,6 @@
 #include <emmintrin.h>
 #endif
 
-#include "lmm/nn.hpp"
 #include "pose_simd_shared.hpp"
 
 namespace lmm {
@@ -124,16 +123,6 @@ void forward_kinematics(const int* parents, int count, const Vec3* local_positio
 }
 
 int forward_kinematics_scratch(int joints) { return detail::kManyPoseLanes * detail::kManyPoseFloats * joints; }
-
-void forward_kinematics_many(const int* parents, int joints, const PoseArrays& poses, float* scratch, bool wide) {
-  static const detail::ManyPoseKinematicsKernel avx512 =
-      avx512_available() ? detail::forward_kinematics_avx512_kernel() : nullptr;
-  int c = wide && avx512 != nullptr ? avx512(parents, joints, poses, scratch) : 0;
-  for (; c < poses.count; ++c) {
-    forward_kinematics(parents, joints, poses.local_positions[c], poses.local_rotations[c], poses.global_positions[c],
-                       poses.global_rotations[c]);
-  }
-}
 
 void forward_kinematics_velocity(const int* parents, int count, const Vec3* local_positions,
                                  const Quat* local_rotations, const Vec3* local_velocities,

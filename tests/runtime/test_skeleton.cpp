@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "lmm/pose_vector.hpp"
 #include "lmm/skeleton.hpp"
 
 using namespace lmm;
@@ -38,7 +39,7 @@ TEST(Skeleton, ForwardKinematicsMatchesHandComputation) {
 TEST(Skeleton, ForwardKinematicsOfManyPosesEqualsOneByOneBitForBit) {
   // 37 poses of a random 22-joint tree (one with a NaN rotation): two groups of sixteen in lanes
   // (where the CPU has AVX-512) and five one by one; each pose's globals equal
-  // forward_kinematics' bit for bit, NaN signs included, with and without the lanes.
+  // forward_kinematics' bit for bit, NaN signs included, with the lanes (Auto) and without (Scalar).
   std::mt19937 rng(5);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   constexpr int kJoints = 22, kPoses = 37;
@@ -63,16 +64,16 @@ TEST(Skeleton, ForwardKinematicsOfManyPosesEqualsOneByOneBitForBit) {
     gr_of.push_back(gr[c].data());
   }
   std::vector<float> scratch(size_t(forward_kinematics_scratch(kJoints)));
-  for (bool wide : {true, false}) {
+  for (KernelPath path : {KernelPath::Auto, KernelPath::Scalar}) {
     for (int c = 0; c < kPoses; ++c) {
       std::fill(gp[c].begin(), gp[c].end(), Vec3{7.0f, 7.0f, 7.0f});
       std::fill(gr[c].begin(), gr[c].end(), Quat{7.0f, 7.0f, 7.0f, 7.0f});
     }
     const PoseArrays poses{lp_of.data(), lr_of.data(), gp_of.data(), gr_of.data(), kPoses};
-    forward_kinematics_many(parents.data(), kJoints, poses, scratch.data(), wide);
+    forward_kinematics_many(parents.data(), kJoints, poses, scratch.data(), path);
     for (int c = 0; c < kPoses; ++c) {
-      EXPECT_EQ(std::memcmp(gp[c].data(), expected_p[c].data(), sizeof(Vec3) * kJoints), 0) << c << " " << wide;
-      EXPECT_EQ(std::memcmp(gr[c].data(), expected_r[c].data(), sizeof(Quat) * kJoints), 0) << c << " " << wide;
+      EXPECT_EQ(std::memcmp(gp[c].data(), expected_p[c].data(), sizeof(Vec3) * kJoints), 0) << c << " " << kernel_path_name(path);
+      EXPECT_EQ(std::memcmp(gr[c].data(), expected_r[c].data(), sizeof(Quat) * kJoints), 0) << c << " " << kernel_path_name(path);
     }
   }
 }

@@ -87,6 +87,7 @@ class LearnedPlayback {
   };
   Track& stepping_track(int t) { return t == 0 ? current_ : outgoing_; }
   void step_track(Track& track, CharacterStats& stats);
+  void step_from_now(Track& track, CharacterStats& stats);
   void take_step(Track& track, bool ok, float* stepped, CharacterStats& stats);
   void reset_track(Track& track, const float* state, CharacterStats& stats);
   void sample_track(const Track& track, float* out) const;

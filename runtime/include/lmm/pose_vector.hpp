@@ -25,6 +25,13 @@ void quats_from_6d(const float* r6, int count, Quat* out);
 // CPU lacks: the next narrower one).
 void quats_from_6d(const float* r6, int count, Quat* out, KernelPath path);
 
+// forward_kinematics of every pose of `poses` over `parents` (`joints` joints each), equal to it
+// bit for bit: sixteen poses at once, one per lane, where `path` allows AVX-512 (Auto or Avx512)
+// and the CPU has it, the rest one by one. `scratch` holds forward_kinematics_scratch(joints)
+// floats. No allocation.
+void forward_kinematics_many(const int* parents, int joints, const PoseArrays& poses, float* scratch,
+                             KernelPath path = KernelPath::Auto);
+
 // The pose vector layout of a database's skeleton and contact joints.
 PoseVectorLayout pose_layout_of(const Database& db);
 

@@ -31,7 +31,7 @@ void forward_kinematics(const int* parents, int count, const Vec3* local_positio
                         Quat* global_rotations);
 
 // The joint arrays of many poses over one skeleton, pose c's at index c of each (for
-// forward_kinematics_many).
+// forward_kinematics_many, pose_vector.hpp).
 struct PoseArrays {
   const Vec3* const* local_positions;
   const Quat* const* local_rotations;
@@ -42,13 +42,6 @@ struct PoseArrays {
 
 // Floats of scratch forward_kinematics_many needs for a skeleton of `joints` joints.
 int forward_kinematics_scratch(int joints);
-
-// forward_kinematics of every pose of `poses` over `parents` (`joints` joints each), equal to it
-// bit for bit: sixteen poses at once, one per lane, where the CPU has AVX-512 and `wide` is
-// true, the rest one by one. `scratch` holds forward_kinematics_scratch(joints) floats. No
-// allocation.
-void forward_kinematics_many(const int* parents, int joints, const PoseArrays& poses, float* scratch,
-                             bool wide = true);
 
 // Global transforms and their linear / angular velocities from local ones. Local velocities
 // are expressed in the parent's frame, as the database stores them.
