@@ -10,6 +10,10 @@ namespace {
 
 void copy_row(const float* from, int n, float* to) { std::copy(from, from + n, to); }
 
+double seconds_since(LearnedCrowd::Clock::time_point start) {
+  return std::chrono::duration<double>(LearnedCrowd::Clock::now() - start).count();
+}
+
 }  // namespace
 
 float crowd_search_phase(int index) {
@@ -141,9 +145,29 @@ bool LearnedCrowd::init(std::shared_ptr<const Model> model, const LearnedSetting
   return true;
 }
 
+void LearnedCrowd::set_timing(bool on) {
+  timing_ = on;
+  if (!on) return;
+  for (Worker& w : workers_) w.timing = CrowdTiming{};
+}
+
+CrowdTiming LearnedCrowd::timing(int worker) const {
+  return worker >= 0 && worker < workers() ? workers_[size_t(worker)].timing : CrowdTiming{};
+}
+
+template <typename Call>
+bool LearnedCrowd::timed_network(Worker& w, const Call& call) {
+  if (!timing_) return call();
+  const Clock::time_point start = Clock::now();
+  const bool ok = call();
+  w.timing.network_seconds += seconds_since(start);
+  return ok;
+}
+
 void LearnedCrowd::update(int begin, int end, float dt, int worker, Clock::time_point deadline) {
   if (worker < 0 || worker >= workers()) return;
   Worker& w = workers_[size_t(worker)];
+  const Clock::time_point start = timing_ ? Clock::now() : Clock::time_point{};
   // Under a deadline, blocks of kDeadlineGroup characters, the clock read after each.
   const int block = deadline == kNoDeadline ? kBlock : kDeadlineGroup;
   int count = 0;
@@ -160,11 +184,13 @@ void LearnedCrowd::update(int begin, int end, float dt, int worker, Clock::time_
       },
       [&] { return flushed && deadline != kNoDeadline && Clock::now() >= deadline; });
   if (count > 0) update_block(w, count);
+  if (timing_) w.timing.update_seconds += seconds_since(start);
 }
 
 // LearnedCharacter::update for the block's members, in the same parts, each network call
 // made once for the whole block.
 void LearnedCrowd::update_block(Worker& w, int count) {
+  w.timing.character_updates += timing_ ? count : 0;
   for (int k = 0; k < count; ++k) {
     LearnedCharacter& c = character(w.members[size_t(k)]);
     w.dt[size_t(k)] = c.begin_frame(inputs_[size_t(w.members[size_t(k)])], w.dt[size_t(k)]);
@@ -187,7 +213,7 @@ void LearnedCrowd::project_block(Worker& w, int count) {
     copy_row(c.query_.data(), features, w.queries.data() + size_t(rows) * features);
     w.projecting[size_t(rows++)] = k;
   }
-  const bool ok = w.evaluator.project_batch(w.queries.data(), rows, w.states.data());
+  const bool ok = timed_network(w, [&] { return w.evaluator.project_batch(w.queries.data(), rows, w.states.data()); });
   int steps = 0;  // the transitions' first steps, batched
   for (int r = 0; r < rows; ++r) {
     const int k = w.projecting[size_t(r)];
@@ -199,7 +225,8 @@ void LearnedCrowd::project_block(Worker& w, int count) {
     copy_row(step, state, w.step_in.data() + size_t(steps) * state);
     w.step_owner[size_t(steps++)] = k;
   }
-  const bool stepped = w.evaluator.step_batch(w.step_in.data(), steps, w.step_out.data());
+  const bool stepped =
+      timed_network(w, [&] { return w.evaluator.step_batch(w.step_in.data(), steps, w.step_out.data()); });
   for (int r = 0; r < steps; ++r) {
     LearnedCharacter& c = character(w.members[size_t(w.step_owner[size_t(r)])]);
     c.playback_.finish_step(0, stepped, w.step_out.data() + size_t(r) * state, c.stats_);
@@ -225,7 +252,7 @@ void LearnedCrowd::step_block(Worker& w, int count) {
         w.step_track[size_t(rows)] = t;
       }
     }
-    const bool ok = w.evaluator.step_batch(w.step_in.data(), rows, w.step_out.data());
+    const bool ok = timed_network(w, [&] { return w.evaluator.step_batch(w.step_in.data(), rows, w.step_out.data()); });
     for (int r = 0; r < rows; ++r) {
       LearnedCharacter& c = character(w.members[size_t(w.step_owner[size_t(r)])]);
       c.playback_.finish_step(w.step_track[size_t(r)], ok, w.step_out.data() + size_t(r) * state, c.stats_);
@@ -239,7 +266,7 @@ void LearnedCrowd::decode_block(Worker& w, int count) {
     const float* shown = character(w.members[size_t(k)]).playback_.compose_shown();
     copy_row(shown, state, w.shown.data() + size_t(k) * state);
   }
-  const bool ok = w.evaluator.decode_batch(w.shown.data(), count, w.poses.data());
+  const bool ok = timed_network(w, [&] { return w.evaluator.decode_batch(w.shown.data(), count, w.poses.data()); });
   for (int k = 0; k < count; ++k) {
     LearnedCharacter& c = character(w.members[size_t(k)]);
     const float dt = w.dt[size_t(k)];

@@ -1,7 +1,8 @@
 // Crowds: a crowd's characters equal the same characters updated one by one, bit for bit
 // (learned crowds batch their networks across characters, in blocks, on two threads); searches
 // spread over the interval; rate divisors and deadline deferrals equal updates with the summed
-// dt, and characters between updates are shown moved on by their root velocity; priorities order the updates; no allocation.
+// dt, and characters between updates are shown moved on by their root velocity; priorities order the updates; no allocation;
+// timing sums per worker.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -292,6 +293,36 @@ TEST(Crowd, UpdatesAllocateNothing) {
     matched.update(0, kCharacters, dt_of(f), f % 2 ? DatabaseCrowd::Clock::now() : DatabaseCrowd::kNoDeadline);
   }
   EXPECT_EQ(test::stop_counting_allocations(), 0);
+}
+
+TEST(Crowd, TimingSumsEachWorkersUpdatesAndTheirNetworkCallsWhileOn) {
+  const Assets assets;
+  LearnedCrowd learned;
+  std::string error;
+  ASSERT_TRUE(learned.init(assets.model, LearnedSettings{}, kCharacters, 2, error)) << error;
+  const int half = kCharacters / 2;
+  auto update_both_halves = [&](int frames) {
+    for (int f = 0; f < frames; ++f) {
+      learned.update(0, half, dt_of(f), 0);
+      learned.update(half, kCharacters, dt_of(f), 1);
+    }
+  };
+  update_both_halves(3);  // timing off: nothing summed
+  EXPECT_EQ(learned.timing(0).character_updates, 0);
+  learned.set_timing(true);
+  update_both_halves(5);
+  learned.set_timing(false);
+  update_both_halves(2);
+  const int counts[] = {half, kCharacters - half};
+  for (int w = 0; w < 2; ++w) {
+    const CrowdTiming t = learned.timing(w);
+    EXPECT_EQ(t.character_updates, 5L * counts[w]) << "worker " << w;
+    EXPECT_GT(t.network_seconds, 0.0) << "worker " << w;
+    EXPECT_LT(t.network_seconds, t.update_seconds) << "worker " << w;
+  }
+  EXPECT_EQ(learned.timing(2).character_updates, 0);  // no such worker
+  learned.set_timing(true);  // switching on starts the sums again
+  EXPECT_EQ(learned.timing(0).update_seconds, 0.0);
 }
 
 TEST(Crowd, RejectsEmptyCrowdsAndNamesTheCause) {

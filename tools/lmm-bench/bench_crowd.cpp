@@ -163,6 +163,9 @@ struct CrowdFigures {
   double cpu_us_per_char = 0.0, alone_cpu_us_per_char = 0.0;  // CPU time per character update
   double deferred_per_frame = 0.0;  // character updates a --budget put off, per frame
   double updates_per_frame = 0.0;   // character updates made per frame (< characters with --lod / --budget)
+  // Learned crowds, from a further run with the crowd's timing on: wall time per character
+  // update in update calls and in their batched network calls (0 for a database crowd).
+  double timed_us_per_char = 0.0, network_us_per_char = 0.0;
   std::vector<PoseDifference> lod_error;  // per rate divisor, mean differences from full rate (m)
 };
 
@@ -212,6 +215,25 @@ void update_share(DatabaseCrowd& crowd, int t, int threads, Deadline deadline) {
   crowd.update(begin, end, kDt, deadline);
 }
 
+// A database crowd has no networks to time.
+void time_networks(DatabaseCrowd&, const std::function<void()>&, CrowdFigures&) {}
+
+// The learned crowd's CrowdTiming over `run_frames()`, per character update, into `fig`.
+void time_networks(LearnedCrowd& crowd, const std::function<void()>& run_frames, CrowdFigures& fig) {
+  crowd.set_timing(true);
+  run_frames();
+  crowd.set_timing(false);
+  CrowdTiming sum;
+  for (int w = 0; w < crowd.workers(); ++w) {
+    sum.update_seconds += crowd.timing(w).update_seconds;
+    sum.network_seconds += crowd.timing(w).network_seconds;
+    sum.character_updates += crowd.timing(w).character_updates;
+  }
+  if (sum.character_updates == 0) return;
+  fig.timed_us_per_char = sum.update_seconds * 1e6 / double(sum.character_updates);
+  fig.network_us_per_char = sum.network_seconds * 1e6 / double(sum.character_updates);
+}
+
 template <typename Crowd, typename Character>
 CrowdFigures measure(Population<Crowd, Character>& p, const Options& o, FramePool& pool) {
   const int threads = pool.threads();
@@ -253,6 +275,7 @@ CrowdFigures measure(Population<Crowd, Character>& p, const Options& o, FramePoo
   fig.speedup = median(ratio);
   fig.cpu_us_per_char = median(crowd_cpu) * 1e6 / p.size();
   fig.alone_cpu_us_per_char = median(alone_cpu) * 1e6 / p.size();
+  time_networks(p.crowd, [&] { time_frames(pool, o.frames, next_frame, crowd_step); }, fig);
   return fig;
 }
 
@@ -416,6 +439,12 @@ void print_figures(const CrowdFigures& f, int threads, const std::vector<int>& d
               "        CPU time per character update: %.2f us (one by one %.2f us)\n",
               f.characters, f.ms_per_frame, f.characters / f.ms_per_frame, f.ms_per_frame * 1e3 * threads / f.characters,
               f.alone_ms_per_frame, f.speedup, f.cpu_us_per_char, f.alone_cpu_us_per_char);
+  if (f.network_us_per_char > 0.0) {
+    std::printf("        batched networks: %.2f of %.2f us per character update (%.0f%%); one by one / networks: %.2fx "
+                "(the speedup if nothing else cost anything)\n",
+                f.network_us_per_char, f.timed_us_per_char, 100.0 * f.network_us_per_char / f.timed_us_per_char,
+                f.alone_cpu_us_per_char / f.network_us_per_char);
+  }
   if (f.updates_per_frame < f.characters) {
     std::printf("        %.1f character updates per frame (%.1f deferred by the budget)\n", f.updates_per_frame,
                 f.deferred_per_frame);
@@ -442,6 +471,11 @@ JsonObject figures_json(const CrowdFigures& f, int threads, const std::vector<in
       .number("individual_cpu_us_per_char", f.alone_cpu_us_per_char)
       .number("updates_per_frame", f.updates_per_frame)
       .number("deferred_per_frame", f.deferred_per_frame);
+  if (f.network_us_per_char > 0.0) {
+    j.number("timed_us_per_char", f.timed_us_per_char)
+        .number("network_us_per_char", f.network_us_per_char)
+        .number("speedup_ceiling", f.alone_cpu_us_per_char / f.network_us_per_char);
+  }
   std::vector<JsonObject> lod;
   for (size_t l = 0; l < f.lod_error.size(); ++l) {
     lod.push_back(JsonObject()

@@ -124,6 +124,14 @@ class DatabaseCrowd : public CrowdBase<DatabaseCharacter> {
   void update(float dt) { update(0, size(), dt); }
 };
 
+// Where one worker's update calls spent their time (LearnedCrowd::set_timing): wall-clock seconds
+// of the calling thread in whole update calls and in their batched network calls (projector,
+// stepper, decoder), and the character updates those calls made.
+struct CrowdTiming {
+  double update_seconds = 0.0, network_seconds = 0.0;
+  long character_updates = 0;
+};
+
 // Learned motion matching characters over one Model, their networks batched per block.
 class LearnedCrowd : public CrowdBase<LearnedCharacter> {
  public:
@@ -144,6 +152,11 @@ class LearnedCrowd : public CrowdBase<LearnedCharacter> {
   void update(float dt) { update(0, size(), dt, 0); }
   // Number of worker scratch sets.
   int workers() const { return int(workers_.size()); }
+  // Starts (on: every worker's sums zeroed) or stops timing update calls; while on, each call
+  // reads the clock a few times per block. Not to be called during an update.
+  void set_timing(bool on);
+  // Worker `worker`'s sums since timing was last switched on (zeros for an out-of-range worker).
+  CrowdTiming timing(int worker) const;
 
  private:
   // One worker's batch rows (kBlock characters; steps take up to 2 rows per character).
@@ -158,15 +171,20 @@ class LearnedCrowd : public CrowdBase<LearnedCharacter> {
     std::vector<Vec3*> global_positions;
     std::vector<Quat*> global_rotations;
     std::vector<float> kinematics;
+    CrowdTiming timing;
   };
   void update_block(Worker& w, int count);
   void project_block(Worker& w, int count);
   void step_block(Worker& w, int count);
   void decode_block(Worker& w, int count);
   void update_globals_of_block(Worker& w, int count);
+  // call() (a batched network call), its time added to w.timing while timing is on.
+  template <typename Call>
+  bool timed_network(Worker& w, const Call& call);
 
   std::shared_ptr<const Model> model_;
   std::vector<Worker> workers_;
+  bool timing_ = false;
 };
 
 }  // namespace lmm
