@@ -157,7 +157,7 @@ CrowdTiming LearnedCrowd::timing(int worker) const {
 
 template <typename Call>
 bool LearnedCrowd::timed_network(Worker& w, const Call& call) {
-  if (!timing_) return call();
+  if (!w.timed) return call();
   const Clock::time_point start = Clock::now();
   const bool ok = call();
   w.timing.network_seconds += seconds_since(start);
@@ -167,7 +167,8 @@ bool LearnedCrowd::timed_network(Worker& w, const Call& call) {
 void LearnedCrowd::update(int begin, int end, float dt, int worker, Clock::time_point deadline) {
   if (worker < 0 || worker >= workers()) return;
   Worker& w = workers_[size_t(worker)];
-  const Clock::time_point start = timing_ ? Clock::now() : Clock::time_point{};
+  w.timed = timing_;
+  const Clock::time_point start = w.timed ? Clock::now() : Clock::time_point{};
   // Under a deadline, blocks of kDeadlineGroup characters, the clock read after each.
   const int block = deadline == kNoDeadline ? kBlock : kDeadlineGroup;
   int count = 0;
@@ -184,13 +185,13 @@ void LearnedCrowd::update(int begin, int end, float dt, int worker, Clock::time_
       },
       [&] { return flushed && deadline != kNoDeadline && Clock::now() >= deadline; });
   if (count > 0) update_block(w, count);
-  if (timing_) w.timing.update_seconds += seconds_since(start);
+  if (w.timed) w.timing.update_seconds += seconds_since(start);
 }
 
 // LearnedCharacter::update for the block's members, in the same parts, each network call
 // made once for the whole block.
 void LearnedCrowd::update_block(Worker& w, int count) {
-  w.timing.character_updates += timing_ ? count : 0;
+  if (w.timed) w.timing.character_updates += count;
   for (int k = 0; k < count; ++k) {
     LearnedCharacter& c = character(w.members[size_t(k)]);
     w.dt[size_t(k)] = c.begin_frame(inputs_[size_t(w.members[size_t(k)])], w.dt[size_t(k)]);

@@ -307,22 +307,30 @@ TEST(Crowd, TimingSumsEachWorkersUpdatesAndTheirNetworkCallsWhileOn) {
       learned.update(half, kCharacters, dt_of(f), 1);
     }
   };
+  auto expect_sums = [&](int w, const CrowdTiming& expected) {
+    const CrowdTiming t = learned.timing(w);
+    EXPECT_EQ(t.character_updates, expected.character_updates) << "worker " << w;
+    EXPECT_EQ(t.update_seconds, expected.update_seconds) << "worker " << w;
+    EXPECT_EQ(t.network_seconds, expected.network_seconds) << "worker " << w;
+  };
   update_both_halves(3);  // timing off: nothing summed
-  EXPECT_EQ(learned.timing(0).character_updates, 0);
+  for (int w = 0; w < 2; ++w) expect_sums(w, CrowdTiming{});
   learned.set_timing(true);
   update_both_halves(5);
   learned.set_timing(false);
-  update_both_halves(2);
   const int counts[] = {half, kCharacters - half};
+  CrowdTiming on[2];
   for (int w = 0; w < 2; ++w) {
-    const CrowdTiming t = learned.timing(w);
-    EXPECT_EQ(t.character_updates, 5L * counts[w]) << "worker " << w;
-    EXPECT_GT(t.network_seconds, 0.0) << "worker " << w;
-    EXPECT_LT(t.network_seconds, t.update_seconds) << "worker " << w;
+    on[w] = learned.timing(w);
+    EXPECT_EQ(on[w].character_updates, 5 * counts[w]) << "worker " << w;
+    EXPECT_GT(on[w].network_seconds, 0.0) << "worker " << w;
+    EXPECT_LT(on[w].network_seconds, on[w].update_seconds) << "worker " << w;
   }
-  EXPECT_EQ(learned.timing(2).character_updates, 0);  // no such worker
+  update_both_halves(2);  // off again: the sums stay
+  for (int w = 0; w < 2; ++w) expect_sums(w, on[w]);
+  expect_sums(2, CrowdTiming{});  // no such worker
   learned.set_timing(true);  // switching on starts the sums again
-  EXPECT_EQ(learned.timing(0).update_seconds, 0.0);
+  for (int w = 0; w < 2; ++w) expect_sums(w, CrowdTiming{});
 }
 
 TEST(Crowd, RejectsEmptyCrowdsAndNamesTheCause) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -124,12 +125,12 @@ class DatabaseCrowd : public CrowdBase<DatabaseCharacter> {
   void update(float dt) { update(0, size(), dt); }
 };
 
-// Where one worker's update calls spent their time (LearnedCrowd::set_timing): wall-clock seconds
-// of the calling thread in whole update calls and in their batched network calls (projector,
-// stepper, decoder), and the character updates those calls made.
+// Where one worker's update calls spent their time (LearnedCrowd::set_timing): the wall-clock
+// seconds the calling thread spent in whole update calls and in their batched network calls
+// (projector, stepper, decoder), and the character updates those calls made.
 struct CrowdTiming {
   double update_seconds = 0.0, network_seconds = 0.0;
-  long character_updates = 0;
+  std::int64_t character_updates = 0;
 };
 
 // Learned motion matching characters over one Model, their networks batched per block.
@@ -153,9 +154,10 @@ class LearnedCrowd : public CrowdBase<LearnedCharacter> {
   // Number of worker scratch sets.
   int workers() const { return int(workers_.size()); }
   // Starts (on: every worker's sums zeroed) or stops timing update calls; while on, each call
-  // reads the clock a few times per block. Not to be called during an update.
+  // reads the clock a few times per block. Not to be called while any update runs.
   void set_timing(bool on);
   // Worker `worker`'s sums since timing was last switched on (zeros for an out-of-range worker).
+  // Not to be called while that worker's update runs.
   CrowdTiming timing(int worker) const;
 
  private:
@@ -172,13 +174,14 @@ class LearnedCrowd : public CrowdBase<LearnedCharacter> {
     std::vector<Quat*> global_rotations;
     std::vector<float> kinematics;
     CrowdTiming timing;
+    bool timed = false;  // whether the running update call is timed (timing_ at its start)
   };
   void update_block(Worker& w, int count);
   void project_block(Worker& w, int count);
   void step_block(Worker& w, int count);
   void decode_block(Worker& w, int count);
   void update_globals_of_block(Worker& w, int count);
-  // call() (a batched network call), its time added to w.timing while timing is on.
+  // call() (a batched network call), its time added to w.timing when w.timed.
   template <typename Call>
   bool timed_network(Worker& w, const Call& call);
 
