@@ -217,6 +217,11 @@ void update_share(DatabaseCrowd& crowd, int t, int threads, Deadline deadline) {
   crowd.update(begin, end, kDt, deadline);
 }
 
+// Thread time per character of a frame taking `ms_per_frame` on `threads` threads (threads x wall).
+double us_per_char(double ms_per_frame, int threads, int characters) {
+  return ms_per_frame * 1e3 * threads / characters;
+}
+
 // A database crowd has no networks to time.
 void time_networks(DatabaseCrowd&, const std::function<void()>&, int, CrowdFigures&) {}
 
@@ -236,8 +241,7 @@ void time_networks(LearnedCrowd& crowd, const std::function<void()>& run_frames,
   if (sum.character_updates == 0 || sum.network_seconds <= 0.0) return;
   fig.timed_us_per_char = sum.update_seconds * 1e6 / double(sum.character_updates);
   fig.network_us_per_char = sum.network_seconds * 1e6 / double(sum.character_updates);
-  const double alone_us_per_char = fig.alone_ms_per_frame * 1e3 * threads / fig.characters;
-  fig.speedup_ceiling = alone_us_per_char / fig.network_us_per_char;
+  fig.speedup_ceiling = us_per_char(fig.alone_ms_per_frame, threads, fig.characters) / fig.network_us_per_char;
 }
 
 template <typename Crowd, typename Character>
@@ -446,7 +450,7 @@ void print_figures(const CrowdFigures& f, int threads, const std::vector<int>& d
   std::printf("  %5d characters: %8.3f ms/frame  %8.0f characters/ms  %6.2f us/character (threads x wall)  "
               "one by one %8.3f ms/frame  speedup %.2fx\n"
               "        CPU time per character update: %.2f us (one by one %.2f us)\n",
-              f.characters, f.ms_per_frame, f.characters / f.ms_per_frame, f.ms_per_frame * 1e3 * threads / f.characters,
+              f.characters, f.ms_per_frame, f.characters / f.ms_per_frame, us_per_char(f.ms_per_frame, threads, f.characters),
               f.alone_ms_per_frame, f.speedup, f.cpu_us_per_char, f.alone_cpu_us_per_char);
   if (f.network_us_per_char > 0.0) {
     std::printf("        batched networks: %.2f of %.2f us per character update (%.0f%%); one by one (threads x wall) / networks: "
@@ -473,7 +477,7 @@ JsonObject figures_json(const CrowdFigures& f, int threads, const std::vector<in
   j.number("characters", f.characters)
       .number("ms_per_frame", f.ms_per_frame)
       .number("chars_per_ms", f.characters / f.ms_per_frame)
-      .number("us_per_char", f.ms_per_frame * 1e3 * threads / f.characters)
+      .number("us_per_char", us_per_char(f.ms_per_frame, threads, f.characters))
       .number("individual_ms_per_frame", f.alone_ms_per_frame)
       .number("speedup_vs_individual", f.speedup)
       .number("cpu_us_per_char", f.cpu_us_per_char)
