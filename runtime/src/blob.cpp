@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -335,30 +336,48 @@ AlignedBuffer::~AlignedBuffer() {
   if (data_ != nullptr) ::operator delete(data_, std::align_val_t(kBlobAlignment));
 }
 
-bool read_file(const std::string& path, AlignedBuffer& out, std::string& error) {
+bool regular_file_size(const std::string& path, uint64_t max_bytes, uint64_t& size, std::string& error) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    error = path + ": is a directory, not a file";
+  const fs::file_status status = fs::status(path, ec);
+  if (status.type() == fs::file_type::not_found) {
+    error = path + ": no such file";
     return false;
   }
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (ec || status.type() != fs::file_type::regular) {
+    const bool directory = status.type() == fs::file_type::directory;
+    error = path + (ec ? ": cannot read its status (" + ec.message() + ")"
+                       : directory ? std::string(": is a directory, not a file")
+                                   : std::string(": is not a regular file (a FIFO, socket or device)"));
+    return false;
+  }
+  size = uint64_t(fs::file_size(path, ec));
+  if (ec) {
+    error = path + ": cannot read its size (" + ec.message() + ")";
+    return false;
+  }
+  if (size <= max_bytes) return true;
+  error = path + ": " + std::to_string(size) + " bytes, over the limit of " + std::to_string(max_bytes);
+  return false;
+}
+
+bool read_file(const std::string& path, AlignedBuffer& out, std::string& error) {
+  uint64_t size = 0;
+  if (!regular_file_size(path, kMaxAssetFileBytes, size, error)) return false;
+  std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = path + ": cannot open for reading";
     return false;
   }
-  const std::streamoff size = in.tellg();  // 64-bit on every platform
-  if (size < 0 || !in.seekg(0)) {
-    error = path + ": read error";
-    return false;
-  }
   AlignedBuffer buffer;
   try {
+    if (size > uint64_t(SIZE_MAX)) throw std::bad_alloc();
     buffer = AlignedBuffer(static_cast<size_t>(size));
   } catch (const std::bad_alloc&) {
     error = path + ": " + std::to_string(size) + " bytes do not fit in memory";
     return false;
   }
-  if (!in.read(reinterpret_cast<char*>(buffer.data()), size)) {
+  if (!in.read(reinterpret_cast<char*>(buffer.data()), std::streamsize(size))) {
     error = path + ": read error";
     return false;
   }

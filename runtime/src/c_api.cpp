@@ -8,11 +8,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <memory>
+#include <mutex>
 #include <new>
+#include <optional>
+#include <shared_mutex>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -68,9 +71,10 @@ class FileBlock {
   }
   // Reads `path`; false with a message naming it.
   bool read(const std::string& path, std::string& error) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-      error = path + ": is a directory, not a file";
+    uint64_t size = 0;
+    if (!lmm::regular_file_size(path, lmm::kMaxAssetFileBytes, size, error)) return false;
+    if (size == 0 || size > uint64_t(SIZE_MAX)) {
+      error = path + (size == 0 ? ": is empty" : ": too large for this platform");
       return false;
     }
     std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -78,15 +82,11 @@ class FileBlock {
       error = path + ": cannot open for reading";
       return false;
     }
-    const bool sized = std::fseek(f, 0, SEEK_END) == 0;
-    const long size = sized ? std::ftell(f) : -1;
-    if (size > 0 && std::fseek(f, 0, SEEK_SET) == 0) {
-      size_ = size_t(size);
-      data_ = static_cast<uint8_t*>(allocator_.allocate(allocator_.user, size_, lmm::kBlobAlignment));
-    }
+    size_ = size_t(size);
+    data_ = static_cast<uint8_t*>(allocator_.allocate(allocator_.user, size_, lmm::kBlobAlignment));
     const bool read = data_ != nullptr && std::fread(data_, 1, size_, f) == size_;
     std::fclose(f);
-    if (!read) error = path + (data_ == nullptr && size > 0 ? ": out of memory" : ": read error");
+    if (!read) error = path + (data_ == nullptr ? ": out of memory" : ": read error");
     return read;
   }
   const uint8_t* data() const { return data_; }
@@ -151,6 +151,98 @@ bool require(const void* pointer, const char* what) {
   if (pointer != nullptr) return true;
   last_error = std::string(what) + " is NULL";
   return false;
+}
+
+// What a handle is: the kind tag the registry keeps for it.
+enum class Kind { Database, Model, Character, Crowd };
+
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::Database: return "database";
+    case Kind::Model: return "model";
+    case Kind::Character: return "character";
+    case Kind::Crowd: return "crowd";
+  }
+  return "?";
+}
+
+// The live handles of the process and their kinds. Creation adds, release removes, and every
+// call that takes a handle looks it up first (a shared lock, no allocation), so that a released,
+// foreign or mistyped handle is refused with a message instead of used.
+class Registry {
+ public:
+  // Records `handle` as live (allocates; throws std::bad_alloc).
+  void add(const void* handle, Kind kind) {
+    const std::unique_lock<std::shared_mutex> lock(mutex_);
+    live_[handle] = kind;
+  }
+  // Forgets `handle`; whether it was live with that kind.
+  bool remove(const void* handle, Kind kind) {
+    const std::unique_lock<std::shared_mutex> lock(mutex_);
+    const auto it = live_.find(handle);
+    if (it == live_.end() || it->second != kind) return false;
+    live_.erase(it);
+    return true;
+  }
+  // The kind of a live `handle`; none when it is not live.
+  std::optional<Kind> kind_of(const void* handle) const {
+    const std::shared_lock<std::shared_mutex> lock(mutex_);
+    const auto it = live_.find(handle);
+    return it != live_.end() ? std::optional<Kind>(it->second) : std::nullopt;
+  }
+
+ private:
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<const void*, Kind> live_;
+};
+
+// The process's registry (never destroyed: handles may be released during static destruction).
+Registry& registry() {
+  static Registry* const instance = new Registry;
+  return *instance;
+}
+
+// false with a message when `handle` is null, not a live handle, or a handle of another kind.
+bool require_live(const void* handle, Kind kind, const char* what) {
+  if (!require(handle, what)) return false;
+  const std::optional<Kind> found = registry().kind_of(handle);
+  if (found == kind) return true;
+  last_error = found ? std::string(what) + " is a " + kind_name(*found) + " handle, not a " + kind_name(kind)
+                     : std::string(what) + " is not a live " + kind_name(kind) +
+                           " handle (released already, released with its crowd, or not made by lmmkit)";
+  return false;
+}
+
+// Removes a live `handle` of `kind` from the registry before it is destroyed; false with a
+// message (double release, wrong kind) when it is not one, and then it must not be destroyed.
+bool retire(const void* handle, Kind kind, const char* what) {
+  if (!require_live(handle, kind, what)) return false;
+  return registry().remove(handle, kind);
+}
+
+// Registers a freshly made `handle` (destroying it if the registry has no memory).
+template <typename Handle>
+Handle* publish(Handle* handle, Kind kind) {
+  if (handle == nullptr) return nullptr;
+  try {
+    registry().add(handle, kind);
+  } catch (...) {
+    destroy(handle);
+    throw;
+  }
+  return handle;
+}
+
+// false with a message naming `what` when `value` is NaN or infinite.
+bool require_finite(float value, const char* what) {
+  if (std::isfinite(value)) return true;
+  last_error = std::string(what) + " is " + (std::isnan(value) ? "NaN" : "infinite") + "; it must be finite";
+  return false;
+}
+
+// false with a message when a placement (x, 0, z) facing `heading` is not finite.
+bool require_finite_placement(float x, float z, float heading) {
+  return require_finite(x, "x") && require_finite(z, "z") && require_finite(heading, "heading");
 }
 
 void write_xyz(lmm::Vec3 v, float* out) { out[0] = v.x, out[1] = v.y, out[2] = v.z; }
@@ -244,7 +336,7 @@ const lmm::PathFollower* path_follower_of(const lmm_character& c) {
 // The gamepad-steered character of `character`; nullptr with a message naming `call` when it is
 // null or follows a path.
 lmm::CharacterBase* require_steered(const lmm_character* character, const char* call) {
-  if (!require(character, "character")) return nullptr;
+  if (!require_live(character, Kind::Character, "character")) return nullptr;
   lmm::CharacterBase* steered = steered_of(*character);
   if (steered == nullptr) {
     last_error = std::string(call) + " is for gamepad characters; a path character follows its path (create another)";
@@ -254,7 +346,7 @@ lmm::CharacterBase* require_steered(const lmm_character* character, const char* 
 
 // The path follower of `character`; nullptr with a message when it is null or gamepad-steered.
 const lmm::PathFollower* require_path_follower(const lmm_character* character) {
-  if (!require(character, "character")) return nullptr;
+  if (!require_live(character, Kind::Character, "character")) return nullptr;
   const lmm::PathFollower* follower = path_follower_of(*character);
   if (follower == nullptr) last_error = "the character follows no path (made by lmm_character_create_path)";
   return follower;
@@ -320,7 +412,7 @@ auto with_crowd(Crowd& c, const Body& body) {
 
 // false with a message when `crowd` is null or has no character i.
 bool require_member(const lmm_crowd* crowd, size_t i) {
-  if (!require(crowd, "crowd")) return false;
+  if (!require_live(crowd, Kind::Crowd, "crowd")) return false;
   if (i < crowd->members.size()) return true;
   last_error = "no character " + std::to_string(i) + " in a crowd of " + std::to_string(crowd->members.size());
   return false;
@@ -328,7 +420,7 @@ bool require_member(const lmm_crowd* crowd, size_t i) {
 
 // false with a message when `character` is null or belongs to a crowd.
 bool require_own_character(const lmm_character* character, const char* what) {
-  if (!require(character, what)) return false;
+  if (!require_live(character, Kind::Character, what)) return false;
   if (!character->crowd_member) return true;
   last_error = std::string(what) + " belongs to a crowd: update it with lmm_crowd_update";
   return false;
@@ -337,7 +429,7 @@ bool require_own_character(const lmm_character* character, const char* what) {
 // A handle over a fresh Asset that holds the file at `path` and is finished by open(asset,
 // error); nullptr with the message (naming the file) otherwise.
 template <typename Handle, typename Asset, typename Open>
-Handle* load_handle(const char* path, const Open& open) {
+Handle* load_handle(const char* path, Kind kind, const Open& open) {
   if (!require(path, "path")) return nullptr;
   return guarded([&]() -> Handle* {
     const lmm_allocator allocator = current_allocator;
@@ -347,7 +439,7 @@ Handle* load_handle(const char* path, const Open& open) {
       last_error = error.rfind(path, 0) == 0 ? error : std::string(path) + ": " + error;
       return nullptr;
     }
-    return create<Handle>(allocator, Handle{allocator, std::move(asset)});
+    return publish(create<Handle>(allocator, Handle{allocator, std::move(asset)}), kind);
   });
 }
 
@@ -365,8 +457,27 @@ lmm_character* create_character(const Init& init) {
       last_error = error;
       return nullptr;
     }
-    return c;
+    return static_cast<lmm_character*>(publish(c, Kind::Character));
   });
+}
+
+// Forgets the member handles of crowd `c` (before it is destroyed).
+void forget_members(const lmm_crowd& c) {
+  for (const lmm_character& member : c.members) registry().remove(&member, Kind::Character);
+}
+
+// Registers a fresh crowd and its member characters, all or none (destroying it when the
+// registry has no memory).
+lmm_crowd* publish_crowd(lmm_crowd* c) {
+  try {
+    for (const lmm_character& member : c->members) registry().add(&member, Kind::Character);
+    registry().add(c, Kind::Crowd);
+  } catch (...) {
+    forget_members(*c);
+    destroy(c);
+    throw;
+  }
+  return c;
 }
 
 // A crowd of `count` characters made with the current allocator and set up by init(crowd,
@@ -401,7 +512,7 @@ lmm_crowd* create_crowd(size_t count, const Init& init) {
       }
       return 0;
     });
-    return c;
+    return publish_crowd(c);
   });
 }
 
@@ -427,30 +538,36 @@ void lmm_set_allocator(const lmm_allocator* allocator) {
 }
 
 lmm_database* lmm_database_load(const char* path) {
-  return load_handle<lmm_database, DatabaseAsset>(path, [](DatabaseAsset& asset, std::string& error) {
+  return load_handle<lmm_database, DatabaseAsset>(path, Kind::Database, [](DatabaseAsset& asset, std::string& error) {
     return (asset.database = lmm::Database::load_buffer(asset.file.data(), asset.file.size(), error)) &&
            asset.search.build(asset.database, error);
   });
 }
 
-void lmm_database_release(lmm_database* database) { destroy(database); }
+void lmm_database_release(lmm_database* database) {
+  if (database != nullptr && retire(database, Kind::Database, "database")) destroy(database);
+}
 
 uint64_t lmm_database_id(const lmm_database* database) {
-  return database != nullptr ? database->asset->database->id() : 0;
+  return require_live(database, Kind::Database, "database") ? database->asset->database->id() : 0;
 }
 
 lmm_model* lmm_model_load(const char* path) {
-  return load_handle<lmm_model, ModelAsset>(path, [](ModelAsset& asset, std::string& error) {
+  return load_handle<lmm_model, ModelAsset>(path, Kind::Model, [](ModelAsset& asset, std::string& error) {
     return bool(asset.model = lmm::Model::load_buffer(asset.file.data(), asset.file.size(), error));
   });
 }
 
-void lmm_model_release(lmm_model* model) { destroy(model); }
+void lmm_model_release(lmm_model* model) {
+  if (model != nullptr && retire(model, Kind::Model, "model")) destroy(model);
+}
 
-uint64_t lmm_model_id(const lmm_model* model) { return model != nullptr ? model->asset->model->id() : 0; }
+uint64_t lmm_model_id(const lmm_model* model) {
+  return require_live(model, Kind::Model, "model") ? model->asset->model->id() : 0;
+}
 
 lmm_character* lmm_character_create_database(const lmm_database* database, float x, float z, float heading) {
-  if (!require(database, "database")) return nullptr;
+  if (!require_live(database, Kind::Database, "database") || !require_finite_placement(x, z, heading)) return nullptr;
   return create_character([&](OwnedCharacter& c, std::string& error) {
     c.database = database->asset;
     c.played = &c.database_character;
@@ -461,7 +578,7 @@ lmm_character* lmm_character_create_database(const lmm_database* database, float
 }
 
 lmm_character* lmm_character_create_learned(const lmm_model* model, float x, float z, float heading) {
-  if (!require(model, "model")) return nullptr;
+  if (!require_live(model, Kind::Model, "model") || !require_finite_placement(x, z, heading)) return nullptr;
   return create_character([&](OwnedCharacter& c, std::string& error) {
     c.model = model->asset;
     c.played = &c.learned_character;
@@ -472,7 +589,7 @@ lmm_character* lmm_character_create_learned(const lmm_model* model, float x, flo
 
 lmm_character* lmm_character_create_path(const lmm_database* database, const float* samples_txz, size_t count,
                                          int mode, float speed_scale, float x, float z, float heading) {
-  if (!require(database, "database") || !require(samples_txz, "samples_txz")) return nullptr;
+  if (!require_live(database, Kind::Database, "database") || !require(samples_txz, "samples_txz")) return nullptr;
   if (mode != LMM_PATH_LOCAL && mode != LMM_PATH_GLOBAL) {
     last_error = "unknown path mode " + std::to_string(mode) + " (LMM_PATH_LOCAL or LMM_PATH_GLOBAL)";
     return nullptr;
@@ -482,10 +599,7 @@ lmm_character* lmm_character_create_path(const lmm_database* database, const flo
                  " are accepted";
     return nullptr;
   }
-  if (!std::isfinite(x) || !std::isfinite(z) || !std::isfinite(heading)) {
-    last_error = "the path character's start (x, z, heading) must be finite";
-    return nullptr;
-  }
+  if (!require_finite_placement(x, z, heading)) return nullptr;
   return create_character([&](OwnedCharacter& c, std::string& error) {
     c.database = database->asset;
     c.played = &c.path_follower;
@@ -508,7 +622,12 @@ lmm_character* lmm_character_create_path(const lmm_database* database, const flo
 }
 
 void lmm_character_release(lmm_character* character) {
-  if (character != nullptr && !character->crowd_member) destroy(static_cast<OwnedCharacter*>(character));
+  if (character == nullptr || !require_live(character, Kind::Character, "character")) return;
+  if (character->crowd_member) {
+    last_error = "character belongs to a crowd: lmm_crowd_release releases it";
+    return;
+  }
+  if (retire(character, Kind::Character, "character")) destroy(static_cast<OwnedCharacter*>(character));
 }
 
 int lmm_character_update(lmm_character* character, const lmm_gamepad* input, float dt) {
@@ -518,23 +637,29 @@ int lmm_character_update(lmm_character* character, const lmm_gamepad* input, flo
 int lmm_characters_update(lmm_character* const* characters, const lmm_gamepad* inputs, size_t begin, size_t end,
                           float dt) {
   if (!require(characters, "characters") || !require(inputs, "inputs")) return 0;
+  if (begin > end) {
+    last_error = "the range [" + std::to_string(begin) + ", " + std::to_string(end) + ") is reversed";
+    return 0;
+  }
   for (size_t i = begin; i < end; ++i) {
     if (!require_own_character(characters[i], "a character in the range")) return 0;
-    advance(*characters[i], &inputs[i], dt);
+  }
+  for (size_t i = begin; i < end; ++i) {
+    if (!advance(*characters[i], &inputs[i], dt)) return 0;
   }
   return 1;
 }
 
 int lmm_character_reset(lmm_character* character, float x, float z, float heading) {
   lmm::CharacterBase* steered = require_steered(character, "lmm_character_reset");
-  if (steered == nullptr) return 0;
+  if (steered == nullptr || !require_finite_placement(x, z, heading)) return 0;
   steered->reset(lmm::Vec3{x, 0.0f, z}, heading);
   return 1;
 }
 
 int lmm_character_teleport(lmm_character* character, float x, float z, float heading) {
   lmm::CharacterBase* steered = require_steered(character, "lmm_character_teleport");
-  if (steered == nullptr) return 0;
+  if (steered == nullptr || !require_finite_placement(x, z, heading)) return 0;
   steered->teleport(lmm::Vec3{x, 0.0f, z}, heading);
   return 1;
 }
@@ -551,7 +676,7 @@ int lmm_character_set_root_owner(lmm_character* character, lmm_root_owner owner)
 }
 
 int lmm_character_root_motion(const lmm_character* character, float translation_xyz[3], float turn_xyzw[4]) {
-  if (!require(character, "character")) return 0;
+  if (!require_live(character, Kind::Character, "character")) return 0;
   const lmm::RootMotion& motion = pose_of(*character).root_motion();
   if (translation_xyz != nullptr) write_xyz(motion.translation, translation_xyz);
   if (turn_xyzw != nullptr) write_xyzw(motion.rotation, turn_xyzw);
@@ -575,38 +700,45 @@ int lmm_character_set_root(lmm_character* character, const float position_xyz[3]
 }
 
 int lmm_character_joint_count(const lmm_character* character) {
-  return character != nullptr ? character->skeleton->joint_count() : 0;
+  return require_live(character, Kind::Character, "character") ? character->skeleton->joint_count() : 0;
 }
 
 int lmm_character_joint_index(const lmm_character* character, const char* name) {
-  return character != nullptr && name != nullptr ? character->skeleton->find(name) : -1;
+  if (!require_live(character, Kind::Character, "character") || !require(name, "name")) return -1;
+  return character->skeleton->find(name);
+}
+
+// false with a message when `character` is not live or has no joint `joint`.
+static bool require_joint(const lmm_character* character, int joint) {
+  if (!require_live(character, Kind::Character, "character")) return false;
+  if (joint >= 0 && joint < character->skeleton->joint_count()) return true;
+  last_error = "joint " + std::to_string(joint) + " is outside 0.." + std::to_string(character->skeleton->joint_count() - 1);
+  return false;
 }
 
 const char* lmm_character_joint_name(const lmm_character* character, int joint) {
-  if (character == nullptr || joint < 0 || joint >= character->skeleton->joint_count()) return nullptr;
-  return character->skeleton->names[size_t(joint)].c_str();
+  return require_joint(character, joint) ? character->skeleton->names[size_t(joint)].c_str() : nullptr;
 }
 
 int lmm_character_joint_parent(const lmm_character* character, int joint) {
-  if (character == nullptr || joint < 0 || joint >= character->skeleton->joint_count()) return -2;
-  return character->skeleton->parents[size_t(joint)];
+  return require_joint(character, joint) ? character->skeleton->parents[size_t(joint)] : -2;
 }
 
 int lmm_character_root_position(const lmm_character* character, float out_xyz[3]) {
-  if (!require(character, "character") || !require(out_xyz, "out_xyz")) return 0;
+  if (!require_live(character, Kind::Character, "character") || !require(out_xyz, "out_xyz")) return 0;
   write_xyz(pose_of(*character).root_position(), out_xyz);
   return 1;
 }
 
 int lmm_character_root_rotation(const lmm_character* character, float out_xyzw[4]) {
-  if (!require(character, "character") || !require(out_xyzw, "out_xyzw")) return 0;
+  if (!require_live(character, Kind::Character, "character") || !require(out_xyzw, "out_xyzw")) return 0;
   write_xyzw(pose_of(*character).root_rotation(), out_xyzw);
   return 1;
 }
 
 // false with a message when a buffer of `capacity` joints cannot hold the character's pose.
 static bool fits(const lmm_character* character, size_t capacity) {
-  if (!require(character, "character")) return false;
+  if (!require_live(character, Kind::Character, "character")) return false;
   if (capacity >= size_t(character->skeleton->joint_count())) return true;
   last_error = "the buffers hold " + std::to_string(capacity) + " joints; the character has " +
                std::to_string(character->skeleton->joint_count());
@@ -634,7 +766,7 @@ int lmm_character_world_matrices(const lmm_character* character, float* matrices
 }
 
 lmm_crowd* lmm_crowd_create_database(const lmm_database* database, size_t count) {
-  if (!require(database, "database")) return nullptr;
+  if (!require_live(database, Kind::Database, "database")) return nullptr;
   return create_crowd(count, [&](lmm_crowd& c, int n, std::string& error) {
     c.database = database->asset;
     return c.database_crowd.init(c.database->database, c.database->search, lmm::CharacterSettings{}, n, error);
@@ -642,16 +774,28 @@ lmm_crowd* lmm_crowd_create_database(const lmm_database* database, size_t count)
 }
 
 lmm_crowd* lmm_crowd_create_learned(const lmm_model* model, size_t count, int workers) {
-  if (!require(model, "model")) return nullptr;
+  if (!require_live(model, Kind::Model, "model")) return nullptr;
+  const size_t most = std::min(count, size_t(LMM_MAX_CROWD_WORKERS));
+  if (count >= 1 && (workers < 1 || size_t(workers) > most)) {  // (create_crowd refuses count 0)
+    last_error = "workers " + std::to_string(workers) + " is outside 1.." + std::to_string(most) +
+                 " (at most one per character and " + std::to_string(LMM_MAX_CROWD_WORKERS) + ")";
+    return nullptr;
+  }
   return create_crowd(count, [&](lmm_crowd& c, int n, std::string& error) {
     c.model = model->asset;
     return c.learned_crowd.init(c.model->model, lmm::LearnedSettings{}, n, workers, error);
   });
 }
 
-void lmm_crowd_release(lmm_crowd* crowd) { destroy(crowd); }
+void lmm_crowd_release(lmm_crowd* crowd) {
+  if (crowd == nullptr || !retire(crowd, Kind::Crowd, "crowd")) return;
+  forget_members(*crowd);
+  destroy(crowd);
+}
 
-size_t lmm_crowd_size(const lmm_crowd* crowd) { return crowd != nullptr ? crowd->members.size() : 0; }
+size_t lmm_crowd_size(const lmm_crowd* crowd) {
+  return require_live(crowd, Kind::Crowd, "crowd") ? crowd->members.size() : 0;
+}
 
 lmm_character* lmm_crowd_character(lmm_crowd* crowd, size_t i) {
   return require_member(crowd, i) ? &crowd->members[i] : nullptr;
@@ -667,7 +811,12 @@ int lmm_crowd_set_input(lmm_crowd* crowd, size_t i, const lmm_gamepad* input) {
 }
 
 int lmm_crowd_update(lmm_crowd* crowd, size_t begin, size_t end, float dt, int worker, double budget_seconds) {
-  if (!require(crowd, "crowd")) return 0;
+  if (!require_live(crowd, Kind::Crowd, "crowd")) return 0;
+  if (begin > end || end > crowd->members.size()) {
+    last_error = "ranks [" + std::to_string(begin) + ", " + std::to_string(end) + ") are not within a crowd of " +
+                 std::to_string(crowd->members.size());
+    return 0;
+  }
   const int workers = crowd->model != nullptr ? crowd->learned_crowd.workers() : 1;
   if (worker < 0 || worker >= workers) {
     last_error = "worker " + std::to_string(worker) + " is outside 0.." + std::to_string(workers - 1);
@@ -677,14 +826,15 @@ int lmm_crowd_update(lmm_crowd* crowd, size_t begin, size_t end, float dt, int w
     last_error = "budget_seconds is NaN";
     return 0;
   }
-  const int first = int(std::min(begin, crowd->members.size())), last = int(std::min(end, crowd->members.size()));
+  const int first = int(begin), last = int(end);
   const auto deadline = deadline_after(budget_seconds);
-  if (crowd->model != nullptr) {
-    crowd->learned_crowd.update(first, last, dt, worker, deadline);
-  } else {
-    crowd->database_crowd.update(first, last, dt, deadline);
+  const bool updated = crowd->model != nullptr ? crowd->learned_crowd.update(first, last, dt, worker, deadline)
+                                               : crowd->database_crowd.update(first, last, dt, deadline);
+  if (!updated) {
+    last_error = "ranks [" + std::to_string(begin) + ", " + std::to_string(end) + ") or worker " +
+                 std::to_string(worker) + " are in use by an update running on another thread";
   }
-  return 1;
+  return updated ? 1 : 0;
 }
 
 int lmm_crowd_set_rate_divisor(lmm_crowd* crowd, size_t i, int divisor) {
@@ -702,7 +852,7 @@ int lmm_crowd_set_rate_divisor(lmm_crowd* crowd, size_t i, int divisor) {
 }
 
 int lmm_crowd_set_priorities(lmm_crowd* crowd, const float* priorities, size_t count) {
-  if (!require(crowd, "crowd") || !require(priorities, "priorities")) return 0;
+  if (!require_live(crowd, Kind::Crowd, "crowd") || !require(priorities, "priorities")) return 0;
   if (count != crowd->members.size()) {
     last_error = std::to_string(count) + " priorities for a crowd of " + std::to_string(crowd->members.size());
     return 0;
@@ -744,12 +894,12 @@ int lmm_character_path_points(const lmm_character* character, float* points_xyz,
 }
 
 int lmm_character_trajectory_count(const lmm_character* character) {
-  return character != nullptr ? int(schema_of(*character).trajectory_offsets.size()) : 0;
+  return require_live(character, Kind::Character, "character") ? int(schema_of(*character).trajectory_offsets.size()) : 0;
 }
 
 int lmm_character_trajectory(const lmm_character* character, float* times, float* positions_xyz, float* rotations_xyzw,
                              size_t capacity) {
-  if (!require(character, "character")) return 0;
+  if (!require_live(character, Kind::Character, "character")) return 0;
   const std::vector<int>& offsets = schema_of(*character).trajectory_offsets;
   if (capacity < offsets.size()) {
     last_error = "the buffers hold " + std::to_string(capacity) + " trajectory samples; the character has " +
@@ -770,7 +920,7 @@ int lmm_character_trajectory(const lmm_character* character, float* times, float
 
 int lmm_character_played_trajectory(const lmm_character* character, float* times, float* positions_xyz,
                                     float* directions_xyz, size_t capacity) {
-  if (!require(character, "character")) return 0;
+  if (!require_live(character, Kind::Character, "character")) return 0;
   const lmm::FeatureSchema& schema = schema_of(*character);
   const size_t samples = schema.trajectory_offsets.size();
   if (capacity < samples) {
@@ -798,11 +948,11 @@ int lmm_character_played_trajectory(const lmm_character* character, float* times
 }
 
 int lmm_character_contact_count(const lmm_character* character) {
-  return character != nullptr ? int(contact_joints_of(*character).size()) : 0;
+  return require_live(character, Kind::Character, "character") ? int(contact_joints_of(*character).size()) : 0;
 }
 
 int lmm_character_contact(const lmm_character* character, int k, int* joint, int* in_contact) {
-  if (!require(character, "character")) return 0;
+  if (!require_live(character, Kind::Character, "character")) return 0;
   const std::vector<int>& joints = contact_joints_of(*character);
   if (k < 0 || size_t(k) >= joints.size()) {
     last_error = "contact " + std::to_string(k) + " is outside 0.." + std::to_string(int(joints.size()) - 1);
@@ -814,7 +964,7 @@ int lmm_character_contact(const lmm_character* character, int k, int* joint, int
 }
 
 int lmm_character_counters(const lmm_character* character, lmm_counters* out) {
-  if (!require(character, "character") || !require(out, "out")) return 0;
+  if (!require_live(character, Kind::Character, "character") || !require(out, "out")) return 0;
   if (const lmm::PathFollower* follower = path_follower_of(*character)) {
     const lmm::PathFollowerStats& stats = follower->stats();
     *out = lmm_counters{stats.updates, stats.matches, stats.transitions};
@@ -826,7 +976,7 @@ int lmm_character_counters(const lmm_character* character, lmm_counters* out) {
 }
 
 int lmm_character_frame(const lmm_character* character, int* frame, int* clip) {
-  if (!require(character, "character")) return 0;
+  if (!require_live(character, Kind::Character, "character")) return 0;
   const int played = played_frame_of(*character);
   if (played < 0) {
     last_error = "a learned character plays no database frame";
@@ -838,13 +988,19 @@ int lmm_character_frame(const lmm_character* character, int* frame, int* clip) {
 }
 
 const char* lmm_character_clip_name(const lmm_character* character, int clip) {
-  if (character == nullptr || character->model != nullptr) return nullptr;
+  if (!require_live(character, Kind::Character, "character")) return nullptr;
+  if (character->model != nullptr) {
+    last_error = "a learned character plays no database clip";
+    return nullptr;
+  }
   const std::vector<lmm::DatabaseRange>& ranges = character->database->database->ranges();
-  return clip >= 0 && size_t(clip) < ranges.size() ? ranges[size_t(clip)].name.c_str() : nullptr;
+  if (clip >= 0 && size_t(clip) < ranges.size()) return ranges[size_t(clip)].name.c_str();
+  last_error = "clip " + std::to_string(clip) + " is outside 0.." + std::to_string(int(ranges.size()) - 1);
+  return nullptr;
 }
 
 int lmm_character_decoder_experts(lmm_character* character, int* experts, float* weights, int capacity) {
-  if (!require(character, "character")) return 0;
+  if (!require_live(character, Kind::Character, "character")) return 0;
   lmm::LearnedCharacter* const* learned = std::get_if<lmm::LearnedCharacter*>(&character->played);
   if (learned == nullptr) {
     last_error = "only a learned character has decoder experts";

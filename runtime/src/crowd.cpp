@@ -23,6 +23,60 @@ float crowd_search_phase(int index) {
   return float(phase - std::floor(phase));
 }
 
+bool UpdateClaims::claim(int begin, int end, int worker) {
+  const std::lock_guard<std::mutex> lock(*mutex_);
+  Claim* free = nullptr;
+  for (Claim& c : claims_) {
+    if (!c.held) {
+      free = free != nullptr ? free : &c;
+      continue;
+    }
+    const bool ranks_overlap = begin < c.end && c.begin < end;
+    if (ranks_overlap || (worker >= 0 && worker == c.worker)) return false;
+  }
+  if (free == nullptr) return false;
+  *free = Claim{begin, end, worker, true};
+  return true;
+}
+
+void UpdateClaims::release(int begin, int end, int worker) {
+  const std::lock_guard<std::mutex> lock(*mutex_);
+  for (Claim& c : claims_) {
+    if (c.held && c.begin == begin && c.end == end && c.worker == worker) {
+      c.held = false;
+      return;
+    }
+  }
+}
+
+namespace {
+
+// Holds a claim of a crowd's update call for its duration (claimed() says whether it got one).
+class ClaimScope {
+ public:
+  ClaimScope(UpdateClaims& claims, int begin, int end, int worker)
+      : claims_(claims), begin_(begin), end_(end), worker_(worker), claimed_(claims.claim(begin, end, worker)) {}
+  ClaimScope(const ClaimScope&) = delete;
+  ClaimScope& operator=(const ClaimScope&) = delete;
+  ~ClaimScope() {
+    if (claimed_) claims_.release(begin_, end_, worker_);
+  }
+  bool claimed() const { return claimed_; }
+
+ private:
+  UpdateClaims& claims_;
+  int begin_, end_, worker_;
+  bool claimed_;
+};
+
+}  // namespace
+
+template <typename Character>
+int CrowdBase<Character>::sub_steps(float due) {
+  if (!(due > kMaxDt)) return 1;
+  return int(std::min(std::ceil(due / kMaxDt), float(kMaxSubSteps)));
+}
+
 template <typename Character>
 void CrowdBase<Character>::resize(int count) {
   characters_.resize(size_t(count));
@@ -56,7 +110,8 @@ bool CrowdBase<Character>::set_priorities(const float* priorities, int count) {
 template <typename Character>
 bool CrowdBase<Character>::take_turn(int i, float dt) {
   const size_t k = size_t(i);
-  pending_dt_[k] += dt;
+  const float step = std::isfinite(dt) && dt > 0.0f ? dt : 0.0f;  // a character alone steps these by 1e-4 s
+  pending_dt_[k] = std::min(pending_dt_[k] + step, float(kMaxSubSteps) * kMaxDt);
   ticks_[k] = (ticks_[k] + 1) % divisors_[k];
   return ticks_[k] == 0 || overdue_[k] != 0;
 }
@@ -101,11 +156,14 @@ bool DatabaseCrowd::init(std::shared_ptr<const Database> db, const FeatureSearch
   return true;
 }
 
-void DatabaseCrowd::update(int begin, int end, float dt, Clock::time_point deadline) {
+bool DatabaseCrowd::update(int begin, int end, float dt, Clock::time_point deadline) {
+  const ClaimScope claim(claims_, begin, end, -1);
+  if (!claim.claimed()) return false;
   int updated = 0;
   visit_due(
       begin, end, dt, [&](int i, float due_dt) { character(i).update(inputs_[size_t(i)], due_dt); },
       [&] { return ++updated % kDeadlineGroup == 0 && deadline != kNoDeadline && Clock::now() >= deadline; });
+  return true;
 }
 
 bool LearnedCrowd::init(std::shared_ptr<const Model> model, const LearnedSettings& settings, int count,
@@ -164,8 +222,10 @@ bool LearnedCrowd::timed_network(Worker& w, const Call& call) {
   return ok;
 }
 
-void LearnedCrowd::update(int begin, int end, float dt, int worker, Clock::time_point deadline) {
-  if (worker < 0 || worker >= workers()) return;
+bool LearnedCrowd::update(int begin, int end, float dt, int worker, Clock::time_point deadline) {
+  if (worker < 0 || worker >= workers()) return false;
+  const ClaimScope claim(claims_, begin, end, worker);
+  if (!claim.claimed()) return false;
   Worker& w = workers_[size_t(worker)];
   w.timed = timing_;
   const Clock::time_point start = w.timed ? Clock::now() : Clock::time_point{};
@@ -176,6 +236,10 @@ void LearnedCrowd::update(int begin, int end, float dt, int worker, Clock::time_
   visit_due(
       begin, end, dt,
       [&](int i, float due_dt) {
+        if (count > 0 && w.members[size_t(count - 1)] == i) {  // a sub-step waits for the one before
+          update_block(w, count);
+          count = 0;
+        }
         w.members[size_t(count)] = i;
         w.dt[size_t(count)] = due_dt;
         flushed = ++count == block;
@@ -186,6 +250,7 @@ void LearnedCrowd::update(int begin, int end, float dt, int worker, Clock::time_
       [&] { return flushed && deadline != kNoDeadline && Clock::now() >= deadline; });
   if (count > 0) update_block(w, count);
   if (w.timed) w.timing.update_seconds += seconds_since(start);
+  return true;
 }
 
 // LearnedCharacter::update for the block's members, in the same parts, each network call

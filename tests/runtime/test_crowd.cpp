@@ -5,8 +5,11 @@
 // timing sums per worker.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <thread>
@@ -15,38 +18,16 @@
 #include "lmm/crowd.hpp"
 #include "lmm/lmm.h"
 #include "support/allocation_counter.hpp"
-#include "support/synthetic_model.hpp"
+#include "support/crowd_assets.hpp"
 
 using namespace lmm;
+using lmm::test::AssetFiles;
+using lmm::test::Assets;
 
 namespace {
 
 constexpr int kCharacters = LearnedCrowd::kBlock + 40;  // more than one block
 constexpr int kFrames = 120;
-
-struct Assets {
-  AlignedBuffer model_bytes = test::aligned_copy(bundle_bytes());
-  std::shared_ptr<const Model> model;
-  AlignedBuffer db_bytes = test::aligned_copy(database_bytes());
-  std::shared_ptr<const Database> db;
-  FeatureSearch search;
-
-  Assets() {
-    std::string error;
-    model = Model::load_buffer(model_bytes.data(), model_bytes.size(), error);
-    db = Database::load_buffer(db_bytes.data(), db_bytes.size(), error);
-    if (db != nullptr) search.build(db, error);
-  }
-  static std::vector<uint8_t> bundle_bytes() {
-    std::string error;
-    return test::synthetic_bundle(test::random_model_values(4, 17), false, error);
-  }
-  static std::vector<uint8_t> database_bytes() {
-    test::SyntheticDatabase synthetic;
-    synthetic.randomize({90, 140, 200, 75}, 23);
-    return synthetic.build();
-  }
-};
 
 // Character i's input on frame f: a stick that changes direction every 20 to 40 frames.
 GamepadInput input_of(int i, int f) {
@@ -229,6 +210,109 @@ TEST(Crowd, RateDivisorsEqualUpdatesWithTheSummedDtAndAreShownMovedOn) {
   EXPECT_EQ(crowd.character(2).stats().updates, 10);
 }
 
+// Issue 40: a rate divisor that sums more than the largest step (kMaxDt) used to lose the rest
+// (a character clamps its dt); the crowd now takes the summed dt in equal steps.
+template <typename Crowd, typename Character, typename Init>
+void expect_summed_dt_sub_stepped(const Init& init_both) {
+  Crowd crowd;
+  std::vector<Character> alone(5);
+  ASSERT_NO_FATAL_FAILURE(init_both(crowd, alone));
+  const float dt = 1.0f / 30.0f;
+  for (int i = 0; i < 5; ++i) crowd.set_rate_divisor(i, LearnedCrowd::kMaxRateDivisor);
+  std::vector<float> pending(5, 0.0f);
+  GamepadInput forward;
+  forward.left_y = 1.0f;
+  for (int f = 0; f < 64; ++f) {
+    for (int i = 0; i < 5; ++i) crowd.set_input(i, forward);
+    crowd.update(dt);
+    for (int i = 0; i < 5; ++i) {
+      pending[size_t(i)] += dt;
+      if ((i + f + 1) % LearnedCrowd::kMaxRateDivisor != 0) continue;
+      const int steps = int(std::ceil(pending[size_t(i)] / kMaxDt));  // 2 or 3: 15 or 16 frames at 30 Hz
+      for (int s = 0; s < steps; ++s) alone[size_t(i)].update(forward, pending[size_t(i)] / float(steps));
+      pending[size_t(i)] = 0.0f;
+    }
+    for (int i = 0; i < 5; ++i) ASSERT_NO_FATAL_FAILURE(expect_same(crowd.character(i), alone[size_t(i)], i, f));
+  }
+  EXPECT_EQ(crowd.character(0).stats().updates, 3 * 4);  // 0.53 s in 3 steps, 4 times
+}
+
+TEST(Crowd, RateDivisorsTakeASummedDtOverTheLargestStepInEqualSteps) {
+  const Assets assets;
+  std::string error;
+  expect_summed_dt_sub_stepped<LearnedCrowd, LearnedCharacter>([&](LearnedCrowd& crowd, auto& alone) {
+    ASSERT_TRUE(crowd.init(assets.model, LearnedSettings{}, 5, 1, error)) << error;
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE(alone[size_t(i)].init(assets.model, crowd_character_settings(LearnedSettings{}, i), Vec3{}, 0.0f, error));
+    }
+  });
+  expect_summed_dt_sub_stepped<DatabaseCrowd, DatabaseCharacter>([&](DatabaseCrowd& crowd, auto& alone) {
+    ASSERT_TRUE(crowd.init(assets.db, assets.search, CharacterSettings{}, 5, error)) << error;
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE(alone[size_t(i)].init(assets.db, assets.search, crowd_character_settings(CharacterSettings{}, i),
+                                        Vec3{}, 0.0f, error));
+    }
+  });
+}
+
+TEST(Crowd, ANonFiniteDtIsATinyStepAndKeepsTheShownMoveFinite) {
+  const Assets assets;
+  LearnedCrowd crowd;
+  std::string error;
+  ASSERT_TRUE(crowd.init(assets.model, LearnedSettings{}, 4, 1, error)) << error;
+  LearnedCharacter alone;
+  ASSERT_TRUE(alone.init(assets.model, crowd_character_settings(LearnedSettings{}, 0), Vec3{}, 0.0f, error));
+  for (int i = 0; i < 4; ++i) crowd.set_rate_divisor(i, 2);
+  for (float dt : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), -1.0f, 0.1f}) {
+    crowd.update(dt);
+    crowd.update(dt);
+    alone.update(GamepadInput{}, std::isfinite(dt) && dt > 0.0f ? 2.0f * dt : 0.0f);
+    for (int i = 0; i < 4; ++i) {
+      const GroundMove move = crowd.shown_move(i);
+      EXPECT_TRUE(is_finite(move.from) && is_finite(move.to) && std::isfinite(move.turn.w)) << "dt " << dt;
+    }
+    ASSERT_NO_FATAL_FAILURE(expect_same(crowd.character(0), alone, 0, 0));
+  }
+}
+
+// Issue 40: calls whose ranks overlap, or that share a learned crowd's worker, raced each other;
+// now the later one is refused. Two threads call again and again until one is refused.
+template <typename Update>
+void expect_overlap_refused(const Update& update_a, const Update& update_b) {
+  std::atomic<bool> refused{false};
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  const auto until_refused = [&](const Update& update) {
+    while (!refused && std::chrono::steady_clock::now() < give_up) {
+      if (!update()) refused = true;
+    }
+  };
+  std::thread other([&] { until_refused(update_b); });
+  until_refused(update_a);
+  other.join();
+  EXPECT_TRUE(refused);
+}
+
+TEST(Crowd, OverlappingRangesAndAWorkerInUseAreRefused) {
+  const Assets assets;
+  LearnedCrowd learned;
+  DatabaseCrowd matched;
+  std::string error;
+  ASSERT_TRUE(learned.init(assets.model, LearnedSettings{}, kCharacters, 2, error)) << error;
+  ASSERT_TRUE(matched.init(assets.db, assets.search, CharacterSettings{}, kCharacters, error)) << error;
+  using Update = std::function<bool()>;
+  const float dt = 1.0f / 60.0f;
+  expect_overlap_refused<Update>([&] { return learned.update(0, 300, dt, 0); },
+                                 [&] { return learned.update(200, kCharacters, dt, 1); });
+  expect_overlap_refused<Update>([&] { return learned.update(0, 200, dt, 0); },
+                                 [&] { return learned.update(200, kCharacters, dt, 0); });
+  expect_overlap_refused<Update>([&] { return matched.update(0, 300, dt); },
+                                 [&] { return matched.update(100, 400, dt); });
+  EXPECT_TRUE(learned.update(0, 200, dt, 0));  // claims end with their calls
+  EXPECT_TRUE(learned.update(100, 300, dt, 0));
+  EXPECT_FALSE(learned.update(0, 10, dt, 2));  // two workers only
+  for (int i = 0; i < kCharacters; ++i) EXPECT_TRUE(is_finite(learned.character(i).root_position()));
+}
+
 TEST(Crowd, PrioritiesOrderTheUpdatesAndADeadlineDefersTheRestToTheNextCall) {
   const Assets assets;
   LearnedCrowd crowd;
@@ -347,19 +431,6 @@ TEST(Crowd, RejectsEmptyCrowdsAndNamesTheCause) {
 namespace {
 
 constexpr float kDt = 1.0f / 60.0f;
-
-// Assets::bundle_bytes() and Assets::database_bytes() written to the test temp folder.
-struct AssetFiles {
-  std::string model = write("crowd-model.lmmw", Assets::bundle_bytes());
-  std::string db = write("crowd-db.mmdb", Assets::database_bytes());
-
-  static std::string write(const std::string& name, const std::vector<uint8_t>& bytes) {
-    const std::string path = testing::TempDir() + name;
-    std::string error;
-    EXPECT_TRUE(write_file_atomic(path, bytes.data(), bytes.size(), error)) << error;
-    return path;
-  }
-};
 
 lmm_gamepad gamepad_of(const GamepadInput& in) {
   lmm_gamepad g{};

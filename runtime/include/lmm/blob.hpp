@@ -128,8 +128,17 @@ class AlignedBuffer {
   size_t size_ = 0;
 };
 
-// Reads a whole file into `out`; false with a message naming the file on failure (also for a
-// directory or a file too large for memory).
+// Largest asset file (*.mmdb, *.lmmw, *.lmdn) the loaders read.
+constexpr uint64_t kMaxAssetFileBytes = uint64_t(16) << 30;  // 16 GiB
+
+// The size of the file at `path` when it is a regular file (following links) of at most
+// `max_bytes`; false with a message naming it otherwise (missing, a directory, a FIFO, socket or
+// device, or too large). Opens nothing, so a FIFO cannot block it.
+bool regular_file_size(const std::string& path, uint64_t max_bytes, uint64_t& size, std::string& error);
+
+// Reads a whole regular file of at most kMaxAssetFileBytes into `out`; false with a message
+// naming the file on failure (also for a directory, a special file or a file too large for
+// memory).
 bool read_file(const std::string& path, AlignedBuffer& out, std::string& error);
 
 namespace detail {

@@ -8,9 +8,11 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,28 @@ Settings crowd_character_settings(const Settings& settings, int index) {
   s.search_phase = crowd_search_phase(index);
   return s;
 }
+
+// The rank ranges and workers of a crowd's update calls in progress, so that a call whose ranks
+// overlap another's, or that takes a worker in use, is refused instead of racing it. A fixed
+// table under a mutex: a claim allocates nothing.
+class UpdateClaims {
+ public:
+  // Most update calls of one crowd in progress at once.
+  static constexpr int kMaxCalls = 64;
+  // Claims ranks [begin, end) and `worker` (-1: none) for a call; false (nothing claimed) when a
+  // call in progress overlaps the ranks or holds the worker, or kMaxCalls calls are in progress.
+  bool claim(int begin, int end, int worker);
+  // Ends a claim that claim(begin, end, worker) made.
+  void release(int begin, int end, int worker);
+
+ private:
+  struct Claim {
+    int begin = 0, end = 0, worker = -1;
+    bool held = false;
+  };
+  std::unique_ptr<std::mutex> mutex_ = std::make_unique<std::mutex>();
+  std::array<Claim, kMaxCalls> claims_{};
+};
 
 // What the two crowds share: the characters, their inputs and their update rates.
 template <typename Character>
@@ -83,8 +107,10 @@ class CrowdBase {
   float consume(int i);
   // Puts character i's update off to the next call.
   void defer(int i);
-  // For the characters of ranks begin..end-1 due this frame, in rank order: take(i, summed dt),
-  // then out_of_time(); once that says true, the due characters left are deferred.
+  // For the characters of ranks begin..end-1 due this frame, in rank order: take(i, step) for
+  // each of the equal steps of at most kMaxDt that make up its summed dt (one step unless a rate
+  // divisor or a deferral summed more), then out_of_time(); once that says true, the due
+  // characters left are deferred.
   template <typename Take, typename OutOfTime>
   void visit_due(int begin, int end, float dt, const Take& take, const OutOfTime& out_of_time) {
     bool late = false;
@@ -95,10 +121,19 @@ class CrowdBase {
         defer(i);
         continue;
       }
-      take(i, consume(i));
+      const float due = consume(i);
+      const int steps = sub_steps(due);
+      for (int s = 0; s < steps; ++s) take(i, steps == 1 ? due : due / float(steps));
       late = out_of_time();
     }
   }
+  // Number of equal steps of at most kMaxDt that make up `due` seconds (1 for shorter ones).
+  static int sub_steps(float due);
+  // Most steps one update makes of a summed dt; pending time beyond kMaxSubSteps x kMaxDt (16 s)
+  // is dropped.
+  static constexpr int kMaxSubSteps = 64;
+
+  UpdateClaims claims_;
 
   std::vector<Character> characters_;
   std::vector<GamepadInput> inputs_;
@@ -119,8 +154,9 @@ class DatabaseCrowd : public CrowdBase<DatabaseCharacter> {
   bool init(std::shared_ptr<const Database> db, const FeatureSearch& search, const CharacterSettings& settings,
             int count, std::string& error);
   // Updates the characters of ranks begin..end-1 (ranked()) by dt; disjoint ranges may run
-  // concurrently. Past `deadline`, the remaining due characters are deferred. No allocation.
-  void update(int begin, int end, float dt, Clock::time_point deadline = kNoDeadline);
+  // concurrently. Past `deadline`, the remaining due characters are deferred. False, updating
+  // nothing, when the ranks overlap those of an update in progress. No allocation.
+  bool update(int begin, int end, float dt, Clock::time_point deadline = kNoDeadline);
   // Updates every character by dt on the calling thread.
   void update(float dt) { update(0, size(), dt); }
 };
@@ -146,9 +182,10 @@ class LearnedCrowd : public CrowdBase<LearnedCharacter> {
             std::string& error);
   // Updates the characters of ranks begin..end-1 (ranked()) by dt with worker scratch `worker`
   // (0..workers-1): calls with distinct workers and disjoint ranges may run concurrently. Past
-  // `deadline`, the remaining due characters are deferred. An out-of-range worker updates
-  // nothing. No allocation.
-  void update(int begin, int end, float dt, int worker, Clock::time_point deadline = kNoDeadline);
+  // `deadline`, the remaining due characters are deferred. False, updating nothing, for an
+  // out-of-range worker, or when the ranks overlap those of an update in progress or the worker
+  // is in use by one. No allocation.
+  bool update(int begin, int end, float dt, int worker, Clock::time_point deadline = kNoDeadline);
   // Updates every character by dt on the calling thread (worker 0).
   void update(float dt) { update(0, size(), dt, 0); }
   // Number of worker scratch sets.

@@ -6,6 +6,16 @@
  * Functions returning int give 1 on success and 0 on failure; then lmm_last_error() says why.
  * Handles are independent: distinct characters may be updated on different threads at once
  * (assets are immutable and shared). A released asset stays alive while a character uses it.
+ *
+ * Handle checks: the library keeps every live handle with its kind. A call given a released
+ * handle (also a second release, or a crowd's character after lmm_crowd_release), a handle of
+ * another kind (a database where a model is expected) or a pointer the library never returned
+ * fails with a message in lmm_last_error() instead of touching memory; a release function given
+ * one does nothing but set that message. (A stale pointer whose memory was reused by a newer
+ * handle of the same kind names that newer handle: drop pointers when you release them.)
+ * Placements (x, z, heading, roots) must be finite: a NaN or an infinity fails the call. A
+ * non-finite dt or gamepad value is what the C++ runtime makes of it (docs/runtime.md): dt a tiny
+ * step, a stick value zero, counted in the character's stats.
  */
 #ifndef LMM_LMM_H
 #define LMM_LMM_H
@@ -54,22 +64,26 @@ const char* lmm_last_error(void);
  * runtime's own per-character buffers (allocated once, at creation) use C++'s operator new. */
 void lmm_set_allocator(const lmm_allocator* allocator);
 
-/* Loads and validates a motion database and builds its search index; NULL on failure. */
+/* Most workers (sets of batch scratch) a learned crowd may have. */
+#define LMM_MAX_CROWD_WORKERS 256
+
+/* Loads and validates a motion database and builds its search index; NULL on failure. Only
+ * regular files are read (not a directory, FIFO or device). */
 lmm_database* lmm_database_load(const char* path);
 /* Releases the caller's reference (NULL is ignored); characters keep what they use alive. */
 void lmm_database_release(lmm_database* database);
-/* Process-unique id of the loaded asset. */
+/* Process-unique id of the loaded asset (0 when `database` is not a live database handle). */
 uint64_t lmm_database_id(const lmm_database* database);
 
-/* Loads and validates a model bundle; NULL on failure. */
+/* Loads and validates a model bundle; NULL on failure. Only regular files are read. */
 lmm_model* lmm_model_load(const char* path);
 /* Releases the caller's reference (NULL is ignored); characters keep what they use alive. */
 void lmm_model_release(lmm_model* model);
-/* Process-unique id of the loaded asset. */
+/* Process-unique id of the loaded asset (0 when `model` is not a live model handle). */
 uint64_t lmm_model_id(const lmm_model* model);
 
-/* A database motion-matching character at (x, 0, z) facing `heading` radians about +Y; NULL on
- * failure. */
+/* A database motion-matching character at (x, 0, z) facing `heading` radians about +Y (all
+ * finite); NULL on failure. */
 lmm_character* lmm_character_create_database(const lmm_database* database, float x, float z, float heading);
 /* A learned motion-matching character (no database needed); NULL on failure. */
 lmm_character* lmm_character_create_learned(const lmm_model* model, float x, float z, float heading);
@@ -94,14 +108,16 @@ int lmm_character_path_progress(const lmm_character* character, int* desired_ind
 /* The path points a path character follows (placed and smoothed, one per database frame of
  * playback; 3 floats each, y = 0). Fails when `point_capacity` is below the point count. */
 int lmm_character_path_points(const lmm_character* character, float* points_xyz, size_t point_capacity);
-/* Destroys a character (NULL and a crowd's characters are ignored). */
+/* Destroys a character (NULL is ignored; a crowd's character is not released, and
+ * lmm_last_error() says so). */
 void lmm_character_release(lmm_character* character);
 
 /* Advances one character by dt seconds (no allocation); fails on a crowd's character. A path
  * character ignores `input` (NULL allowed); other characters need it. */
 int lmm_character_update(lmm_character* character, const lmm_gamepad* input, float dt);
 /* Advances characters[i] with inputs[i] for every i in [begin, end): a job system splits a crowd
- * into ranges and runs them on its own threads (no allocation). Path characters ignore inputs[i]. */
+ * into ranges and runs them on its own threads (no allocation). Path characters ignore inputs[i].
+ * Every handle of the range is checked before any character moves. */
 int lmm_characters_update(lmm_character* const* characters, const lmm_gamepad* inputs, size_t begin, size_t end,
                           float dt);
 
@@ -195,8 +211,8 @@ int lmm_character_decoder_experts(lmm_character* character, int* experts, float*
  * interval. NULL on failure. */
 lmm_crowd* lmm_crowd_create_database(const lmm_database* database, size_t count);
 /* A crowd of `count` learned characters whose networks run batched across characters, with
- * `workers` (>= 1) sets of batch scratch: one per lmm_crowd_update call that may run at once.
- * NULL on failure. */
+ * `workers` sets of batch scratch (1 to min(count, LMM_MAX_CROWD_WORKERS)): one per
+ * lmm_crowd_update call that may run at once. NULL on failure. */
 lmm_crowd* lmm_crowd_create_learned(const lmm_model* model, size_t count, int workers);
 /* Destroys a crowd and its characters (NULL is ignored). */
 void lmm_crowd_release(lmm_crowd* crowd);
@@ -209,12 +225,15 @@ lmm_character* lmm_crowd_character(lmm_crowd* crowd, size_t i);
 /* The input character i follows from the next update on. */
 int lmm_crowd_set_input(lmm_crowd* crowd, size_t i, const lmm_gamepad* input);
 /* Updates the characters of ranks [begin, end) (see lmm_crowd_set_priorities; rank = index until
- * then) by dt with batch scratch `worker` (0 .. workers - 1; 0 for database crowds). Calls over
- * disjoint ranges with distinct workers may run on different threads at once. With
- * budget_seconds > 0, the characters not reached when that much time has passed are deferred to
- * the next call (made up with the summed dt). No allocation. */
+ * then; begin <= end <= lmm_crowd_size) by dt with batch scratch `worker` (0 .. workers -
+ * 1; 0 for database crowds). Calls over disjoint ranges with distinct workers may run on
+ * different threads at once; a call whose ranks overlap those of a call in progress, or that uses
+ * a learned crowd's worker in use, fails and updates nothing. With budget_seconds > 0, the characters not reached when
+ * that much time has passed are deferred to the next call (made up with the summed dt). No
+ * allocation. */
 int lmm_crowd_update(lmm_crowd* crowd, size_t begin, size_t end, float dt, int worker, double budget_seconds);
-/* Level of detail: character i updates every `divisor`-th crowd update (1..16) with the summed dt. */
+/* Level of detail: character i updates every `divisor`-th crowd update (1..16) with the summed dt
+ * (in equal steps of at most 0.25 s where the sum is longer). */
 int lmm_crowd_set_rate_divisor(lmm_crowd* crowd, size_t i, int divisor);
 /* Update order: `count` (= lmm_crowd_size) priorities, higher first, so a budget defers the least
  * important characters. Fails on NaN. */
