@@ -108,11 +108,37 @@ def _floats(array):
     return array.ctypes.data_as(_FLOAT_P)
 
 
+_INT_MIN, _INT_MAX, _SIZE_MAX = -2**31, 2**31 - 1, 2**(8 * ctypes.sizeof(ctypes.c_size_t)) - 1
+
+
+def _integer(value, name, low, high):
+    """`value` as an int in [low, high]; LmmError (before C sees a truncated value) otherwise."""
+    if isinstance(value, (bool, float)) or not isinstance(value, (int, np.integer)):
+        raise LmmError("%s must be an integer, not %r" % (name, value))
+    if not low <= int(value) <= high:
+        raise LmmError("%s = %d is outside %d..%d" % (name, value, low, high))
+    return int(value)
+
+
+def _vector(values, name, size):
+    """`values` as a contiguous float32 array of `size` numbers; LmmError for another shape."""
+    array = np.ascontiguousarray(values, dtype=np.float32)
+    if array.shape != (size,):
+        raise LmmError("%s must hold %d numbers, not shape %s" % (name, size, array.shape))
+    return array
+
+
 class _Handle:
     """An owned C handle released with `release` when the object is closed or collected."""
 
     def __init__(self, lib, handle, release):
         self._lib, self._handle, self._release = lib, handle, release
+
+    def _live(self):
+        """The C handle; LmmError once the object (or the crowd owning it) is closed."""
+        if not self._handle:
+            raise LmmError("this %s was closed" % type(self).__name__.lower())
+        return self._handle
 
     def close(self):
         if self._handle:
@@ -123,60 +149,91 @@ class _Handle:
         self.close()
 
 
-class Character(_Handle):
-    """One character; joints are read into numpy arrays the caller may keep."""
+class Database(_Handle):
+    """A loaded motion database (*.mmdb) with its search index."""
 
-    def __init__(self, lib, handle):
-        super().__init__(lib, handle, lib.c.lmm_character_release)
+
+class Model(_Handle):
+    """A loaded model bundle (*.lmmw)."""
+
+
+def _gamepad(gamepad):
+    """A reference to `gamepad` for C; LmmError unless it is a Gamepad."""
+    if not isinstance(gamepad, Gamepad):
+        raise LmmError("expected a Gamepad, not %s" % type(gamepad).__name__)
+    return ctypes.byref(gamepad)
+
+
+def _asset(value, kind):
+    """The live C handle of `value`, which must be a `kind` (Database or Model); LmmError otherwise."""
+    if not isinstance(value, kind):
+        raise LmmError("expected a %s, not %s" % (kind.__name__.lower(), type(value).__name__))
+    return value._live()
+
+
+class Character(_Handle):
+    """One character; joints are read into numpy arrays the caller may keep. A crowd's character
+    (Crowd.character) keeps its crowd alive, and fails with LmmError once the crowd is closed."""
+
+    def __init__(self, lib, handle, crowd=None):
+        super().__init__(lib, handle, lib.c.lmm_character_release if crowd is None else lambda handle: None)
+        self.crowd = crowd
         self.joint_count = lib.c.lmm_character_joint_count(handle)
+
+    def _live(self):
+        if self.crowd is not None:
+            self.crowd._live()
+        return super()._live()
 
     def update(self, gamepad, dt):
         """Advances by dt seconds (a path character takes None)."""
-        pad = ctypes.byref(gamepad) if gamepad is not None else None
-        self._lib.check(self._lib.c.lmm_character_update(self._handle, pad, dt))
+        pad = _gamepad(gamepad) if gamepad is not None else None
+        self._lib.check(self._lib.c.lmm_character_update(self._live(), pad, dt))
 
     def reset(self, x=0.0, z=0.0, heading=0.0):
         """Back to the state creation left, at (x, 0, z) facing `heading`."""
-        self._lib.check(self._lib.c.lmm_character_reset(self._handle, x, z, heading))
+        self._lib.check(self._lib.c.lmm_character_reset(self._live(), x, z, heading))
 
     def teleport(self, x, z, heading):
         """Moves the character rigidly to (x, 0, z) facing `heading` radians about +Y."""
-        self._lib.check(self._lib.c.lmm_character_teleport(self._handle, x, z, heading))
+        self._lib.check(self._lib.c.lmm_character_teleport(self._live(), x, z, heading))
 
     def set_root_owner(self, owner):
         """ROOT_LIBRARY (update integrates the root) or ROOT_GAME (the game moves it)."""
-        self._lib.check(self._lib.c.lmm_character_set_root_owner(self._handle, owner))
+        owner = _integer(owner, "owner", _INT_MIN, _INT_MAX)
+        self._lib.check(self._lib.c.lmm_character_set_root_owner(self._live(), owner))
 
     def root_motion(self):
         """The last update's root translation (3,) and turn as x, y, z, w (4,)."""
         translation, turn = np.zeros(3, dtype=np.float32), np.zeros(4, dtype=np.float32)
-        self._lib.check(self._lib.c.lmm_character_root_motion(self._handle, _floats(translation), _floats(turn)))
+        self._lib.check(self._lib.c.lmm_character_root_motion(self._live(), _floats(translation), _floats(turn)))
         return translation, turn
 
     def set_root(self, position, rotation_xyzw):
         """The game's root for the next update (ROOT_GAME): position (3,) and rotation x, y, z, w (4,)."""
-        position = np.ascontiguousarray(position, dtype=np.float32)
-        rotation = np.ascontiguousarray(rotation_xyzw, dtype=np.float32)
-        self._lib.check(self._lib.c.lmm_character_set_root(self._handle, _floats(position), _floats(rotation)))
+        position = _vector(position, "position", 3)
+        rotation = _vector(rotation_xyzw, "rotation_xyzw", 4)
+        self._lib.check(self._lib.c.lmm_character_set_root(self._live(), _floats(position), _floats(rotation)))
 
     def joint_index(self, name):
         """Index of the joint called `name`, or -1."""
-        return self._lib.c.lmm_character_joint_index(self._handle, name.encode())
+        return self._lib.c.lmm_character_joint_index(self._live(), str(name).encode())
 
     def joint_name(self, joint):
-        """Name of joint `joint`."""
-        return self._lib.c.lmm_character_joint_name(self._handle, joint).decode()
+        """Name of joint `joint` (LmmError when out of range)."""
+        name = self._lib.c.lmm_character_joint_name(self._live(), _integer(joint, "joint", _INT_MIN, _INT_MAX))
+        return self._lib.check(name).decode()
 
     def root_position(self):
         """World position of the root, shape (3,)."""
         out = np.zeros(3, dtype=np.float32)
-        self._lib.check(self._lib.c.lmm_character_root_position(self._handle, _floats(out)))
+        self._lib.check(self._lib.c.lmm_character_root_position(self._live(), _floats(out)))
         return out
 
     def root_rotation(self):
         """Facing of the root as x, y, z, w, shape (4,)."""
         out = np.zeros(4, dtype=np.float32)
-        self._lib.check(self._lib.c.lmm_character_root_rotation(self._handle, _floats(out)))
+        self._lib.check(self._lib.c.lmm_character_root_rotation(self._live(), _floats(out)))
         return out
 
     def world_transforms(self):
@@ -184,21 +241,21 @@ class Character(_Handle):
         positions = np.zeros((self.joint_count, 3), dtype=np.float32)
         rotations = np.zeros((self.joint_count, 4), dtype=np.float32)
         self._lib.check(self._lib.c.lmm_character_world_transforms(
-            self._handle, _floats(positions), _floats(rotations), self.joint_count))
+            self._live(), _floats(positions), _floats(rotations), self.joint_count))
         return positions, rotations
 
     def world_matrices(self):
         """World transforms as 4x4 matrices (joints, 4, 4), translation in [:, :3, 3]."""
         column_major = np.zeros((self.joint_count, 4, 4), dtype=np.float32)
-        self._lib.check(self._lib.c.lmm_character_world_matrices(self._handle, _floats(column_major), self.joint_count))
+        self._lib.check(self._lib.c.lmm_character_world_matrices(self._live(), _floats(column_major), self.joint_count))
         return column_major.transpose(0, 2, 1).copy()
 
     def _samples(self, function, width):
         """Times (n,), positions (n, 3) and a (n, width) array filled by a trajectory call."""
-        n = self._lib.c.lmm_character_trajectory_count(self._handle)
+        n = self._lib.c.lmm_character_trajectory_count(self._live())
         times, positions = np.zeros(n, dtype=np.float32), np.zeros((n, 3), dtype=np.float32)
         third = np.zeros((n, width), dtype=np.float32)
-        self._lib.check(function(self._handle, _floats(times), _floats(positions), _floats(third), n))
+        self._lib.check(function(self._live(), _floats(times), _floats(positions), _floats(third), n))
         return times, positions, third
 
     def trajectory(self):
@@ -213,40 +270,41 @@ class Character(_Handle):
         """Per contact label: (joint index, whether it is in contact in the pose shown)."""
         joint, in_contact = ctypes.c_int(), ctypes.c_int()
         out = []
-        for k in range(self._lib.c.lmm_character_contact_count(self._handle)):
-            self._lib.check(self._lib.c.lmm_character_contact(self._handle, k, ctypes.byref(joint), ctypes.byref(in_contact)))
+        for k in range(self._lib.c.lmm_character_contact_count(self._live())):
+            self._lib.check(self._lib.c.lmm_character_contact(self._live(), k, ctypes.byref(joint), ctypes.byref(in_contact)))
             out.append((joint.value, bool(in_contact.value)))
         return out
 
     def counters(self):
         """Updates, searches (projections, LHMM matches) and transitions since creation or reset."""
         out = Counters()
-        self._lib.check(self._lib.c.lmm_character_counters(self._handle, ctypes.byref(out)))
+        self._lib.check(self._lib.c.lmm_character_counters(self._live(), ctypes.byref(out)))
         return out
 
     def frame(self):
         """The database frame played, its clip index and clip name (database and path characters)."""
         frame, clip = ctypes.c_int(), ctypes.c_int()
-        self._lib.check(self._lib.c.lmm_character_frame(self._handle, ctypes.byref(frame), ctypes.byref(clip)))
-        return frame.value, clip.value, self._lib.c.lmm_character_clip_name(self._handle, clip.value).decode()
+        self._lib.check(self._lib.c.lmm_character_frame(self._live(), ctypes.byref(frame), ctypes.byref(clip)))
+        return frame.value, clip.value, self._lib.check(self._lib.c.lmm_character_clip_name(self._live(), clip.value)).decode()
 
     def decoder_experts(self, capacity=2):
         """The decoder experts routed for the pose shown (learned characters): indices and weights, best first."""
+        capacity = _integer(capacity, "capacity", 1, 1024)
         experts, weights = (ctypes.c_int * capacity)(), np.zeros(capacity, dtype=np.float32)
-        count = self._lib.check(self._lib.c.lmm_character_decoder_experts(self._handle, experts, _floats(weights), capacity))
+        count = self._lib.check(self._lib.c.lmm_character_decoder_experts(self._live(), experts, _floats(weights), capacity))
         return list(experts[:count]), weights[:count]
 
     def path_progress(self):
         """A path character's desired path point, number of path points and whether it completed the path."""
         desired, points, completed = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
         self._lib.check(self._lib.c.lmm_character_path_progress(
-            self._handle, ctypes.byref(desired), ctypes.byref(points), ctypes.byref(completed)))
+            self._live(), ctypes.byref(desired), ctypes.byref(points), ctypes.byref(completed)))
         return desired.value, points.value, bool(completed.value)
 
     def path_points(self):
         """The points a path character follows (placed and smoothed), shape (points, 3)."""
         points = np.zeros((self.path_progress()[1], 3), dtype=np.float32)
-        self._lib.check(self._lib.c.lmm_character_path_points(self._handle, _floats(points), len(points)))
+        self._lib.check(self._lib.c.lmm_character_path_points(self._live(), _floats(points), len(points)))
         return points
 
 
@@ -257,34 +315,40 @@ class Crowd(_Handle):
         super().__init__(lib, handle, lib.c.lmm_crowd_release)
         self.size = lib.c.lmm_crowd_size(handle)
 
+    def _member(self, i):
+        """`i` checked as a character index of the crowd (LmmError otherwise)."""
+        return _integer(i, "character index", 0, self.size - 1)
+
     def character(self, i):
         """Character i, owned by the crowd (the object keeps the crowd alive); updated by update()."""
-        member = Character(self._lib, self._lib.check(self._lib.c.lmm_crowd_character(self._handle, i)))
-        member.crowd = self
-        return member
+        handle = self._lib.check(self._lib.c.lmm_crowd_character(self._live(), self._member(i)))
+        return Character(self._lib, handle, crowd=self)
 
     def set_input(self, i, gamepad):
         """The input character i follows from the next update on."""
-        self._lib.check(self._lib.c.lmm_crowd_set_input(self._handle, i, ctypes.byref(gamepad)))
+        self._lib.check(self._lib.c.lmm_crowd_set_input(self._live(), self._member(i), _gamepad(gamepad)))
 
     def update(self, dt, begin=0, end=None, worker=0, budget_seconds=0.0):
         """Updates the characters of ranks [begin, end) by dt with batch scratch `worker`."""
-        end = self.size if end is None else end
-        self._lib.check(self._lib.c.lmm_crowd_update(self._handle, begin, end, dt, worker, budget_seconds))
+        begin = _integer(begin, "begin", 0, self.size)
+        end = _integer(self.size if end is None else end, "end", begin, self.size)
+        worker = _integer(worker, "worker", 0, _INT_MAX)
+        self._lib.check(self._lib.c.lmm_crowd_update(self._live(), begin, end, dt, worker, budget_seconds))
 
     def set_rate_divisor(self, i, divisor):
         """Level of detail: character i updates every `divisor`-th update (1..16)."""
-        self._lib.check(self._lib.c.lmm_crowd_set_rate_divisor(self._handle, i, divisor))
+        divisor = _integer(divisor, "divisor", _INT_MIN, _INT_MAX)
+        self._lib.check(self._lib.c.lmm_crowd_set_rate_divisor(self._live(), self._member(i), divisor))
 
     def set_priorities(self, priorities):
         """Update order, higher first: one value per character."""
-        values = np.ascontiguousarray(priorities, dtype=np.float32)
-        self._lib.check(self._lib.c.lmm_crowd_set_priorities(self._handle, _floats(values), values.size))
+        values = _vector(priorities, "priorities", self.size)
+        self._lib.check(self._lib.c.lmm_crowd_set_priorities(self._live(), _floats(values), values.size))
 
     def shown_transform(self, i):
         """Where to draw character i between its updates: a 4x4 matrix to put before its world matrices."""
         column_major = np.zeros((4, 4), dtype=np.float32)
-        self._lib.check(self._lib.c.lmm_crowd_shown_transform(self._handle, i, _floats(column_major)))
+        self._lib.check(self._lib.c.lmm_crowd_shown_transform(self._live(), self._member(i), _floats(column_major)))
         return column_major.T.copy()
 
 
@@ -306,33 +370,39 @@ class Library:
 
     def load_database(self, path):
         """A motion database (*.mmdb) with its search index."""
-        return _Handle(self, self.check(self.c.lmm_database_load(path.encode())), self.c.lmm_database_release)
+        return Database(self, self.check(self.c.lmm_database_load(str(path).encode())), self.c.lmm_database_release)
 
     def load_model(self, path):
         """A model bundle (*.lmmw)."""
-        return _Handle(self, self.check(self.c.lmm_model_load(path.encode())), self.c.lmm_model_release)
+        return Model(self, self.check(self.c.lmm_model_load(str(path).encode())), self.c.lmm_model_release)
 
     def database_character(self, database, x=0.0, z=0.0, heading=0.0):
         """A database motion-matching character at (x, 0, z) facing `heading` radians about +Y."""
-        return Character(self, self.check(self.c.lmm_character_create_database(database._handle, x, z, heading)))
+        handle = self.c.lmm_character_create_database(_asset(database, Database), x, z, heading)
+        return Character(self, self.check(handle))
 
     def learned_character(self, model, x=0.0, z=0.0, heading=0.0):
         """A learned motion-matching character."""
-        return Character(self, self.check(self.c.lmm_character_create_learned(model._handle, x, z, heading)))
+        return Character(self, self.check(self.c.lmm_character_create_learned(_asset(model, Model), x, z, heading)))
 
     def path_character(self, database, samples_txz, mode=LMM_PATH_LOCAL, speed_scale=1.0, x=0.0, z=0.0, heading=0.0):
         """A database character following the drawn path `samples_txz` ((t, x, z) rows) with LHMM(3, 3)."""
-        samples = np.ascontiguousarray(samples_txz, dtype=np.float32).reshape(-1, 3)
+        samples = np.ascontiguousarray(samples_txz, dtype=np.float32)
+        if samples.ndim != 2 or samples.shape[1] != 3:
+            raise LmmError("samples_txz must be rows of (t, x, z), not shape %s" % (samples.shape,))
+        mode = _integer(mode, "mode", _INT_MIN, _INT_MAX)
         return Character(self, self.check(self.c.lmm_character_create_path(
-            database._handle, _floats(samples), len(samples), mode, speed_scale, x, z, heading)))
+            _asset(database, Database), _floats(samples), len(samples), mode, speed_scale, x, z, heading)))
 
     def database_crowd(self, database, count):
         """A crowd of `count` database characters at the origin (place them with character(i).reset())."""
-        return Crowd(self, self.check(self.c.lmm_crowd_create_database(database._handle, count)))
+        count = _integer(count, "count", 0, _SIZE_MAX)
+        return Crowd(self, self.check(self.c.lmm_crowd_create_database(_asset(database, Database), count)))
 
     def learned_crowd(self, model, count, workers=1):
         """A crowd of `count` learned characters, `workers` concurrent update calls at most."""
-        return Crowd(self, self.check(self.c.lmm_crowd_create_learned(model._handle, count, workers)))
+        count, workers = _integer(count, "count", 0, _SIZE_MAX), _integer(workers, "workers", _INT_MIN, _INT_MAX)
+        return Crowd(self, self.check(self.c.lmm_crowd_create_learned(_asset(model, Model), count, workers)))
 
 
 # The script of tests/c_api/walk_script.h.

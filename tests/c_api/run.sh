@@ -9,17 +9,7 @@
 set -uo pipefail
 [[ $# -ge 5 ]] || { echo "usage: $0 LMM_IMPORT WALK_C WALK_CPP MODEL.lmmw LMMKIT_PY [LIBRARY]" >&2; exit 2; }
 import="$1" walk_c="$2" walk_cpp="$3" model="$4" lmmkit_py="$5" library="${6:-}"
-data="${LMM_DATA:-${LMM_DATA_FALLBACK:-}}"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-if [[ -z "$data" || ! -d "$data/normal-extra" ]]; then
-  [[ -n "${CI:-}" ]] && fail "LMM_DATA does not point at the bandai-loco data"
-  echo "skipped: set LMM_DATA to the bandai-loco folder"
-  exit 77
-fi
-"$import" "$data/normal-extra" --out "$work/db.mmdb" >"$work/import.log" 2>&1 || { cat "$work/import.log"; fail "lmm-import"; }
+source "$(dirname "${BASH_SOURCE[0]}")/imported_database.sh" "$import"
 
 "$walk_c" "$work/db.mmdb" "$model" >"$work/c.txt" || fail "the C program failed"
 "$walk_cpp" "$work/db.mmdb" "$model" >"$work/cpp.txt" || fail "the C++ program failed"
