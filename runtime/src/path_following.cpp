@@ -11,9 +11,13 @@ namespace lmm {
 namespace {
 
 constexpr float kDegToRad = 0.017453292f;
+constexpr float kLn2 = 0.69314718f;
 constexpr int kFacingHistory = 1024;  // root facings kept for DirectionNet's window (one per update)
 
 Vec3 point_of(const PathSample& s) { return Vec3{s.x, 0.0f, s.z}; }
+
+// A frame count given at one rate, at another (`ratio` = new rate / given rate).
+int at_rate(int frames, float ratio) { return int(std::clamp(std::round(double(frames) * ratio), 0.0, 1e9)); }
 
 // Mean speed (m/s) over the first second of the samples (or all of them when shorter).
 float first_second_speed(const std::vector<PathSample>& samples) {
@@ -95,6 +99,23 @@ Vec3 Path::tangent(float index) const {
   return Vec3{0.0f, 0.0f, 1.0f};
 }
 
+bool Path::paused(int index) const {
+  if (index < 0 || index >= last()) return false;
+  return length(on_ground(points[size_t(index + 1)] - points[size_t(index)])) * fps < kPausedPathSpeed;
+}
+
+int Path::wait_out(int from, int points) const {
+  int i = from;
+  while (i < from + points && paused(i)) ++i;
+  return i;
+}
+
+int Path::until_pause(int from, int to) const {
+  int i = from;
+  while (i < to && !paused(i)) ++i;
+  return i;
+}
+
 int Path::nearest(Vec3 p, int first, int last_index) const {
   first = std::clamp(first, 0, last());
   last_index = std::clamp(last_index, first, last());
@@ -107,6 +128,27 @@ int Path::nearest(Vec3 p, int first, int last_index) const {
   }
   return best;
 }
+
+namespace {
+
+// "at (x, z)" for messages.
+std::string place_name(Vec3 p) { return "at (" + std::to_string(p.x) + ", " + std::to_string(p.z) + ")"; }
+
+// False with a message when every sample lies within kMinPathExtent of the first: such a path
+// goes nowhere, so it has no direction to face or end to reach (repeated points among moving
+// ones are a pause and pass).
+bool check_path_moves(const std::vector<PathSample>& samples, std::string& error) {
+  const Vec3 first = point_of(samples[0]);
+  for (const PathSample& s : samples) {
+    if (length(point_of(s) - first) >= kMinPathExtent) return true;
+  }
+  error = "the path does not move: all " + std::to_string(samples.size()) + " samples are " + place_name(first) +
+          " (within " + std::to_string(int(std::lround(kMinPathExtent * 1000.0f))) +
+          " mm); a path needs samples at two places";
+  return false;
+}
+
+}  // namespace
 
 bool check_path_samples(const std::vector<PathSample>& samples, std::string& error) {
   if (samples.size() < 2) {
@@ -126,7 +168,7 @@ bool check_path_samples(const std::vector<PathSample>& samples, std::string& err
       return false;
     }
   }
-  return true;
+  return check_path_moves(samples, error);
 }
 
 bool place_path(std::vector<PathSample>& samples, PathMode mode, Vec3 start, std::string& error) {
@@ -177,8 +219,14 @@ bool make_path(const std::vector<PathSample>& samples, const PathShaping& shapin
     const int half = std::max(1, int(std::lround(0.5f * shaping.smoothing_width * fps)));
     made.points = smooth_points(made.points, std::max(1e-3f, shaping.smoothing_sigma * fps), half);
   }
-  if (!(made.arc_length() <= kMaxPathLength)) {
-    error = "the path is " + std::to_string(made.arc_length()) + " m long: at most " +
+  const float metres = made.arc_length();
+  if (!(metres >= kMinPathExtent)) {
+    error = "the path does not move once resampled at " + std::to_string(fps) + " fps: its " +
+            std::to_string(made.size()) + " points all stay " + place_name(made.points[0]);
+    return false;
+  }
+  if (!(metres <= kMaxPathLength)) {
+    error = "the path is " + std::to_string(metres) + " m long: at most " +
             std::to_string(int(kMaxPathLength)) + " m are accepted";
     return false;
   }
@@ -226,6 +274,11 @@ bool PathFollower::init(std::shared_ptr<const Database> database, const FeatureS
     error = "the facing offsets must be finite and the speed limit positive";
     return false;
   }
+  if (!(settings.search_rate > 0.0f) || !(settings.stop_halflife > 0.0f) || !std::isfinite(settings.search_rate)) {
+    error = "the search rate (got " + std::to_string(settings.search_rate) + " Hz) and the stop halflife (got " +
+            std::to_string(settings.stop_halflife) + " s) must be positive";
+    return false;
+  }
   direction_ = DirectionEvaluator{};  // none unless these settings have one (init may run again)
   if (settings.query.direction != nullptr) {
     if (!direction_.init(settings.query.direction, KernelPath::Auto, error)) return false;
@@ -242,7 +295,9 @@ bool PathFollower::init(std::shared_ptr<const Database> database, const FeatureS
   stats_ = PathFollowerStats{};
   const float fps = db.fps();
   const int match_frames = std::max(1, int(std::lround(settings.match_interval * fps)));
-  lhmm_.init(database, search, settings.search, settings.k, settings.levels, match_frames);
+  settings_.search.ignore_range_end = at_rate(settings.search.ignore_range_end, fps / settings.search_rate);
+  settings_.search.ignore_surrounding = at_rate(settings.search.ignore_surrounding, fps / settings.search_rate);
+  lhmm_.init(database, search, settings_.search, settings.k, settings.levels, match_frames);
   lhmm_.prune = settings.prune;
   look_ahead_ = std::max(1, int(std::lround(settings.query.look_ahead * fps)));
   corner_advance_ = std::max(1, int(std::lround(settings.query.corner_advance * fps)));
@@ -266,6 +321,8 @@ bool PathFollower::init(std::shared_ptr<const Database> database, const FeatureS
   desired_ = 0;
   corner_ = -1;
   since_match_ = settings.match_interval;  // match at the first update
+  pause_frames_ = 0.0f;
+  moving_ = 1.0f;
   elapsed_frames_ = 0.0;
   clock_ = 0.0;
   facing_history_.assign(kFacingHistory, rotate(out_.rotations[0], Vec3{0.0f, 0.0f, 1.0f}));
@@ -342,8 +399,23 @@ int PathFollower::desired_position(Vec3 root, const Context& context) const {
     case DesiredPosition::Constrained:
       break;
   }
-  // Lee, Kwon & Lee 2023 Eq. 1 with alpha = 0: never back along the path, at most beta ahead.
-  return path_->nearest(root, context.desired_previous, context.desired_previous + look_ahead_);
+  // Lee, Kwon & Lee 2023 Eq. 1 with alpha = 0: never back along the path, at most beta ahead. A
+  // pause's points are all about as near, so Eq. 1 alone would stop at one of them for ever or
+  // race through them, whichever rounding favours: the window ends where the path holds still
+  // and starts no earlier than the time waited there, so a pause is waited out, then followed.
+  const int from = std::max(context.desired_previous, context.earliest);
+  return path_->nearest(root, from, path_->until_pause(from, from + look_ahead_));
+}
+
+int PathFollower::wait_at_pause(int previous, float dt) {
+  if (settings_.query.desired != DesiredPosition::Constrained || !path_->paused(previous)) {
+    pause_frames_ = 0.0f;
+    return previous;
+  }
+  pause_frames_ += dt * path_->fps;  // one path point per frame of playback time
+  const int steps = int(pause_frames_);
+  pause_frames_ -= float(steps);
+  return path_->wait_out(previous, steps);
 }
 
 namespace {
@@ -416,8 +488,9 @@ void PathFollower::compute_query(const RootSample& root, int frame, Context& con
   future_points(desired, level);
   context.corner = -1;
   int j = settings_.query.corner_fix ? corner_after(desired, level) : -1;
-  if (j >= 0 && desired == context.desired_previous && desired < path.last()) {
-    // Lee, Kwon & Lee 2023 App. D: stalled in front of a sharp corner, step ahead by c and revise again.
+  if (j >= 0 && desired == context.desired_previous && desired < path.last() && !path.paused(desired)) {
+    // Lee, Kwon & Lee 2023 App. D: stalled in front of a sharp corner, step ahead by c and revise
+    // again (not at a pause, where the desired position waits on purpose).
     desired = std::min(path.last(), desired + corner_advance_);
     future_points(desired, level);
     j = corner_after(desired, level);
@@ -452,13 +525,17 @@ void PathFollower::compute_query(const RootSample& root, int frame, Context& con
 }
 
 PathFollower::Context PathFollower::update_context(const Context& context) const {
-  return Context{context.desired, context.desired, context.frame_index + float(lhmm_.step_frames), -1};
+  // The next level plays N frames later: through a pause, N points of it are waited out.
+  const int earliest = settings_.query.desired == DesiredPosition::Constrained
+                           ? path_->wait_out(context.desired, lhmm_.step_frames)
+                           : context.desired;
+  return Context{context.desired, context.desired, context.frame_index + float(lhmm_.step_frames), -1, earliest};
 }
 
-void PathFollower::match(int previous_desired) {
+void PathFollower::match(const Context& start) {
   ++stats_.matches;
   since_match_ = 0.0f;
-  Context context{previous_desired, previous_desired, float(elapsed_frames_), -1};
+  Context context = start;
   const RootSample root{on_ground(out_.positions[0]), out_.rotations[0]};
   // The playing frame continues as a candidate while its clip has N more frames.
   const int frame = playback_.frame();
@@ -475,6 +552,20 @@ void PathFollower::match(int previous_desired) {
   }
 }
 
+void PathFollower::move_root(float dt) {
+  // Standing (a pause, or the path completed), the clip's root motion fades out, so the root
+  // stays put whatever the data offers (data without standing frames steps in place); it fades
+  // back in when the path moves on.
+  const float target = standing() ? 0.0f : 1.0f;
+  moving_ = target + (moving_ - target) * std::exp(-dt * kLn2 / settings_.stop_halflife);
+  integrate_root_motion(playback_.local_root_velocity() * moving_, playback_.local_root_angular() * moving_, dt,
+                        out_.positions[0], out_.rotations[0], out_.velocities[0], out_.angular[0]);
+  if (settings_.adjust_to_path) {
+    pull_towards(path_->points[size_t(desired_)], out_.velocities[0], settings_.adjustment_halflife,
+                 settings_.adjustment_max_ratio, dt, out_.positions[0]);
+  }
+}
+
 void PathFollower::update(float dt) {
   if (!(dt > 0.0f && dt <= kMaxDt)) {
     ++stats_.clamped_dt;
@@ -486,19 +577,14 @@ void PathFollower::update(float dt) {
   elapsed_frames_ += double(dt) * db_->fps();
   since_match_ += dt;
   const int previous = desired_;  // i_d of the previous frame (Lee, Kwon & Lee 2023 Eq. 1's i_d_prev)
-  const Context tracking{previous, previous, float(elapsed_frames_), -1};
+  const Context tracking{previous, previous, float(elapsed_frames_), -1, wait_at_pause(previous, dt)};
   desired_ = desired_position(on_ground(out_.positions[0]), tracking);
   const bool corner_passed = corner_ >= 0 && desired_ >= corner_ + 1;
   if (corner_passed) ++stats_.corner_queries;
   const bool at_clip_end = playback_.frame() >= playback_.clip_stop() - 1;
-  if (since_match_ >= settings_.match_interval || corner_passed || at_clip_end) match(previous);
+  if (since_match_ >= settings_.match_interval || corner_passed || at_clip_end) match(tracking);
   playback_.advance(dt, settings_.inertialization_halflife, out_);
-  integrate_root_motion(playback_.local_root_velocity(), playback_.local_root_angular(), dt, out_.positions[0],
-                        out_.rotations[0], out_.velocities[0], out_.angular[0]);
-  if (settings_.adjust_to_path) {
-    pull_towards(path_->points[size_t(desired_)], out_.velocities[0], settings_.adjustment_halflife,
-                 settings_.adjustment_max_ratio, dt, out_.positions[0]);
-  }
+  move_root(dt);
   update_globals(db_->skeleton().parents);
   animated_ = out_.rotations;  // the pose before IK: what transitions blend from
   if (settings_.foot_lock) {

@@ -126,6 +126,41 @@ TEST_F(PathCharacterTest, FollowsAnLPathToItsEndCloseToThePath) {
   lmm_character_release(c);
 }
 
+// Issue 40 item 2: at speed scale 0.25, an L path pausing 0.3 s at its corner (1.2 s of playback)
+// never completed; the pause is waited out at the corner, then the path followed to its end,
+// where the character stays.
+TEST_F(PathCharacterTest, APauseAtACornerIsWaitedOutThenThePathCompleted) {
+  std::vector<float> samples = l_path(0.0f, 0.0f, 3.0f, 3.0f, 4 * 1.3f);  // drawn 4x as fast as played
+  const float corner_time = 3.0f / (4 * 1.3f), pause = 0.3f;
+  size_t corner = 0;  // the first sample past the corner
+  while (samples[corner] <= corner_time) corner += 3;
+  for (size_t i = corner; i < samples.size(); i += 3) samples[i] += pause;
+  const float held[6] = {corner_time, 0.0f, 3.0f, corner_time + pause, 0.0f, 3.0f};  // at the corner for 0.3 s
+  samples.insert(samples.begin() + long(corner), held, held + 6);
+  lmm_character* c = lmm_character_create_path(db_, samples.data(), samples.size() / 3, LMM_PATH_LOCAL, 0.25f, 0, 0, 0);
+  ASSERT_NE(c, nullptr) << lmm_last_error();
+  const float played_corner = corner_time / 0.25f, played_pause = pause / 0.25f;
+  int frames = 0, completed = 0;
+  float root[3] = {}, off_corner = 0.0f;  // the farthest from the corner while the pause lasts
+  for (; frames < 30 * 60 && !completed; ++frames) {
+    ASSERT_EQ(lmm_character_update(c, nullptr, kDt), 1) << lmm_last_error();
+    ASSERT_EQ(lmm_character_root_position(c, root), 1);
+    const float t = float(frames + 1) * kDt;
+    if (t > played_corner + 0.5f && t < played_corner + played_pause - 0.25f) {
+      off_corner = std::max(off_corner, std::hypot(root[0], root[2] - 3.0f));
+    }
+    ASSERT_EQ(lmm_character_path_progress(c, nullptr, nullptr, &completed), 1);
+  }
+  ASSERT_TRUE(completed) << "not completed in " << frames << " updates";
+  EXPECT_LT(off_corner, 0.5f) << "not waiting at the corner";
+  EXPECT_GT(float(frames) * kDt, played_corner + played_pause + 0.5f * 3.0f / 1.3f);  // waited, then walked on
+  const float end[2] = {root[0], root[2]};
+  for (int f = 0; f < 5 * 60; ++f) ASSERT_EQ(lmm_character_update(c, nullptr, kDt), 1);
+  ASSERT_EQ(lmm_character_root_position(c, root), 1);
+  EXPECT_LT(std::hypot(root[0] - end[0], root[2] - end[1]), 0.5f) << "moved on after completing the path";
+  lmm_character_release(c);
+}
+
 TEST_F(PathCharacterTest, GlobalModeKeepsThePathAndWalksToItsStart) {
   const std::vector<float> samples = l_path(0.0f, 3.0f, 2.0f, 1.0f, 1.3f);
   const float heading = 2.0f;  // the character starts facing where it was asked to, not along the path
@@ -154,6 +189,11 @@ TEST_F(PathCharacterTest, BadPathsFailNamingTheSample) {
   EXPECT_NE(create_error(db_, {0, 0, 0, 0.5f, 0, 1, 0.5f, 0, 2}).find("path sample 3"), std::string::npos)
       << lmm_last_error();
   EXPECT_NE(create_error(db_, good, 7).find("unknown path mode 7"), std::string::npos) << lmm_last_error();
+  // Issue 40 item 2: a path that never moves was accepted and never completed.
+  EXPECT_NE(create_error(db_, {0, 1, 1, 1, 1, 1, 2, 1, 1}).find("the path does not move"), std::string::npos)
+      << lmm_last_error();
+  EXPECT_NE(create_error(db_, {0, 1, 1, 1, 1, 1}, LMM_PATH_GLOBAL).find("does not move"), std::string::npos)
+      << lmm_last_error();
   EXPECT_EQ(lmm_character_create_path(db_, good.data(), good.size() / 3, LMM_PATH_LOCAL, 0.0f, 0, 0, 0), nullptr);
   EXPECT_NE(std::string(lmm_last_error()).find("speed scale"), std::string::npos) << lmm_last_error();
   EXPECT_EQ(lmm_character_create_path(db_, good.data(), good.size() / 3, LMM_PATH_LOCAL, 1.0f, nan, 0, 0), nullptr);

@@ -47,6 +47,19 @@ std::string place_error(std::vector<PathSample> samples) {
   return error;
 }
 
+// Along +Z at `speed` m/s for `walk` seconds, holding still there for `pause` seconds (a repeated
+// sample), then on for `walk` seconds more.
+std::vector<PathSample> paused_walk(float speed, float walk, float pause) {
+  const float z = speed * walk;
+  return {{0, 0, 0}, {walk, 0, z}, {walk + pause, 0, z}, {2 * walk + pause, 0, 2 * z}};
+}
+
+// Updates `follower` at 60 Hz until it completes its path (at most `seconds`); whether it did.
+bool update_until_completed(PathFollower& follower, float seconds) {
+  for (int f = 0; f < int(seconds * 60.0f) && !follower.completed(); ++f) follower.update(1.0f / 60.0f);
+  return follower.completed();
+}
+
 }  // namespace
 
 TEST(PathShaping, BadSamplesAreRejectedWithTheSampleNamed) {
@@ -65,6 +78,33 @@ TEST(PathShaping, BadSamplesAreRejectedWithTheSampleNamed) {
   shaping.speed_scale = 1e-6f;
   EXPECT_FALSE(make_path(straight(1, 100), shaping, 60.0f, path, error));
   EXPECT_NE(error.find("path points"), std::string::npos) << error;
+}
+
+// Issue 40 item 2: a path whose samples are all at one point was accepted, never completed and
+// lmm-path printed "facing nan deg"; it is refused naming why. Repeated points among moving ones
+// are a pause and are accepted.
+TEST(PathShaping, APathThatDoesNotMoveIsRefusedAndAPauseAccepted) {
+  EXPECT_NE(place_error({{0, 1, 1}, {1, 1, 1}, {2, 1, 1}}).find("the path does not move: all 3 samples are at (1.0"),
+            std::string::npos);
+  EXPECT_NE(place_error({{0, 0, 0}, {1, 0, 0.0001f}}).find("does not move"), std::string::npos);
+  Path path;
+  std::string error;
+  EXPECT_FALSE(make_path({{0, 2, 0}, {5, 2, 0}}, PathShaping{}, 60.0f, path, error));
+  EXPECT_NE(error.find("does not move"), std::string::npos) << error;
+  // It moves only after its last resampled point (1 s at 60 fps): no point moves.
+  EXPECT_FALSE(make_path({{0, 0, 0}, {1, 0, 0}, {1.001f, 0, 1}}, PathShaping{}, 60.0f, path, error));
+  EXPECT_NE(error.find("does not move once resampled at 60"), std::string::npos) << error;
+  std::vector<PathSample> pause = paused_walk(1.0f, 1.0f, 2.0f);
+  ASSERT_TRUE(place_path(pause, PathMode::Local, Vec3{}, error)) << error;
+  ASSERT_TRUE(make_path(pause, PathShaping{}, 60.0f, path, error)) << error;
+  // The smoothed pause holds still (slower than kPausedPathSpeed) for most of its 2 s.
+  EXPECT_FALSE(path.paused(30));
+  EXPECT_TRUE(path.paused(120));
+  const int first = path.until_pause(0, path.last());
+  const int end = path.wait_out(first, path.last());
+  EXPECT_NEAR(float(end - first) / 60.0f, 2.0f, 0.4f) << first << " to " << end;
+  EXPECT_EQ(path.wait_out(first, 10), first + 10);
+  EXPECT_EQ(path.wait_out(30, 10), 30);  // not paused: no waiting
 }
 
 TEST(PathShaping, ResamplingSmoothingAndSpeedScaleKeepTheLine) {
@@ -163,6 +203,52 @@ TEST_F(PathTest, FollowsAStraightPathToItsEnd) {
   }
 }
 
+// Issue 40 item 2: a path that pauses (a repeated sample) never completed once the pause outlasted
+// Eq. 1's window (1/3 s): every point of a pause is about as near, so the desired position stayed
+// at one of them (and the character walked on) or raced through them. Now the pause is waited
+// out in time, the character standing near the pause point, then followed.
+TEST_F(PathTest, APauseIsWaitedOutStandingThenFollowed) {
+  for (const auto& [walk, pause] : {std::pair<float, float>{1.0f, 1.0f}, {2.0f, 1.0f}, {2.0f, 3.0f}}) {
+    const std::vector<PathSample> samples = paused_walk(1.3f, walk, pause);
+    CharacterTrack track;
+    Path path;
+    const PathMetrics m = run_path(db_, search_, samples, PathRunOptions{}, track, path);
+    ASSERT_TRUE(m.completed) << "walk " << walk << " s, pause " << pause << " s";
+    EXPECT_LT(m.avg_distance_m, 0.25) << "walk " << walk << " s, pause " << pause << " s";
+    // Waited out: not done before the pause's end plus most of the walk after it.
+    EXPECT_GT(m.seconds_to_complete, walk + pause + 0.5f * walk) << "walk " << walk << " s, pause " << pause << " s";
+    // Standing near the pause point from shortly after the pause starts to shortly before it ends.
+    const Vec3 stop{0.0f, 0.0f, 1.3f * walk};
+    for (size_t f = size_t((walk + 0.5f) * 60.0f); f < size_t((walk + pause - 0.25f) * 60.0f); ++f) {
+      ASSERT_LT(length(on_ground(track.root[f]) - stop), 0.5f)
+          << "walk " << walk << " s, pause " << pause << " s: at " << float(f) / 60.0f << " s";
+      ASSERT_LT(length(track.desired[f] - stop), 0.01f) << "at " << float(f) / 60.0f << " s";
+    }
+  }
+}
+
+// Issue 40 item 2: a completed path character kept moving (7.4 m past the end in 60 s); it now
+// stands at the end: on these walks, which have no standing frames, its root stays put.
+TEST_F(PathTest, ACompletedPathCharacterStandsAtTheEnd) {
+  const std::vector<PathSample> samples = straight(1.3f, 3.0f);
+  Path path;
+  std::string error;
+  ASSERT_TRUE(make_path(samples, PathShaping{}, db_->fps(), path, error)) << error;
+  PathFollower follower;
+  ASSERT_TRUE(follower.init(db_, search_, PathFollowerSettings{}, path, error)) << error;
+  ASSERT_TRUE(update_until_completed(follower, 20.0f));
+  const Vec3 arrived = on_ground(follower.root_position());
+  EXPECT_LT(length(arrived - path.points.back()), 0.3f);
+  float farthest = 0.0f;
+  for (int f = 0; f < 10 * 60; ++f) {
+    follower.update(1.0f / 60.0f);
+    farthest = std::max(farthest, length(on_ground(follower.root_position()) - arrived));
+    ASSERT_TRUE(follower.completed() && follower.standing());
+  }
+  EXPECT_LT(farthest, 0.5f) << "the root moved after the path was completed";
+  EXPECT_GT(follower.stats().matches, 60);  // it still matches (standing, where the data can)
+}
+
 TEST_F(PathTest, APathFasterThanAnyMotionStillCompletes) {
   // 80 m at 40 m/s: no motion is that fast. The desired position only moves ahead of the
   // character (Eq. 1's window), so the character walks the path at its own pace to the end; the
@@ -194,6 +280,27 @@ TEST(PathSpeed, SlowDataIsGivenTimeToCompleteAPath) {
   EXPECT_LT(m.avg_distance_m, 0.3);
   const double old_limit = std::max(3.0 * 4.0, 16.0 / 1.0) + PathRunOptions{}.extra_seconds;
   EXPECT_GT(m.seconds_to_complete, old_limit);
+}
+
+// Issue 40 item 2: on a database imported at lmm-import's highest rate (--fps 1000) a square path
+// never completed: the search's frame counts (20 frames to skip around the current one and at
+// clip ends) were 20 ms there, so matches stepped back a few ms at a time; they are scaled to the
+// database's rate now (PathFollowerSettings::search_rate).
+TEST(PathSpeed, AThousandHertzDatabaseCompletesASquare) {
+  std::shared_ptr<const Database> db;
+  FeatureSearch search;
+  test::load_synthetic_walks(test::temp_folder("fps1000"), db, search, 1.0f, 1000.0f);
+  ASSERT_NE(db, nullptr);
+  ASSERT_FLOAT_EQ(db->fps(), 1000.0f);
+  const std::vector<PathSample> square{{0, 0, 0}, {3, 0, 4}, {6, 4, 4}, {9, 4, 0}, {12, 0, 0}};
+  CharacterTrack track;
+  Path path;
+  const PathMetrics m = run_path(db, search, square, PathRunOptions{}, track, path);
+  EXPECT_TRUE(m.completed) << "run limit " << m.run_limit_s << " s";
+  // As at 30, 60 and 240 Hz (0.69 m: these walks turn on circles of 3 and 5 m, so they cut the
+  // square's corners) and in about the same time (13.6 s).
+  EXPECT_LT(m.avg_distance_m, 0.8);
+  EXPECT_LT(m.seconds_to_complete, 16.0);
 }
 
 // Issue 12 item 6: work and duration limits are errors, not hangs or silent empty runs.

@@ -380,10 +380,16 @@ void print_metrics(size_t character, const PathRunOptions& o, const PathMetrics&
               m.completed ? ("completed in " + std::to_string(m.seconds_to_complete) + " s").c_str()
                           : ("NOT completed (the desired position did not reach the path's end within the run limit of " +
                              format_number(m.run_limit_s) + " s)").c_str());
+  const std::string direction =
+      m.direction_calls > 0 ? ", " + std::to_string(m.direction_calls) + " DirectionNet predictions" : "";
+  if (!std::isfinite(m.facing_error_deg)) {  // no frame to measure (JSON: null)
+    std::printf("  facing not measured: the path never moves faster than %.1f m/s before it is completed%s\n",
+                double(kFacingPathSpeed), direction.c_str());
+    return;
+  }
   std::printf("  facing %.1f deg from the intended facing on average, %.0f%% of the frames from sideways / backward "
               "clips%s\n",
-              m.facing_error_deg, 100.0 * m.sideways_clip_share,
-              m.direction_calls > 0 ? (", " + std::to_string(m.direction_calls) + " DirectionNet predictions").c_str() : "");
+              m.facing_error_deg, 100.0 * m.sideways_clip_share, direction.c_str());
 }
 
 void write_outputs(const std::string& dir, const Database& db, const std::vector<CharacterTrack>& tracks,

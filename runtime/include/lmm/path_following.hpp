@@ -25,6 +25,12 @@ constexpr double kMaxPathSeconds = 600.0;
 constexpr double kMaxPathPoints = 1e6;
 constexpr float kMaxPathLength = 5000.0f;      // metres
 constexpr float kMaxPathCoordinate = 1.0e5f;  // metres
+// A path whose samples all lie within this of one point (or whose points, once resampled, move
+// less than this in all) does not go anywhere: make_path refuses it.
+constexpr float kMinPathExtent = 1.0e-3f;  // metres
+// A path point moving slower than this (to the next point) is paused: a drawn path that holds
+// still (repeated samples). The follower waits a pause out in time, standing, then follows on.
+constexpr float kPausedPathSpeed = 0.05f;  // m/s
 
 // One raw sample of a drawn path: time (s) and a ground point (metres).
 struct PathSample {
@@ -62,18 +68,27 @@ struct Path {
   Vec3 tangent(float index) const;
   // Index of the point nearest to `p` among indices [first, last_index].
   int nearest(Vec3 p, int first, int last_index) const;
+  // Whether the path holds still at `index`: it moves slower than kPausedPathSpeed to the next
+  // point (the last point is not paused).
+  bool paused(int index) const;
+  // The index `points` path points past `from` while the path holds still, stopping at the
+  // pause's end: where waiting out `points` frames of time at a pause leads (`from` if not paused).
+  int wait_out(int from, int points) const;
+  // The first index in [from, to] at which the path holds still, else `to`.
+  int until_pause(int from, int to) const;
 };
 
 // Checks raw samples (at least two, finite, coordinates within kMaxPathCoordinate, strictly
-// increasing time) and places them: translated to start at `start` (Local) or prefixed by a segment
-// from `start` at the mean speed of the path's first second (Global). False with a message
-// naming the sample at fault.
+// increasing time, not all within kMinPathExtent of one point; a point repeated at later times is
+// a pause and is accepted) and places them: translated to start at `start` (Local) or prefixed by
+// a segment from `start` at the mean speed of the path's first second (Global). False with a
+// message naming the sample (or, for a path that does not move, the point) at fault.
 bool place_path(std::vector<PathSample>& samples, PathMode mode, Vec3 start, std::string& error);
 
 // Resamples placed samples at `fps` in playback time (time / speed_scale) and smooths them,
 // extrapolating linearly past both ends so that smoothing keeps the path's length. False with a
-// message for bad samples or settings, or a path beyond kMaxPathSeconds, kMaxPathPoints or
-// kMaxPathLength.
+// message for bad samples or settings, a path beyond kMaxPathSeconds, kMaxPathPoints or
+// kMaxPathLength, or one whose points move less than kMinPathExtent in all.
 bool make_path(const std::vector<PathSample>& samples, const PathShaping& shaping, float fps, Path& path,
                std::string& error);
 
@@ -117,6 +132,13 @@ struct PathFollowerSettings {
   float adjustment_halflife = 0.2f;   // s
   float adjustment_max_ratio = 0.2f;  // adjustment speed limit, as a fraction of root speed
   SearchParams search;
+  // Hz at which the frame counts of `search` (ignore_range_end, ignore_surrounding) are given;
+  // they are scaled to the database's rate, so they span the same time at any rate (unscaled,
+  // the default 20 frames were 20 ms at 1000 Hz and a square path never completed).
+  float search_rate = 60.0f;
+  // s: halflife of the fade of the root's motion while the character stands (a pause, or the
+  // path completed), and of its return when the path moves on.
+  float stop_halflife = 0.2f;
   PathQuerySettings query;
   bool foot_lock = false;                // lock contact joints with two-joint IK (Lee, Kwon & Lee 2023 App. A)
   float foot_unlock_distance = 0.25f;    // m: a lock stretched further than this releases
@@ -135,7 +157,11 @@ struct PathFollowerStats {
   int direction_failures = 0;  // predictions refused (non-finite input); the tangent was used
 };
 
-// A database character following a path with LHMM(k, l). Not thread-safe itself; characters
+// A database character following a path with LHMM(k, l). At a pause of the path (points
+// slower than kPausedPathSpeed) the desired position waits the pause out in time and the
+// character stands; once the path is completed it stands at the end for good: the query asks to
+// stand there and the root's motion fades out (stop_halflife), so it stays put even on data
+// without standing frames (whose legs then step in place). Not thread-safe itself; characters
 // sharing one Database and FeatureSearch may update on different threads.
 class PathFollower : public PoseOutput {
  public:
@@ -153,8 +179,11 @@ class PathFollower : public PoseOutput {
   const Path& path() const { return *path_; }
   // The desired path index (Lee, Kwon & Lee 2023 Eq. 1).
   int desired_index() const { return desired_; }
-  // Whether the desired position has reached the path's last point.
+  // Whether the desired position has reached the path's last point; from then on the character
+  // stands at the end (its root stops: no drift however long it is updated).
   bool completed() const { return desired_ >= path_->last(); }
+  // Whether the character stands: the path is completed or holds still at the desired point.
+  bool standing() const { return completed() || path_->paused(desired_); }
   // Database frame being played.
   int current_frame() const { return playback_.frame(); }
   // Whether contact label `k` is set in the frame played.
@@ -179,6 +208,7 @@ class PathFollower : public PoseOutput {
     int desired = 0;
     float frame_index = 0.0f;  // playback frames since the path started (CurrentFrame mode)
     int corner = -1;           // index of the sharp corner's vertex, -1 if none
+    int earliest = 0;          // Eq. 1's window starts here at least: a pause waited out in time
   };
   // LHMM hook (Lee, Kwon & Lee 2023 Algorithm 2): the revised query of `root` playing `frame`.
   void compute_query(const RootSample& root, int frame, Context& context, int level, float* query);
@@ -187,10 +217,12 @@ class PathFollower : public PoseOutput {
 
  private:
   int desired_position(Vec3 root, const Context& context) const;
+  int wait_at_pause(int previous, float dt);
+  void move_root(float dt);
   void future_points(int desired, Level& level) const;
   int corner_after(int desired, const Level& level) const;
   int corner_vertex(float from, float to, int desired) const;
-  void match(int previous_desired);
+  void match(const Context& start);
   Vec3 query_facing(float index, Quat turn) const;
   void record_facing();
   void past_facings(const DirectionNet& net, Quat heading);
@@ -211,6 +243,8 @@ class PathFollower : public PoseOutput {
   int desired_ = 0;
   int corner_ = -1;
   float since_match_ = 0.0f;
+  float pause_frames_ = 0.0f;  // path points of time waited at a pause, not yet stepped
+  float moving_ = 1.0f;        // share of the clip's root motion applied (fades to 0 standing)
   double elapsed_frames_ = 0.0;
   // DirectionNet facing: the root's facing after each update (a ring, with its times), the
   // window's inputs and the facings predicted after the present step, all in the frame at the

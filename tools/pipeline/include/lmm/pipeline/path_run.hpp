@@ -46,6 +46,8 @@ struct PathRunOptions {
   Vec3 intended_facing{0.0f, 0.0f, 1.0f};
 };
 
+// Path speed (m/s) below which the desired position counts as standing for the facing metrics.
+constexpr float kFacingPathSpeed = 0.3f;
 // Slack of the run limit over the time the path's length takes at the database's typical speed.
 constexpr double kPaceAllowance = 2.0;
 // Root speed (m/s) above which a database frame counts as moving for typical_root_speed.
