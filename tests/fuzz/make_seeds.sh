@@ -2,6 +2,8 @@
 # Makes the seed corpus of every fuzz target under OUT/<target>/ from the real inputs:
 #   bvh                 the first frames of three normal-extra BVH files, and one whole file
 #   config              the shipped skeleton maps, feature schemas and controller configs (configs/)
+#   controller          the shipped controller configs
+#   c_api               two short C API call programs
 #   mmdb, mmdb_hashed   two small databases lmm-import makes from normal-extra, and
 #                       tests/fuzz/seeds/mmdb/ (a version-2 database with phase values)
 #   lmmw, lmmw_hashed   the golden bundle (tests/data/golden-v1.lmmw)
@@ -17,9 +19,16 @@ data="${LMM_DATA:-${LMM_DATA_FALLBACK:-}}"
 extra="$data/normal-extra"
 
 rm -rf "$out"
-for target in bvh config mmdb mmdb_hashed lmmw lmmw_hashed input_script path; do mkdir -p "$out/$target"; done
+for target in bvh config controller c_api mmdb mmdb_hashed lmmw lmmw_hashed input_script path; do
+  mkdir -p "$out/$target"
+done
 
 cp "$src"/configs/skeletons/*.toml "$src"/configs/features/*.toml "$src"/configs/controllers/*.toml "$out/config/"
+cp "$src"/configs/controllers/*.toml "$out/controller/"
+# C API programs (fuzz_c_api.cpp reads one byte per choice): load both assets, make a database, a
+# learned and a path character, update and query them, make a crowd and update it.
+printf '\x00\x00\x00\x00\x01\x00\x00\x02\x00\x01\x00\x03\x00\x00\x02\x00\x00\x01\x01\x04\x00' >"$out/c_api/make"
+printf '\x00\x00\x00\x00\x00\x00\x02\x00\x02\x00\x01\x00\x02\x01\x05\x02\x04\x03\x00\x05\x00\x00\x09' >"$out/c_api/crowd"
 cp "$src/tests/data/golden-v1.lmmw" "$out/lmmw/"
 cp "$src/tests/data/golden-v1.lmmw" "$out/lmmw_hashed/"
 cp "$src"/tests/fuzz/seeds/input_script/* "$out/input_script/"
