@@ -37,7 +37,8 @@ bool measure_direction(std::vector<float>& speeds, int moving, float& walk, floa
 
 void SpeedProfile::apply(ControllerSettings& s) const {
   if (!valid()) return;
-  s.walk_forward = walk_forward, s.walk_side = walk_side, s.walk_back = walk_back;
+  s.walk_forward = std::min(walk_forward, run_forward), s.walk_side = std::min(walk_side, run_side);
+  s.walk_back = std::min(walk_back, run_back);
   s.run_forward = run_forward, s.run_side = run_side, s.run_back = run_back;
 }
 
@@ -109,12 +110,31 @@ bool parse_value(const std::string& table, const std::string& line, std::vector<
     error = where + "'" + key + "' must be a number";
     return false;
   }
-  if (!(value >= k->lo && value <= k->hi)) {
+  const float stored = float(value);  // compared as stored, so that a bound written as text is accepted
+  if (!(stored >= k->lo && stored <= k->hi)) {
     error = where + "'" + key + "' = " + text + " is outside [" + number_text(k->lo) + ", " + number_text(k->hi) + "] " +
             k->unit;
     return false;
   }
-  values.push_back(ControllerValue{key, float(value)});
+  values.push_back(ControllerValue{key, stored});
+  return true;
+}
+
+// The table a `[name]` header line opens; false with a message for an unknown, malformed or
+// repeated header (`seen` holds the tables opened so far).
+bool parse_table_header(const std::string& line, std::vector<std::string>& seen, std::string& table,
+                        std::string& error) {
+  const size_t close = line.find(']');
+  table = close == std::string::npos ? "" : trim(line.substr(1, close - 1));
+  if (close != line.size() - 1 || (table != "speeds" && table != "springs")) {
+    error = "unknown table '" + line + "' (a controller config has [speeds] and [springs])";
+    return false;
+  }
+  if (std::find(seen.begin(), seen.end(), table) != seen.end()) {
+    error = "table [" + table + "] is given twice";
+    return false;
+  }
+  seen.push_back(table);
   return true;
 }
 
@@ -122,6 +142,7 @@ bool parse_value(const std::string& table, const std::string& line, std::vector<
 
 bool parse_controller_config(const std::string& text, std::vector<ControllerValue>& values, std::string& error) {
   std::vector<ControllerValue> parsed;
+  std::vector<std::string> tables;
   std::istringstream in(text);
   std::string raw, table;
   for (int line_number = 1; std::getline(in, raw); ++line_number) {
@@ -129,10 +150,7 @@ bool parse_controller_config(const std::string& text, std::vector<ControllerValu
     std::string problem;
     if (line.empty()) continue;
     if (line.front() == '[') {
-      table = trim(line.substr(1, line.find(']') - 1));
-      if (line.back() != ']' || (table != "speeds" && table != "springs")) {
-        problem = "unknown table '" + line + "' (a controller config has [speeds] and [springs])";
-      }
+      parse_table_header(line, tables, table, problem);
     } else if (table.empty()) {
       problem = "'" + line + "' is outside the [speeds] and [springs] tables";
     } else {
@@ -180,13 +198,13 @@ SpeedProfile measure_speeds(const Vec3* local_root_velocities, int count) {
   const ControllerSettings d;
   p.side_measured = measure_direction(side, p.moving_frames, p.walk_side, p.run_side);
   if (!p.side_measured) {
-    p.walk_side = p.walk_forward * d.walk_side / d.walk_forward;
     p.run_side = p.run_forward * d.run_side / d.run_forward;
+    p.walk_side = std::min(p.walk_forward * d.walk_side / d.walk_forward, p.run_side);
   }
   p.back_measured = measure_direction(back, p.moving_frames, p.walk_back, p.run_back);
   if (!p.back_measured) {
-    p.walk_back = p.walk_forward * d.walk_back / d.walk_forward;
     p.run_back = p.run_forward * d.run_back / d.run_forward;
+    p.walk_back = std::min(p.walk_forward * d.walk_back / d.walk_forward, p.run_back);
   }
   return p;
 }
@@ -194,6 +212,8 @@ SpeedProfile measure_speeds(const Vec3* local_root_velocities, int count) {
 Vec3 stick_direction(float stick_x, float stick_y, float camera_azimuth) {
   // Stick right is screen right: with the camera looking along +Z that is world -X.
   Vec3 local{-stick_x, 0.0f, stick_y};
+  const float largest = std::max(std::fabs(stick_x), std::fabs(stick_y));
+  if (largest > 1.0f) local = local / largest;  // first, so that a huge value does not square to infinity
   const float n = length(local);
   if (n > 1.0f) local = local / n;
   return rotate(quat_from_angle_axis(camera_azimuth, kUp), local);

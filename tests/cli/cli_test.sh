@@ -194,6 +194,88 @@ case "$case_name" in
       [[ "$(json_number "$work/learned.json" nan_frames)" == 0 ]] || fail "NaN frames of the learned rig"
     fi
     ;;
+  speeds)
+    # Issue 40, item 1: one rule for controller speeds. Data of one run clip used to import, then be
+    # refused by lmm-inspect / lmm-sim ("a walk speed exceeds its run speed"); data without
+    # locomotion gave a character that never moved, without a word.
+    need_data
+    mkdir -p "$work/run" "$work/still"
+    cp "$LMM_DATA/normal/dataset-2_run_normal_001.bvh" "$work/run/"
+    run "$tools/lmm-import" "$work/run" --out "$work/run.mmdb"; expect_rc 0
+    run "$tools/lmm-inspect" "$work/run.mmdb"; expect_rc 0
+    expect_out "too few side and back frames"; expect_out "--controller FILE"
+    run "$tools/lmm-sim" --db "$work/run.mmdb" --random --seconds 2; expect_rc 0
+    expect_out "too few side and back frames"
+    run "$tools/lmm-path" --db "$work/run.mmdb" --test-path s-curve; expect_rc 0
+    # The walk clip with its hips held still: no frame moves, so no stick can move a character.
+    awk 'BEGIN { m = 0 } /^Frame Time:/ { print; m = 1; next }
+         m == 1 && NF > 9 { if (x == "") { x = $7; y = $8; z = $9 } $7 = x; $8 = y; $9 = z; print; next } { print }' \
+      "$LMM_DATA/normal-extra/dataset-1_walk_normal_001.bvh" >"$work/still/still.bvh"
+    run "$tools/lmm-import" "$work/still" --out "$work/still.mmdb"; expect_rc 0; expect_out "cannot follow a stick"
+    run "$tools/lmm-sim" --db "$work/still.mmdb" --random --seconds 2; expect_rc 0
+    expect_out "cannot follow a stick"
+    # Controller configs and input files are regular files (issue 40, item 8).
+    for bad in /dev/null /dev/zero "$work"; do
+      run "$tools/lmm-sim" --db "$work/run.mmdb" --random --seconds 2 --controller "$bad"; expect_rc 1
+      expect_out "$bad: is \(not a regular file\|a directory\)"
+      run "$tools/lmm-sim" --db "$work/run.mmdb" --input "$bad" --seconds 2; expect_rc 1
+      expect_out "$bad: is \(not a regular file\|a directory\)"
+    done
+    run "$tools/lmm-import" /dev/zero --out "$work/zero.mmdb"; expect_rc 1
+    expect_out "/dev/zero: is not a regular file or a folder"
+    run "$tools/lmm-sim" --db "$work/run.mmdb" --random --seconds 1e-9; expect_rc 1
+    expect_out "no whole frame"
+    ;;
+  foreign_rigs)
+    # Issue 40, item 7: foreign rigs that imported silently with exit 0. Two clips of the
+    # second_skeleton rig (tests/support/synthetic_rig.hpp) as they are, in a Z-up world, and with a
+    # T-pose frame before each take; its config without [contacts]; lmm-sim's output re-imported
+    # with a config that does not collapse 'Simulation'.
+    clips=walk_straight,run_arc
+    mkdir -p "$work/y" "$work/z" "$work/t"
+    "$LMM_MAKE_RIG" "$work/y" --clips $clips && "$LMM_MAKE_RIG" "$work/z" --z-up --clips $clips &&
+      "$LMM_MAKE_RIG" "$work/t" --t-pose --clips $clips || fail "cannot write the synthetic rigs"
+    rig="$work/y/rig.toml"
+    run "$tools/lmm-import" "$work/y" --skeleton "$rig" --out "$work/y.mmdb" --json "$work/y.json"; expect_rc 0
+    ! grep -q "warn" "$work/log" || { cat "$work/log" >&2; fail "the Y-up rig imports with a warning"; }
+    # Z-up read as Y-up: a warning naming the up axis before anything else (the import may then
+    # fail on features that do not vary), none blaming unit_scale.
+    run "$tools/lmm-import" "$work/z" --skeleton "$rig" --out "$work/wrong.mmdb"
+    expect_out "warning.*up axis: .*run_arc.bvh: the files look Z-up .*set up_axis = \"z\" .*--up-axis z"
+    ! grep -q "check unit_scale" "$work/log" || { cat "$work/log" >&2; fail "the Z-up warning blames unit_scale"; }
+    # --up-axis z, or up_axis = "z" in the config: the heights and contacts of the Y-up rig, no warning.
+    { echo 'up_axis = "z"'; cat "$rig"; } >"$work/z.toml"
+    for skeleton in "$rig --up-axis z" "$work/z.toml"; do
+      run "$tools/lmm-import" "$work/z" --skeleton $skeleton --out "$work/z.mmdb" --json "$work/z.json"; expect_rc 0
+      ! grep -q "warn" "$work/log" || { cat "$work/log" >&2; fail "the Z-up rig imports with a warning ($skeleton)"; }
+      for key in frames standing_height_m rest_height_m contact_ratio; do
+        awk -v a="$(json_number "$work/z.json" $key)" -v b="$(json_number "$work/y.json" $key)" \
+          'BEGIN { d = a - b; exit !(a != "" && d < 1e-3 && d > -1e-3) }' ||
+          fail "Z-up rig ($skeleton): $key $(json_number "$work/z.json" $key), Y-up $(json_number "$work/y.json" $key)"
+      done
+    done
+    run "$tools/lmm-import" "$work/z" --skeleton "$rig" --up-axis x --out "$work/x.mmdb"; expect_rc 1
+    expect_out "--up-axis: 'x' is not y or z"
+    # A T-pose before each take: dropped with a warning naming the file, leaving the take.
+    run "$tools/lmm-import" "$work/t" --skeleton "$rig" --out "$work/t.mmdb" --json "$work/t.json"; expect_rc 0
+    for clip in walk_straight run_arc; do
+      expect_out "warning.*$clip.bvh: dropped the first 1 frame, a pose before the take (a T-pose?): joint '.*' moves at"
+    done
+    [[ "$(json_number "$work/t.json" frames)" == "$(json_number "$work/y.json" frames)" ]] ||
+      fail "with the T-pose dropped, $(json_number "$work/t.json" frames) frames, expected $(json_number "$work/y.json" frames)"
+    # No [contacts]: a warning that nothing is labelled; lmm-sim --foot-lock refuses such a database.
+    sed '/^\[contacts\]/,$d' "$rig" >"$work/nocontacts.toml"
+    run "$tools/lmm-import" "$work/y" --skeleton "$work/nocontacts.toml" --out "$work/nc.mmdb"; expect_rc 0
+    expect_out "warning.*no contact labels: .*nocontacts.toml has no \[contacts\] joints.*--foot-lock"
+    run "$tools/lmm-sim" --db "$work/nc.mmdb" --random --seconds 1 --foot-lock; expect_rc 1
+    expect_out "nc.mmdb: --foot-lock needs contact labels"
+    # lmm-sim's BVH (root 'Simulation') re-imports with one simulation bone, not two.
+    run "$tools/lmm-sim" --db "$work/y.mmdb" --random --seconds 2 --out "$work/sim"; expect_rc 0
+    run "$tools/lmm-import" "$work/sim" --skeleton "$rig" --no-mirror --out "$work/again.mmdb" --json "$work/again.json"
+    expect_rc 0
+    [[ "$(json_number "$work/again.json" joints)" == "$(json_number "$work/y.json" joints)" ]] ||
+      fail "lmm-sim's BVH re-imports with $(json_number "$work/again.json" joints) joints, the rig has $(json_number "$work/y.json" joints)"
+    ;;
   sim)
     need_data
     run "$tools/lmm-sim" --help; expect_rc 0; expect_out "--foot-lock"
@@ -527,6 +609,16 @@ case "$case_name" in
     run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/bad.csv"; expect_rc 1; expect_out "bad.csv:3"
     printf 't,x,z\n' >"$work/empty.csv"
     run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/empty.csv"; expect_rc 1; expect_out "0 sample(s)"
+    # Issue 40 item 2: a path that never moves was followed for ever and printed "facing nan deg";
+    # a pause (a repeated point) is waited out, then followed to the end.
+    printf 't,x,z\n0,1,1\n1,1,1\n2,1,1\n' >"$work/still.csv"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/still.csv"; expect_rc 1; expect_out "the path does not move"
+    printf 't,x,z\n0,0,0\n1,0,1\n2,0,1\n3,0,2\n' >"$work/pause.csv"
+    run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/pause.csv" --json "$work/pause.json"; expect_rc 0
+    grep -q '"completed": true' "$work/pause.json" || fail "a path pausing 1 s was not completed"
+    printf 't,x,z\n0,0,0\n10,0,2\n' >"$work/slow.csv"  # never faster than 0.3 m/s: no facing to measure
+    run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/slow.csv"; expect_rc 0; expect_out "facing not measured"
+    ! grep -qi "nan" "$work/log" || fail "lmm-path printed nan: $(cat "$work/log")"
     run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --mode sideways; expect_rc 1; expect_out "--mode"
     # Issue 12: work and time limits (k 64, l 8 never returned; dt 1e-9 ran 0 frames with exit 0).
     run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --k 64 --l 8; expect_rc 1; expect_out "searches per match"

@@ -6,6 +6,7 @@
 #include "lmm/database.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/import.hpp"
+#include "lmm/pipeline/motion.hpp"
 #include "support/shipped_schema.hpp"
 #include "support/synthetic_bvh.hpp"
 
@@ -664,6 +665,210 @@ TEST(ImportChecks, MissingRoleIsBlamedOnTheEntryThatNeedsIt) {
   o.skeleton = biped_config(dir, "facing_left = [\"UpperLeg_L\"]", "facing_left = [\"left_shoulder\"]");
   error = import_error(o, dir + "/out.mmdb");
   EXPECT_NE(error.find("skel.toml [simulation] facing_left needs 'left_shoulder'"), std::string::npos) << error;
+}
+
+// Foreign rigs (issue 40, item 7): files that imported silently with exit 0, or failed with an
+// unclear message.
+
+// A standing biped swaying slowly (the root 5 cm side to side at 0.1 m/s, turning +-20 degrees)
+// for `frames` frames at 30 fps: standing-only data whose trajectory features still vary.
+std::string sway_bvh(int frames) {
+  std::string text = test::biped_hierarchy() + "MOTION\nFrames: " + std::to_string(frames) +
+                     "\nFrame Time: " + std::to_string(1.0 / 30.0) + "\n";
+  for (int f = 0; f < frames; ++f) {
+    const double t = f / 30.0;
+    text += std::to_string(5.0 * std::sin(2.0 * t)) + " 90 0 0 0 " + std::to_string(20.0 * std::sin(0.5 * t));
+    for (int j = 0; j < 5; ++j) text += " 0 0 0";
+    text += "\n";
+  }
+  return text;
+}
+
+// `bvh` with one more frame before the others: every rotation zero and the root `back_cm` behind
+// the origin (a T-pose before the take).
+std::string with_t_pose(const std::string& bvh, float back_cm) {
+  const size_t frames_at = bvh.find("Frames: ") + 8, time_at = bvh.find("Frame Time:");
+  const int frames = std::stoi(bvh.substr(frames_at));
+  const size_t first_row = bvh.find('\n', time_at) + 1;
+  std::string t_pose = "0 90 " + std::to_string(-back_cm) + " 0 0 0";
+  for (int j = 0; j < 5; ++j) t_pose += " 0 0 0";
+  return bvh.substr(0, frames_at) + std::to_string(frames + 1) + "\n" + bvh.substr(time_at, first_row - time_at) +
+         t_pose + "\n" + bvh.substr(first_row);
+}
+
+// The joint names of the database at `path`, separated by ", ".
+std::string database_joints(const std::string& path) {
+  std::string error;
+  const std::shared_ptr<const Database> db = Database::load_file(path, error);
+  EXPECT_NE(db, nullptr) << error;
+  return db == nullptr ? "" : db->skeleton().joined_names();
+}
+
+// The warnings of importing `o` into `out`, whether or not the import fails.
+std::vector<std::string> warnings_until_done(ImportOptions o, const std::string& out) {
+  std::vector<std::string> warnings;
+  o.warn = [&](const std::string& w) { warnings.push_back(w); };
+  import_error(o, out);
+  return warnings;
+}
+
+TEST(ForeignRigs, ZUpFilesImportWithUpAxisZLikeTheirYUpTwin) {
+  const std::string dir = test::temp_folder("z_up");
+  ImportOptions o = biped_options(dir);
+  const std::string y_toml = test::biped_skeleton_toml() + "[checks]\nheight_range = [0.5, 2]\n";
+  o.skeleton = load_skeleton_config(test::write_text(dir + "/y.toml", y_toml));
+  o.inputs = {test::write_text(dir + "/y.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f))};
+  ImportSummary y_up, z_up;
+  const std::vector<std::string> y_warnings = import_warnings(o, dir + "/y.mmdb", &y_up);  // 0% contacts
+  EXPECT_EQ(warning_about(y_warnings, "up axis"), "");
+  // Read as Y-up, the Z-up twin lies on its back and always faces along Z (so its trajectory
+  // directions have no variance): a warning names the up axis before the import fails, and no
+  // warning blames unit_scale.
+  o.inputs = {test::write_text(dir + "/z.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f, true))};
+  std::vector<std::string> warnings = warnings_until_done(o, dir + "/wrong.mmdb");
+  const std::string axis = warning_about(warnings, "up axis");
+  EXPECT_NE(axis.find("up axis: " + o.inputs[0] + ": the files look Z-up"), std::string::npos) << axis;
+  EXPECT_NE(axis.find("set up_axis = \"z\""), std::string::npos) << axis;
+  EXPECT_NE(axis.find("--up-axis z"), std::string::npos) << axis;
+  for (const std::string& w : warnings) EXPECT_EQ(w.find("check unit_scale"), std::string::npos) << w;
+  EXPECT_FALSE(fs::exists(dir + "/wrong.mmdb"));
+  // With up_axis = "z" it imports as its Y-up twin, with the same warnings.
+  o.skeleton = load_skeleton_config(test::write_text(dir + "/z.toml", "up_axis = \"z\"\n" + y_toml));
+  EXPECT_EQ(o.skeleton.up_axis, UpAxis::Z);
+  warnings = import_warnings(o, dir + "/z.mmdb", &z_up);
+  ASSERT_EQ(warnings.size(), y_warnings.size());
+  for (size_t i = 0; i < warnings.size(); ++i) EXPECT_EQ(warnings[i].substr(0, 40), y_warnings[i].substr(0, 40));
+  EXPECT_NEAR(z_up.height.standing, y_up.height.standing, 1e-4f);
+  EXPECT_NEAR(z_up.height.rest, y_up.height.rest, 1e-4f);
+  EXPECT_EQ(z_up.contact_ratio, y_up.contact_ratio);
+  std::string error;
+  const auto a = Database::load_file(dir + "/y.mmdb", error), b = Database::load_file(dir + "/z.mmdb", error);
+  ASSERT_TRUE(a && b) << error;
+  ASSERT_EQ(a->frame_count(), b->frame_count());
+  for (int f = 0; f < a->frame_count(); f += 7) {
+    for (int d = 0; d < a->schema().dims; ++d) EXPECT_NEAR(raw_feature(*a, f, d), raw_feature(*b, f, d), 1e-3f) << f;
+  }
+  // A Y-up file read as Z-up gets the opposite hint; an axis other than y or z is a config error.
+  o.inputs = {dir + "/y.bvh"};
+  EXPECT_NE(warning_about(warnings_until_done(o, dir + "/yz.mmdb"), "up axis").find("the files look Y-up"),
+            std::string::npos);
+  const std::string bad = config_error(dir, "up_axis = \"x\"\n" + test::biped_skeleton_toml());
+  EXPECT_NE(bad.find("bad.toml: 'up_axis' = \"x\" is not \"y\" or \"z\""), std::string::npos) << bad;
+}
+
+TEST(ForeignRigs, PoseBeforeTheTakeIsDroppedWithAWarningNamingTheFile) {
+  const std::string dir = test::temp_folder("t_pose");
+  ImportOptions o = biped_options(dir);
+  const std::string circle = test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f);
+  o.inputs = {test::write_text(dir + "/c.bvh", circle)};
+  ImportSummary plain, trimmed;
+  EXPECT_EQ(warning_about(import_warnings(o, dir + "/c.mmdb", &plain), o.inputs[0]), "");
+  // The root 1.5 m behind the first frame of motion at 30 fps: 45 m/s.
+  o.inputs = {test::write_text(dir + "/t.bvh", with_t_pose(circle, 150.0f))};
+  const std::string warning = warning_about(import_warnings(o, dir + "/t.mmdb", &trimmed), o.inputs[0]);
+  EXPECT_NE(warning.find(o.inputs[0] + ": dropped the first 1 frame, a pose before the take"), std::string::npos)
+      << warning;
+  EXPECT_NE(warning.find("from frame 0 to 1"), std::string::npos) << warning;
+  EXPECT_EQ(trimmed.frames, plain.frames);
+  EXPECT_NEAR(trimmed.height.standing, plain.height.standing, 1e-5f);
+}
+
+TEST(ForeignRigs, SimulationRootOfLmmSimOutputIsRemovedOnImport) {
+  const std::string dir = test::temp_folder("simulation_root");
+  ImportOptions o = biped_options(dir);  // no collapse list
+  o.mirror = false;
+  // What lmm-sim writes: the clip with the importer's simulation bone as its root.
+  Skeleton skeleton;
+  Clip clip;
+  clip_from_bvh(parse_bvh(test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f), "c.bvh"), 0.01f, "c", skeleton, clip);
+  SimulationBoneSettings simulation;
+  simulation.left = {skeleton.find("UpperLeg_L")};
+  simulation.right = {skeleton.find("UpperLeg_R")};
+  add_simulation_bone(simulation, skeleton, clip);
+  o.inputs = {test::write_text(dir + "/sim.bvh", write_bvh(bvh_from_clip(skeleton, clip, "ZXY", 0.01f)))};
+  const ImportSummary s = import_database(o, dir + "/out.mmdb");
+  EXPECT_EQ(s.joints, 7);
+  EXPECT_EQ(database_joints(dir + "/out.mmdb"), "Simulation, Hips, Spine, UpperLeg_L, Foot_L, UpperLeg_R, Foot_R");
+  // Anywhere else the name is reserved.
+  o.inputs = {test::write_text(dir + "/spine.bvh",
+                               replaced(test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f), "JOINT Spine", "JOINT Simulation"))};
+  const std::string error = import_error(o, dir + "/spine.mmdb");
+  EXPECT_NE(error.find("spine.bvh: joint 'Simulation' is a reserved name"), std::string::npos) << error;
+  EXPECT_NE(error.find("not the root"), std::string::npos) << error;
+  EXPECT_FALSE(fs::exists(dir + "/spine.mmdb"));
+}
+
+TEST(ForeignRigs, ConfigWithoutContactsWarnsThatNothingIsLabelled) {
+  const std::string dir = test::temp_folder("no_contacts");
+  ImportOptions o = biped_options(dir);
+  const std::string toml = test::biped_skeleton_toml();
+  o.skeleton = load_skeleton_config(test::write_text(dir + "/skel.toml", toml.substr(0, toml.find("[contacts]"))));
+  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f))};
+  ImportSummary s;
+  const std::string warning = warning_about(import_warnings(o, dir + "/out.mmdb", &s), "no contact labels");
+  EXPECT_TRUE(s.contact_joints.empty());
+  EXPECT_NE(warning.find("skel.toml has no [contacts] joints"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("--foot-lock"), std::string::npos) << warning;
+}
+
+TEST(ForeignRigs, StandingOnlyDataIsNotWarnedForFeetInContact) {
+  const std::string dir = test::temp_folder("standing");
+  ImportOptions o = biped_options(dir);
+  o.inputs = {test::write_text(dir + "/sway.bvh", sway_bvh(150))};
+  ImportSummary s;
+  std::vector<std::string> warnings = import_warnings(o, dir + "/out.mmdb", &s);
+  EXPECT_GT(s.contact_ratio, kMaxContactRatio);
+  EXPECT_LT(s.moving_ratio, kStandingMovingRatio);
+  EXPECT_EQ(warning_about(warnings, "contact labels"), "");
+  // Moving data with feet labelled in contact nearly always is still warned about.
+  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f))};
+  o.skeleton = biped_config(dir, "velocity_threshold = 0.3\nheight_threshold = 0.08",
+                            "velocity_threshold = 100\nheight_threshold = 10");
+  warnings = import_warnings(o, dir + "/out.mmdb", &s);
+  EXPECT_GT(s.moving_ratio, 0.9);
+  EXPECT_NE(warning_about(warnings, "contact labels").find("100% of frames"), std::string::npos);
+}
+
+TEST(ForeignRigs, TooShortClipIsABadFileNamingTheMinimum) {
+  const std::string dir = test::temp_folder("short");
+  const std::string out = dir + "/out.mmdb";
+  ImportOptions o = biped_options(dir);
+  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f)),
+              test::write_text(dir + "/one.bvh", test::circle_walk_bvh(150.0f, 300.0f, 1, 30.0f))};
+  std::string error = import_error(o, out);
+  EXPECT_NE(error.find("one.bvh: the file has 1 frame at 30 Hz: a clip needs at least 2 frames"), std::string::npos)
+      << error;
+  EXPECT_FALSE(fs::exists(out));
+  import_skipping_one(o, out, "one.bvh");
+  // Alone, too: named, not as a zero-variance feature group.
+  o.inputs = {dir + "/one.bvh"};
+  error = import_error(o, dir + "/alone.mmdb");
+  EXPECT_NE(error.find("one.bvh: the file has 1 frame"), std::string::npos) << error;
+  // Two frames 1 ms apart resample to one frame at 60 Hz.
+  std::string fast = test::circle_walk_bvh(150.0f, 300.0f, 2, 1000.0f);
+  o.inputs = {dir + "/c.bvh", test::write_text(dir + "/fast.bvh", fast)};
+  error = import_error(o, out);
+  EXPECT_NE(error.find("fast.bvh: 2 frames at 1000 Hz resample to 1 frame at 60 Hz: a clip needs at least 2 frames"),
+            std::string::npos) << error;
+}
+
+TEST(ForeignRigs, MirrorErrorNamesTheUnpairedParents) {
+  const std::string dir = test::temp_folder("mirror_parents");
+  ImportOptions o = biped_options(dir);
+  o.inputs = {test::write_text(dir + "/c.bvh", test::circle_walk_bvh(150.0f, 300.0f, 60, 30.0f))};
+  const std::string patterns = R"([["_L", "_R"]])";
+  // The legs paired, the feet not: Foot_L has no partner under UpperLeg_R.
+  o.skeleton = biped_config(dir, patterns, R"([["UpperLeg_L", "UpperLeg_R"]])");
+  std::string error = import_error(o, dir + "/out.mmdb");
+  EXPECT_NE(error.find("skel.toml [mirror] patterns: 'Foot_L' pairs with no joint, but its parent 'UpperLeg_L' "
+                       "pairs with 'UpperLeg_R'"), std::string::npos) << error;
+  // The feet paired, the legs not: the error names both legs.
+  o.skeleton = biped_config(dir, patterns, R"([["Foot_L", "Foot_R"]])");
+  error = import_error(o, dir + "/out.mmdb");
+  EXPECT_NE(error.find("'Foot_L' pairs with 'Foot_R', but their parents 'UpperLeg_L' and 'UpperLeg_R' are not paired"),
+            std::string::npos) << error;
+  EXPECT_NE(error.find("pairs 'UpperLeg_L' with 'UpperLeg_R'"), std::string::npos) << error;
+  EXPECT_FALSE(fs::exists(dir + "/out.mmdb"));
 }
 
 }  // namespace

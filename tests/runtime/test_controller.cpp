@@ -71,6 +71,23 @@ void add_frames(std::vector<Vec3>& v, int count, float speed, Vec3 direction) {
   for (int i = 0; i < count; ++i) v.push_back(normalize(direction) * speed);
 }
 
+// Issue 40: a stick value of 1e30 squared to infinity and acted as zero.
+TEST(Controller, HugeStickValuesAreAFullTiltNotZero) {
+  const Vec3 right = stick_direction(1e30f, 0.0f, 0.0f), diagonal = stick_direction(-3e38f, 3e38f, 0.0f);
+  EXPECT_NEAR(right.x, -1.0f, 1e-6f);
+  EXPECT_NEAR(right.z, 0.0f, 1e-6f);
+  EXPECT_NEAR(diagonal.x, 0.70710678f, 1e-6f);
+  EXPECT_NEAR(diagonal.z, 0.70710678f, 1e-6f);
+  GamepadInput input;
+  input.left_y = 1e30f;
+  const ControllerSettings settings;
+  const Vec3 v = desired_velocity(input, Quat{}, settings);
+  EXPECT_NEAR(v.z, settings.walk_forward, 1e-5f);
+  const Vec3 small = stick_direction(0.6f, 0.3f, 0.0f);  // in range: untouched
+  EXPECT_EQ(small.x, -0.6f);
+  EXPECT_EQ(small.z, 0.3f);
+}
+
 TEST(Speeds, WalkIsTheMedianAndRunThe90thPercentileOfEachDirection) {
   std::vector<Vec3> v;
   add_frames(v, 700, 1.0f, Vec3{0.2f, 0, 1});   // forward walk (11 degrees off)
@@ -95,6 +112,26 @@ TEST(Speeds, WalkIsTheMedianAndRunThe90thPercentileOfEachDirection) {
   p.apply(applied);
   EXPECT_EQ(applied.run_forward, 3.0f);
   EXPECT_EQ(applied.velocity_halflife, d.velocity_halflife);
+}
+
+// Issue 40: with forward run / walk under 1.17 (one run clip) the default ratios gave a walk speed
+// above its run speed, which the tools refused.
+TEST(Speeds, UnmeasuredDirectionsNeverWalkFasterThanTheyRun) {
+  std::vector<Vec3> v;
+  add_frames(v, 300, 2.7f, Vec3{0, 0, 1});  // one run clip: walk (median) 2.7, run (90th) 2.9 m/s
+  add_frames(v, 100, 2.9f, Vec3{0, 0, 1});
+  const SpeedProfile p = measure_speeds(v.data(), int(v.size()));
+  ASSERT_TRUE(p.valid());
+  EXPECT_FALSE(p.side_measured || p.back_measured);
+  EXPECT_LE(p.walk_side, p.run_side);
+  EXPECT_LE(p.walk_back, p.run_back);
+  EXPECT_FLOAT_EQ(p.run_back, 2.9f * ControllerSettings{}.run_back / ControllerSettings{}.run_forward);
+  SpeedProfile crossed = p;  // as a bundle exported before the clamp stores them
+  crossed.walk_back = 2.0f, crossed.run_back = 1.8f;
+  ControllerSettings applied;
+  crossed.apply(applied);
+  EXPECT_EQ(applied.walk_back, 1.8f);
+  EXPECT_EQ(applied.run_back, 1.8f);
 }
 
 TEST(Speeds, DataWithoutForwardMotionGivesNoProfile) {
@@ -129,7 +166,17 @@ TEST(ControllerConfig, ParsesTheTablesAndAppliesOnlyTheKeysGiven) {
       {"run_forward = 2\n", "1: 'run_forward = 2' is outside the [speeds] and [springs] tables"},
       {"[springs]\nrun_forward = 2\n", "2: [springs]: unknown key 'run_forward'"},
       {"[speeds]\nrun_forward\n", "2: expected 'key = number'"},
+      // Issue 40: these were accepted.
+      {"[speeds]]\nrun_forward = 2\n", "1: unknown table '[speeds]]'"},
+      {"[speeds]\nrun_forward = 2\n[springs]\n[speeds]\nwalk_forward = 1\n", "4: table [speeds] is given twice"},
+      {"[springs]\nvelocity_halflife = 0.0009\n", "2: [springs]: 'velocity_halflife' = 0.0009 is outside [0.001, 10] s"},
   };
+  // Issue 40: the bounds themselves, written as text, were refused (a double against a float).
+  ASSERT_TRUE(parse_controller_config("[springs]\nvelocity_halflife = 0.001\nrotation_halflife = 10\n[speeds]\n"
+                                      "walk_forward = 0.01\nrun_forward = 100\n",
+                                      values, error))
+      << error;
+  EXPECT_EQ(values[0].value, 0.001f);
   for (const auto& [text, message] : bad) {
     values = {ControllerValue{"kept", 1.0f}};
     EXPECT_FALSE(parse_controller_config(text, values, error)) << text;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -53,16 +54,37 @@ inline std::string straight_walk_bvh(float speed, int frames, float fps) {
   return text;
 }
 
+// `hierarchy` with every OFFSET (x, y, z) written as (x, -z, y): the same rig in a Z-up world
+// (a rotation of +90 degrees about X).
+inline std::string z_up_offsets(const std::string& hierarchy) {
+  std::istringstream in(hierarchy);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    const size_t at = line.find("OFFSET ");
+    if (at != std::string::npos) {
+      std::istringstream values(line.substr(at + 7));
+      float x = 0, y = 0, z = 0;
+      values >> x >> y >> z;
+      line = line.substr(0, at) + "OFFSET " + std::to_string(x) + " " + std::to_string(-z) + " " + std::to_string(y);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
 // A walk along a circle of `radius` cm at `speed` cm/s, the hips turned to face along the
-// path, so trajectory features vary.
-inline std::string circle_walk_bvh(float speed, float radius, int frames, float fps) {
-  std::string text = biped_hierarchy() + "MOTION\nFrames: " + std::to_string(frames) +
-                     "\nFrame Time: " + std::to_string(1.0 / fps) + "\n";
+// path, so trajectory features vary. With `z_up` the same motion in a Z-up world: offsets and
+// the root's position turned by +90 degrees about X, its heading about Y becoming one about Z
+// (the legs and spine turn about X, which that rotation leaves as it is).
+inline std::string circle_walk_bvh(float speed, float radius, int frames, float fps, bool z_up = false) {
+  std::string text = (z_up ? z_up_offsets(biped_hierarchy()) : biped_hierarchy()) + "MOTION\nFrames: " +
+                     std::to_string(frames) + "\nFrame Time: " + std::to_string(1.0 / fps) + "\n";
   for (int f = 0; f < frames; ++f) {
     const float angle = speed * f / fps / radius;
-    const float heading_deg = angle * 57.2957795f;
-    text += std::to_string(radius - radius * std::cos(angle)) + " 90 " +
-            std::to_string(radius * std::sin(angle)) + " 0 0 " + std::to_string(heading_deg);
+    const std::string x = std::to_string(radius - radius * std::cos(angle)), z = std::to_string(radius * std::sin(angle));
+    const std::string heading_deg = std::to_string(angle * 57.2957795f);
+    text += z_up ? x + " " + std::to_string(-radius * std::sin(angle)) + " 90 " + heading_deg + " 0 0"
+                 : x + " 90 " + z + " 0 0 " + heading_deg;
     for (int j = 0; j < 5; ++j) text += " 0 " + std::to_string(5.0f * std::sin(0.2f * f + j)) + " 0";
     text += "\n";
   }

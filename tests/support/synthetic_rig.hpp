@@ -115,16 +115,53 @@ inline std::string hierarchy() {
          leg("l", kHipWidth) + leg("r", -kHipWidth) + "}\n";
 }
 
+// How a clip's file differs from the plain rig (the foreign rigs of tests/cli/cli_test.sh).
+struct Variant {
+  bool z_up = false;    // a Z-up world: offsets and the root turned +90 degrees about X
+  bool t_pose = false;  // a T-pose frame before the take (every rotation zero, the root 0.5 m back)
+};
+
+// `text` with every OFFSET (x, y, z) written as (x, -z, y): the rig in a Z-up world.
+inline std::string z_up_offsets(const std::string& text) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    std::string line = text.substr(start, end - start);
+    const size_t at = line.find("OFFSET ");
+    double x = 0, y = 0, z = 0;
+    if (at != std::string::npos && std::sscanf(line.c_str() + at, "OFFSET %lf %lf %lf", &x, &y, &z) == 3) {
+      char offset[128];
+      std::snprintf(offset, sizeof offset, "OFFSET %.1f %.1f %.1f", x, -z, y);
+      line = line.substr(0, at) + offset;
+    }
+    out += line + "\n";
+    start = end == std::string::npos ? text.size() : end + 1;
+  }
+  return out;
+}
+
+// The root's channels: position (mm) and the heading about the up axis (ZXY order), in the
+// variant's world.
+inline std::string root_channels(Point p, double height, double heading, const Variant& variant) {
+  char text[256];
+  const double degrees = heading * 180.0 / kPi;
+  if (variant.z_up) {  // +90 degrees about X: (x, y, z) -> (x, -z, y); a turn about Y becomes one about Z
+    std::snprintf(text, sizeof text, "%.3f %.3f %.3f %.4f 0 0", p.x, -p.z, height, degrees);
+  } else {
+    std::snprintf(text, sizeof text, "%.3f %.3f %.3f 0 0 %.4f", p.x, height, p.z, degrees);
+  }
+  return text;
+}
+
 // One frame's channels (pelvis, spine_01, neck_01, head, then per leg thigh, calf, foot, ball).
-inline std::string frame_line(const ClipSpec& spec, double t) {
+// The legs turn about X only, which the Z-up variant's rotation about X leaves as they are.
+inline std::string frame_line(const ClipSpec& spec, double t, const Variant& variant = {}) {
   Point p;
   double heading = 0.0;
   root_at(spec, t, p, heading);
   char text[512];
-  std::string line;
-  std::snprintf(text, sizeof text, "%.3f %.3f %.3f 0 0 %.4f 0 0 0 0 0 0 0 0 0", p.x, kPelvisHeight, p.z,
-                heading * 180.0 / kPi);
-  line = text;
+  std::string line = root_channels(p, kPelvisHeight, heading, variant) + " 0 0 0 0 0 0 0 0 0";
   for (double side : {1.0, -1.0}) {
     double ankle[3];
     ankle_at(spec, t, side, ankle);
@@ -142,10 +179,16 @@ inline std::string frame_line(const ClipSpec& spec, double t) {
 }
 
 // The BVH text of one clip.
-inline std::string clip_bvh(const ClipSpec& spec) {
+inline std::string clip_bvh(const ClipSpec& spec, const Variant& variant = {}) {
   const int frames = int(spec.seconds * kFps);
-  std::string text = hierarchy() + "MOTION\nFrames: " + std::to_string(frames) + "\nFrame Time: 0.00833333\n";
-  for (int f = 0; f < frames; ++f) text += frame_line(spec, f / kFps);
+  std::string text = (variant.z_up ? z_up_offsets(hierarchy()) : hierarchy()) + "MOTION\nFrames: " +
+                     std::to_string(frames + (variant.t_pose ? 1 : 0)) + "\nFrame Time: 0.00833333\n";
+  if (variant.t_pose) {  // every joint rotation zero: 3 spine joints and 2 x 4 leg joints
+    text += root_channels(Point{0.0, -500.0}, kPelvisHeight, 0.0, variant);
+    for (int c = 0; c < 3 * (3 + 2 * 4); ++c) text += " 0";
+    text += "\n";
+  }
+  for (int f = 0; f < frames; ++f) text += frame_line(spec, f / kFps, variant);
   return text;
 }
 

@@ -22,6 +22,8 @@ cxxopts::Options make_options() {
       ("skeleton", "skeleton config (TOML)", cxxopts::value<std::string>()->default_value(configs + "/skeletons/bandai.toml"))
       ("features", "feature schema (TOML)", cxxopts::value<std::string>()->default_value(configs + "/features/locomotion27.toml"))
       ("fps", "frame rate of the database", cxxopts::value<float>()->default_value("60"))
+      ("up-axis", "up axis of the files, y or z (default: the skeleton config's up_axis, else y)",
+       cxxopts::value<std::string>())
       ("no-mirror", "do not add mirrored copies of the clips")
       ("skip-bad", "skip bad files (unreadable, out of range, or failing to process) with a warning instead of stopping")
       ("threads", "worker threads", cxxopts::value<int>()->default_value("2"))
@@ -54,6 +56,9 @@ int run(int argc, char** argv) {
   ImportOptions opt;
   opt.inputs = args["inputs"].as<std::vector<std::string>>();
   opt.skeleton = load_skeleton_config(args["skeleton"].as<std::string>());
+  if (args.count("up-axis") && !parse_up_axis(args["up-axis"].as<std::string>(), opt.skeleton.up_axis)) {
+    throw InputError("--up-axis: '" + printable(args["up-axis"].as<std::string>()) + "' is not y or z");
+  }
   opt.features = load_feature_config(args["features"].as<std::string>());
   opt.fps = args["fps"].as<float>();
   if (!(opt.fps >= 1.0f && opt.fps <= 1000.0f)) throw InputError("--fps must be between 1 and 1000");
@@ -71,6 +76,11 @@ int run(int argc, char** argv) {
                100.0 * s.contact_ratio, s.files, s.skipped_files, seconds);
   spdlog::info("skeleton height: rest {:.3f} m ('{}' to '{}' along the bones), median standing {:.3f} m "
                "('{}' above the ground)", s.height.rest, s.height.foot, s.height.top, s.height.standing, s.height.top);
+  if (!s.speeds.valid()) spdlog::warn("{}", speeds_warning(s.speeds, out));  // no locomotion at all
+  if (s.moving_ratio < kStandingMovingRatio) {
+    spdlog::info("standing-only data: the root moves ({:.1f} m/s or faster) in {:.1f}% of frames, so feet in "
+                 "contact in most frames are expected", kMovingSpeed, 100.0 * s.moving_ratio);
+  }
   std::vector<JsonObject> contact_joints;
   for (const ContactJointSummary& c : s.contact_joints) {
     spdlog::info("contacts of {}: {:.1f}% of frames (below {:.3f} m and the velocity threshold)", c.joint,
@@ -91,6 +101,8 @@ int run(int argc, char** argv) {
                    .number("fps", s.fps)
                    .number("bytes", double(s.bytes))
                    .number("contact_ratio", s.contact_ratio)
+                   .number("moving_ratio", s.moving_ratio)
+                   .text("up_axis", up_axis_name(opt.skeleton.up_axis))
                    .objects("contact_joints", contact_joints)
                    .number("rest_height_m", s.height.rest)
                    .number("standing_height_m", s.height.standing));

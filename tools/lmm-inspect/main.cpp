@@ -74,6 +74,8 @@ JsonObject network_json(const char* name, const NetworkWeights& net) {
 // Prints the controller speeds `speeds` gives and returns them as JSON.
 JsonObject speeds_json(const SpeedProfile& speeds, const std::string& data_name) {
   std::printf("  speeds       %s\n", describe_speeds(speeds, data_name).c_str());
+  const std::string warning = speeds_warning(speeds, data_name);
+  if (!warning.empty()) spdlog::warn("{}", warning);
   ControllerSettings s;
   speeds.apply(s);
   return JsonObject()

@@ -175,6 +175,10 @@ int run(int argc, char** argv) {
   } else {
     db = Database::load_file(args["db"].as<std::string>(), error);
     if (db == nullptr) throw InputError(error);
+    if (args.count("foot-lock") && db->contact_joints().empty()) {
+      throw InputError(args["db"].as<std::string>() + ": --foot-lock needs contact labels, and the database has no "
+                       "contact joints (its skeleton config had no [contacts] joints when it was imported)");
+    }
     FeatureSearch search;
     if (!search.build(db, error)) throw InputError(error);
     CharacterSettings settings = database_settings(args);

@@ -31,9 +31,11 @@ struct ControllerSettings {
 // Locomotion speeds of motion data, per direction of travel in character space, measured from
 // the root (simulation bone) velocities of its frames. Frames slower than kMovingSpeed are left
 // out; forward is within 45 degrees of the facing, back within 45 degrees of its opposite, side
-// in between. Walk speed = the median speed of a direction, run speed = its 95th percentile. A
+// in between. Walk speed = the median speed of a direction, run speed = its 90th percentile. A
 // direction with fewer than kMinDirectionFrames moving frames (or 1% of them) keeps the default
-// ControllerSettings ratio to forward (side / forward, back / forward) and is marked unmeasured.
+// ControllerSettings ratio to forward (side / forward, back / forward) and is marked unmeasured;
+// its walk speed is then clamped to its run speed (the ratios cross when forward run / walk is
+// under 1.17, e.g. data of one run clip), so that walk <= run holds in every direction.
 struct SpeedProfile {
   float walk_forward = 0.0f, walk_side = 0.0f, walk_back = 0.0f;  // m/s
   float run_forward = 0.0f, run_side = 0.0f, run_back = 0.0f;     // m/s
@@ -44,7 +46,9 @@ struct SpeedProfile {
   bool valid() const { return walk_forward > 0.0f; }
   // The six speeds in the order walk forward, side, back, run forward, side, back.
   std::vector<float> values() const;
-  // Writes the six speeds into `settings` (when valid(); otherwise leaves it unchanged).
+  // Writes the six speeds into `settings` (when valid(); otherwise leaves it unchanged), each
+  // walk speed clamped to its run speed (as measure_speeds makes them; bundles exported before
+  // that may hold crossed speeds).
   void apply(ControllerSettings& settings) const;
 };
 

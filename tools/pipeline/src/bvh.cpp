@@ -4,8 +4,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
+
+#include "lmm/pipeline/report.hpp"
 
 namespace lmm::pipeline {
 namespace {
@@ -282,13 +282,7 @@ BvhFile parse_bvh(const std::string& text, const std::string& source) {
   return file;
 }
 
-BvhFile read_bvh(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_bvh(ss.str(), path);
-}
+BvhFile read_bvh(const std::string& path) { return parse_bvh(read_text_file(path, kBvhMaxFileBytes, "BVH file"), path); }
 
 std::string write_bvh(const BvhFile& file) {
   std::string out = "HIERARCHY\n";

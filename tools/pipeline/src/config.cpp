@@ -5,9 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include <spdlog/spdlog.h>
 #include <toml++/toml.h>
@@ -15,6 +13,7 @@
 #include "lmm/pipeline/bvh.hpp"
 #include "lmm/pipeline/evaluation.hpp"
 #include "lmm/pipeline/motion.hpp"
+#include "lmm/pipeline/report.hpp"
 
 namespace lmm::pipeline {
 namespace {
@@ -212,11 +211,18 @@ int SkeletonConfig::resolve(const Skeleton& skeleton, const std::string& name, c
 
 SkeletonConfig load_skeleton_config(const std::string& path) {
   const toml::table root = parse_toml(path);
-  check_keys(root, {"name", "unit_scale", "collapse", "roles", "mirror", "simulation", "contacts", "checks"}, path);
+  check_keys(root, {"name", "unit_scale", "up_axis", "collapse", "roles", "mirror", "simulation", "contacts", "checks"},
+             path);
   SkeletonConfig c;
   c.source = path;
   c.name = root["name"].value_or(std::string("skeleton"));
   c.unit_scale = number(root, "unit_scale", 1.0f, Range{kMinUnitScale, kMaxUnitScale, ""}, path);
+  if (root.contains("up_axis")) {
+    const std::string axis = text(root, "up_axis", path);
+    if (!parse_up_axis(axis, c.up_axis)) {
+      throw InputError(path + ": 'up_axis' = \"" + printable(axis) + "\" is not \"y\" or \"z\"");
+    }
+  }
   c.collapse = strings(root, "collapse", path);
   for (const auto& [key, value] : subtable(root, "roles", path)) {
     const auto joint = value.value<std::string>();
@@ -357,28 +363,47 @@ std::string speeds_text(const ControllerSettings& s) {
   return text;
 }
 
+// The directions whose speeds kept the default ratio to forward ("" when none or unknown: bundles
+// store no counts).
+std::string unmeasured_directions(const SpeedProfile& data) {
+  if (!data.valid() || data.frames == 0 || (data.side_measured && data.back_measured)) return "";
+  return !data.side_measured && !data.back_measured ? "side and back" : !data.side_measured ? "side" : "back";
+}
+
 // Where measured speeds came from, naming directions that kept the default ratio to forward.
 std::string measured_origin(const SpeedProfile& data, const std::string& data_name) {
   if (!data.valid()) return "lmmkit's defaults (" + data_name + " has no measured speeds)";
-  const std::string origin = "measured from " + data_name;
-  if (data.frames == 0 || (data.side_measured && data.back_measured)) return origin;  // bundles store no counts
-  const char* unmeasured = !data.side_measured && !data.back_measured ? "side and back"
-                           : !data.side_measured                      ? "side"
-                                                                      : "back";
-  return origin + " (" + unmeasured + ": too few frames, default ratio to forward)";
+  const std::string origin = "measured from " + data_name, unmeasured = unmeasured_directions(data);
+  if (unmeasured.empty()) return origin;
+  return origin + " (" + unmeasured + ": too few frames, default ratio to forward, walk at most run)";
 }
 
 }  // namespace
 
+std::string speeds_warning(const SpeedProfile& data, const std::string& data_name) {
+  if (!data.valid() && data.frames > 0) {
+    return data_name + " cannot follow a stick: " + std::to_string(data.forward_frames) + " of its " +
+           std::to_string(data.frames) + " frames move forward faster than " + fmt::format("{}", kMovingSpeed) +
+           " m/s (at least " + std::to_string(kMinDirectionFrames) +
+           " are needed), so a character stands wherever a stick points; import walking or running clips with it";
+  }
+  if (!data.valid()) {
+    return data_name + " holds no measured speeds (its database had too little forward motion): a stick may not "
+           "move its characters";
+  }
+  const std::string unmeasured = unmeasured_directions(data);
+  if (unmeasured.empty()) return "";
+  return data_name + " has too few " + unmeasured + " frames to measure their speeds: they are forward's times " +
+         "lmmkit's default ratios, walk at most run; set them with --controller FILE ([speeds] walk_side, " +
+         "run_side, walk_back, run_back; docs/configs.md)";
+}
+
 ControllerConfig load_controller_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open the controller config");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_text_file(path, kMaxControllerConfigBytes, "controller config");
   ControllerConfig config;
   config.source = path;
   std::string error;
-  if (!parse_controller_config(text.str(), config.values, error)) throw InputError(path + ":" + error);
+  if (!parse_controller_config(text, config.values, error)) throw InputError(path + ":" + error);
   return config;
 }
 
@@ -411,6 +436,8 @@ ControllerSettings resolve_controller(const std::string& config_path, const Spee
   std::string origin;
   const ControllerSettings settings = controller_settings(data, data_name, config, origin);
   spdlog::info("controller speeds: {}", origin);
+  const std::string warning = speeds_warning(data, data_name);
+  if (!warning.empty() && config.values.empty()) spdlog::warn("{}", warning);
   return settings;
 }
 

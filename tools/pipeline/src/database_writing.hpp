@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lmm/blob_writer.hpp"
+#include "lmm/controller.hpp"
 #include "lmm/features.hpp"
 
 namespace lmm::pipeline {
@@ -29,8 +30,9 @@ struct FeatureSection {
 };
 
 // Builds `b` as a database, checks it with the runtime loader, writes it atomically to `out_path`
-// and reads it back; returns its size in bytes. Throws InputError naming `out_path`; nothing is
-// written when the database does not load, and a file that does not read back is removed.
-size_t write_database_blob(const BlobBuilder& b, const std::string& out_path);
+// and reads it back; returns its size in bytes and, when `speeds` is given, the controller speeds
+// the database gives. Throws InputError naming `out_path`; nothing is written when the database
+// does not load, and a file that does not read back is removed.
+size_t write_database_blob(const BlobBuilder& b, const std::string& out_path, SpeedProfile* speeds = nullptr);
 
 }  // namespace lmm::pipeline

@@ -27,6 +27,7 @@ struct ParsedFile {
   Skeleton skeleton;
   Clip clip;
   std::string error;
+  std::string note;  // a warning about the file (leading frames dropped), or ""
 };
 
 // Everything derived once from the reference skeleton and the configs.
@@ -79,6 +80,26 @@ std::string clip_name(const std::string& path) {
   return name;
 }
 
+// Throws InputError when `clip` has fewer than kMinClipFrames frames; `how` says how it got them.
+void check_clip_frames(const Clip& clip, const std::string& how) {
+  if (clip.frames >= kMinClipFrames) return;
+  throw InputError(how + " " + std::to_string(clip.frames) + " frame" + (clip.frames == 1 ? "" : "s") + " at " +
+                   format_number(clip.fps) + " Hz: a clip needs at least " + std::to_string(kMinClipFrames) +
+                   " frames (velocities and contacts are differences between frames)");
+}
+
+// Drops a T-pose or reference pose before the take (find_leading_jump) from `parsed`, with a note.
+void drop_leading_pose(ParsedFile& parsed) {
+  const LeadingJump jump = find_leading_jump(parsed.skeleton, parsed.clip, kMaxJointJumpSpeed);
+  if (jump.frames == 0) return;
+  drop_leading_frames(parsed.clip, jump.frames);
+  parsed.note = parsed.path + ": dropped the first " + std::to_string(jump.frames) + " frame" +
+                (jump.frames == 1 ? "" : "s") + ", a pose before the take (a T-pose?): joint '" +
+                parsed.skeleton.names[size_t(jump.joint)] + "' moves at " + format_number(jump.speed) +
+                " m/s from frame " + std::to_string(jump.frames - 1) + " to " + std::to_string(jump.frames) +
+                " (a jump: faster than " + format_number(kMaxJointJumpSpeed) + " m/s)";
+}
+
 ParsedFile parse_file(const std::string& path, const SkeletonConfig& config) {
   ParsedFile parsed;
   parsed.path = path;
@@ -90,6 +111,11 @@ ParsedFile parse_file(const std::string& path, const SkeletonConfig& config) {
       if (parsed.skeleton.find(name) >= 0) present.push_back(name);
     }
     collapse_joints(present, parsed.skeleton, parsed.clip);
+    collapse_simulation_root(parsed.skeleton, parsed.clip);
+    convert_up_axis(config.up_axis, parsed.skeleton, parsed.clip);
+    check_clip_frames(parsed.clip, "the file has");
+    drop_leading_pose(parsed);
+    check_clip_frames(parsed.clip, "after dropping the leading pose, the clip has");
   } catch (const std::exception& e) {  // InputError, or e.g. bad_alloc on a hostile file
     parsed.error = file_error(path, e.what());
   }
@@ -146,11 +172,10 @@ std::string skeleton_mismatch(const ParsedFile& reference, const ParsedFile& oth
          "(unit_scale) or of another skeleton";
 }
 
-// Offset tolerance of skeleton_mismatch for files like `reference`.
-float offset_tolerance(const ParsedFile& reference, const SkeletonConfig& config) {
-  const SkeletonHeight height =
-      measure_height(reference.skeleton, present_roles(config, reference.skeleton), pose_frames(reference.clip));
-  return kOffsetTolerance * height.rest;
+// The height of the file `reference` (its offset tolerance for skeleton_mismatch is
+// kOffsetTolerance x its rest height; up_axis_hint judges its up axis).
+SkeletonHeight reference_height(const ParsedFile& reference, const SkeletonConfig& config) {
+  return measure_height(reference.skeleton, present_roles(config, reference.skeleton), pose_frames(reference.clip));
 }
 
 std::vector<int> resolve_all(const SkeletonConfig& config, const Skeleton& skeleton,
@@ -209,7 +234,12 @@ Plan make_plan(const std::vector<const ParsedFile*>& good, const ImportOptions& 
   plan.simulation.left = resolve_all(config, bvh_skeleton, config.facing_left, simulation + " facing_left");
   plan.simulation.right = resolve_all(config, bvh_skeleton, config.facing_right, simulation + " facing_right");
   check_mirror_patterns(config, bvh_skeleton, options.mirror);
-  plan.mirror = mirror_map(bvh_skeleton, config.mirror_patterns, mean_local_rotations(clips));
+  try {
+    plan.mirror = mirror_map(bvh_skeleton, config.mirror_patterns, mean_local_rotations(clips));
+  } catch (const InputError& e) {  // "mirror: FAULT", named after the config
+    const std::string fault = e.what();
+    throw InputError(config.source + " [mirror] patterns: " + fault.substr(fault.rfind("mirror: ", 0) == 0 ? 8 : 0));
+  }
   plan.simulation.position_sigma = config.position_smoothing;
   plan.simulation.direction_sigma = config.direction_smoothing;
   plan.skeleton = bvh_skeleton;
@@ -263,6 +293,8 @@ ProcessedClip process_clip(const ParsedFile& file, const Plan& plan, bool mirror
   out.mirrored = mirrored;
   Skeleton skeleton = file.skeleton;
   out.clip = resample(file.clip, fps);
+  check_clip_frames(out.clip, std::to_string(file.clip.frames) + " frames at " + format_number(file.clip.fps) +
+                                  " Hz resample to");
   if (mirrored) out.clip = mirror(out.clip, file.skeleton, plan.mirror);
   add_simulation_bone(plan.simulation, skeleton, out.clip);
   compute_velocities(out.clip, out.velocities, out.angular_velocities);
@@ -337,6 +369,19 @@ void summarize_contacts(const std::vector<uint8_t>& contacts, const Plan& plan, 
   summary.contact_ratio = contacts.empty() ? 0.0 : double(total) / double(contacts.size());
 }
 
+// The fraction of the clips' frames whose simulation bone (joint 0) moves at kMovingSpeed or faster.
+double moving_ratio(const std::vector<ProcessedClip>& clips) {
+  size_t moving = 0, frames = 0;
+  for (const ProcessedClip& c : clips) {
+    for (int f = 0; f < c.clip.frames; ++f) {
+      const Vec3 v = c.velocities[size_t(f) * size_t(c.clip.joints)];
+      moving += std::hypot(v.x, v.z) >= kMovingSpeed;
+    }
+    frames += size_t(c.clip.frames);
+  }
+  return frames == 0 ? 0.0 : double(moving) / double(frames);
+}
+
 // Packs the clips into a database blob, checks it with the runtime loader, writes it atomically
 // and reads it back; `unit_scale` (metres per source file unit) is stored as meta.unit_scale.
 // Throws InputError naming `out_path`; nothing is written when the database does not load, and
@@ -390,44 +435,65 @@ void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, f
   b.add(t::kContacts, DType::U8, {n, contact_joints.size()}, contacts.data());
   features.add_to(b);
 
-  summary.bytes = write_database_blob(b, out_path);
+  summary.bytes = write_database_blob(b, out_path, &summary.speeds);
   summary.frames = int(n);
   summary.clips = int(r);
   summary.joints = int(j);
   summary.feature_dims = plan.schema.dims;
   summary.fps = fps;
   summarize_contacts(contacts, plan, summary);
+  summary.moving_ratio = moving_ratio(clips);
   summary.height = measure_height(plan.skeleton, plan.roles, PoseFrames{positions.data(), rotations.data(), int(n)});
 }
 
-// Sanity warnings about an import: a skeleton height outside the config's [checks]
-// height_range, a contact ratio outside [kMinContactRatio, kMaxContactRatio].
-std::vector<std::string> sanity_warnings(const ImportSummary& summary, const SkeletonConfig& config) {
-  std::vector<std::string> warnings;
-  const SkeletonHeight& h = summary.height;
+// What to check first when a sanity check fails: the up axis when the files look like another
+// one (`axis_hint`), else `other`.
+std::string advice(const std::string& axis_hint, const std::string& other) {
+  return axis_hint.empty() ? other : "check the up axis first (see the 'up axis' warning)";
+}
+
+// The skeleton height warning of sanity_warnings, or "" when the height is within range.
+std::string height_warning(const SkeletonHeight& h, const SkeletonConfig& config, const std::string& axis_hint) {
   const auto outside = [&](float height) { return !(height >= config.min_height && height <= config.max_height); };
-  if (outside(h.rest) || outside(h.standing)) {
-    warnings.push_back("skeleton height: rest " + format_number(h.rest) + " m ('" + h.foot + "' to '" + h.top +
-                       "' along the bones), median standing " + format_number(h.standing) + " m ('" + h.top +
-                       "' above the ground), expected within " + range_text(config.min_height, config.max_height) +
-                       " m: check unit_scale = " + format_number(config.unit_scale) + " in " + config.source +
-                       ", or set [checks] height_range there for a character of another size");
+  if (!outside(h.rest) && !outside(h.standing)) return "";
+  return "skeleton height: rest " + format_number(h.rest) + " m ('" + h.foot + "' to '" + h.top +
+         "' along the bones), median standing " + format_number(h.standing) + " m ('" + h.top +
+         "' above the ground), expected within " + range_text(config.min_height, config.max_height) + " m: " +
+         advice(axis_hint, "check unit_scale = " + format_number(config.unit_scale) + " in " + config.source +
+                               ", or set [checks] height_range there for a character of another size");
+}
+
+// The contact warning of sanity_warnings, or "" when the labels look plausible.
+std::string contact_warning(const ImportSummary& summary, const SkeletonConfig& config, const std::string& axis_hint) {
+  if (summary.contact_joints.empty()) {
+    return "no contact labels: " + config.source + " has no [contacts] joints, so no frame is labelled in "
+           "contact; lmm-sim --foot-lock has nothing to lock and foot-slide metrics measure nothing on this "
+           "database: add [contacts] joints (e.g. [\"left_toe\", \"right_toe\"]) to the skeleton config";
   }
-  const bool contacts = !summary.contact_joints.empty();
-  if (contacts && (summary.contact_ratio < kMinContactRatio || summary.contact_ratio > kMaxContactRatio)) {
-    std::string joints;
-    for (const ContactJointSummary& c : summary.contact_joints) {
-      joints += (joints.empty() ? "" : ", ") + c.joint + " " + format_number(100.0 * c.ratio) + "%";
-    }
-    const std::string height =
-        config.contact_height_above_rest
-            ? "height_above_rest = " + format_number(*config.contact_height_above_rest) + " m"
-            : "height_threshold = " + format_number(config.contact_height) + " m";
-    warnings.push_back("contact labels: " + format_number(100.0 * summary.contact_ratio) +
-                       "% of frames over all contact joints (" + joints + "), expected " +
-                       format_number(100.0 * kMinContactRatio) + "-" + format_number(100.0 * kMaxContactRatio) +
-                       "%: check [contacts] velocity_threshold = " + format_number(config.contact_velocity) +
-                       " m/s and " + height + " in " + config.source + ", and unit_scale");
+  const bool standing_only = summary.moving_ratio < kStandingMovingRatio;
+  const bool too_high = summary.contact_ratio > kMaxContactRatio && !standing_only;
+  if (!(summary.contact_ratio < kMinContactRatio || too_high)) return "";
+  std::string joints;
+  for (const ContactJointSummary& c : summary.contact_joints) {
+    joints += (joints.empty() ? "" : ", ") + c.joint + " " + format_number(100.0 * c.ratio) + "%";
+  }
+  const std::string height = config.contact_height_above_rest
+                                  ? "height_above_rest = " + format_number(*config.contact_height_above_rest) + " m"
+                                  : "height_threshold = " + format_number(config.contact_height) + " m";
+  return "contact labels: " + format_number(100.0 * summary.contact_ratio) + "% of frames over all contact joints (" +
+         joints + "), expected " + format_number(100.0 * kMinContactRatio) + "-" +
+         format_number(100.0 * kMaxContactRatio) + "%: " +
+         advice(axis_hint, "check [contacts] velocity_threshold = " + format_number(config.contact_velocity) +
+                               " m/s and " + height + " in " + config.source + ", and unit_scale");
+}
+
+// Sanity warnings about an import: height_warning and contact_warning, which point at the up
+// axis first when `axis_hint` (up_axis_hint of the first file) is not "".
+std::vector<std::string> sanity_warnings(const ImportSummary& summary, const SkeletonConfig& config,
+                                         const std::string& axis_hint) {
+  std::vector<std::string> warnings;
+  for (std::string w : {height_warning(summary.height, config, axis_hint), contact_warning(summary, config, axis_hint)}) {
+    if (!w.empty()) warnings.push_back(std::move(w));
   }
   return warnings;
 }
@@ -447,6 +513,8 @@ std::vector<std::string> collect_bvh_files(const std::vector<std::string>& input
       files.insert(files.end(), found.begin(), found.end());
     } else if (fs::is_regular_file(input, ec)) {
       files.push_back(input);
+    } else if (fs::exists(input, ec)) {
+      throw InputError(input + ": is not a regular file or a folder (a FIFO, socket or device)");
     } else {
       throw InputError(input + ": no such file or directory");
     }
@@ -535,13 +603,15 @@ void FeatureSection::add_to(BlobBuilder& b) const {
   b.add(t::kGroupItems, DType::I32, {items.size()}, items.data());
 }
 
-size_t write_database_blob(const BlobBuilder& b, const std::string& out_path) {
+size_t write_database_blob(const BlobBuilder& b, const std::string& out_path, SpeedProfile* speeds) {
   std::vector<uint8_t> blob;
   std::string error;
   if (!b.build(kDatabaseKind, kDatabaseVersion, true, blob, error)) throw InputError(out_path + ": " + error);
-  if (Database::load_buffer(blob.data(), blob.size(), error) == nullptr) {
+  const std::shared_ptr<const Database> loaded = Database::load_buffer(blob.data(), blob.size(), error);
+  if (loaded == nullptr) {
     throw InputError(out_path + ": the database fails the loader's checks (nothing written): " + error);
   }
+  if (speeds != nullptr) *speeds = loaded->speeds();
   if (!write_file_atomic(out_path, blob.data(), blob.size(), error)) throw InputError(out_path + ": " + error);
   if (Database::load_file(out_path, error) == nullptr) {
     std::error_code ignored;
@@ -566,8 +636,15 @@ ImportSummary import_database(const ImportOptions& options, const std::string& o
   ImportSummary summary;
   std::vector<const ParsedFile*> good;
   float tolerance = 0.0f;
+  std::string axis_hint;  // judged on the first good file, and said before anything can fail
   for (ParsedFile& p : parsed) {
-    if (p.error.empty() && good.empty()) tolerance = offset_tolerance(p, options.skeleton);
+    if (!p.note.empty() && options.warn) options.warn(p.note);
+    if (p.error.empty() && good.empty()) {
+      const SkeletonHeight height = reference_height(p, options.skeleton);
+      tolerance = kOffsetTolerance * height.rest;
+      axis_hint = up_axis_hint(height, options.skeleton.up_axis);
+      if (!axis_hint.empty() && options.warn) options.warn("up axis: " + p.path + ": " + axis_hint);
+    }
     if (p.error.empty() && !good.empty()) {
       const std::string mismatch = skeleton_mismatch(*good.front(), p, tolerance);
       if (!mismatch.empty()) p.error = p.path + ": skeleton differs from " + good.front()->path + ": " + mismatch;
@@ -585,7 +662,7 @@ ImportSummary import_database(const ImportOptions& options, const std::string& o
   if (clips.empty()) throw InputError("every input file was bad; nothing written");
   write_database(clips, plan, options.fps, options.skeleton.unit_scale, out_path, summary);
   summary.files = int(clips.size()) / (options.mirror ? 2 : 1);
-  for (const std::string& warning : sanity_warnings(summary, options.skeleton)) {
+  for (const std::string& warning : sanity_warnings(summary, options.skeleton, axis_hint)) {
     if (options.warn) options.warn(warning);
   }
   return summary;

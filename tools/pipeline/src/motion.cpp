@@ -1,6 +1,7 @@
 #include "lmm/pipeline/motion.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace lmm::pipeline {
@@ -144,6 +145,38 @@ void smooth_component(std::vector<Vec3>& series, float Vec3::*component, float s
   for (size_t i = 0; i < series.size(); ++i) series[i].*component = values[i];
 }
 
+// "'name'", or "no joint" when `joint` pairs with itself, for mirror_pair_fault.
+std::string partner_text(const Skeleton& skeleton, const std::vector<int>& pairs, int joint) {
+  const int partner = pairs[size_t(joint)];
+  return partner == joint ? "no joint" : "'" + skeleton.names[size_t(partner)] + "'";
+}
+
+// Why joint `j` cannot be mirrored onto its partner under `pairs` (partners must be mutual, both
+// roots or neither, and have partnered parents), naming the joints and parents at fault; "" when
+// it can.
+std::string mirror_pair_fault(const Skeleton& skeleton, const std::vector<int>& pairs, int j) {
+  const int pair = pairs[size_t(j)], parent = skeleton.parents[size_t(j)];
+  const int pair_parent = skeleton.parents[size_t(pair)];
+  const auto name = [&](int k) { return "'" + skeleton.names[size_t(k)] + "'"; };
+  if (pairs[size_t(pair)] != j) {
+    return name(j) + " pairs with " + name(pair) + ", which pairs with " + partner_text(skeleton, pairs, pair) +
+           " (check the [mirror] patterns)";
+  }
+  if ((parent < 0) != (pair_parent < 0)) {
+    return name(j) + " pairs with " + name(pair) + ", but only one of them is a root";
+  }
+  if (parent < 0 || pairs[size_t(parent)] == pair_parent) return "";
+  if (pair == j) {
+    return name(j) + " pairs with no joint, but its parent " + name(parent) + " pairs with " + name(pairs[size_t(parent)]) +
+           ": the [mirror] patterns must pair " + name(j) + " with a child of " + name(pairs[size_t(parent)]) +
+           ", or leave " + name(parent) + " unpaired";
+  }
+  return name(j) + " pairs with " + name(pair) + ", but their parents " + name(parent) + " and " + name(pair_parent) +
+         " are not paired (" + name(parent) + " pairs with " + partner_text(skeleton, pairs, parent) + ", " +
+         name(pair_parent) + " with " + partner_text(skeleton, pairs, pair_parent) +
+         "): add a [mirror] pattern that pairs " + name(parent) + " with " + name(pair_parent);
+}
+
 }  // namespace
 
 void clip_from_bvh(const BvhFile& bvh, float unit_scale, const std::string& name,
@@ -262,6 +295,39 @@ void collapse_joints(const std::vector<std::string>& names, Skeleton& skeleton, 
   }
 }
 
+bool parse_up_axis(const std::string& text, UpAxis& axis) {
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (lower != "y" && lower != "z") return false;
+  axis = lower == "y" ? UpAxis::Y : UpAxis::Z;
+  return true;
+}
+
+const char* up_axis_name(UpAxis axis) { return axis == UpAxis::Y ? "y" : "z"; }
+
+void convert_up_axis(UpAxis axis, Skeleton& skeleton, Clip& clip) {
+  if (axis == UpAxis::Y) return;
+  const Quat r = quat_from_angle_axis(-0.5f * 3.14159265f, Vec3{1.0f, 0.0f, 0.0f});
+  const Quat r_inverse = inverse(r);
+  for (Vec3& o : skeleton.offsets) o = rotate(r, o);
+  for (Vec3& p : clip.positions) p = rotate(r, p);
+  for (Quat& q : clip.rotations) q = normalize(r * q * r_inverse);
+}
+
+void collapse_simulation_root(Skeleton& skeleton, Clip& clip) {
+  const int joint = skeleton.find(kSimulationBoneName);
+  if (joint < 0) return;
+  const long children = std::count(skeleton.parents.begin(), skeleton.parents.end(), joint);
+  if (skeleton.parents[size_t(joint)] >= 0 || children != 1) {
+    throw InputError(std::string("joint '") + kSimulationBoneName + "' is a reserved name: lmm-import inserts the "
+                     "simulation bone under it, and removes only a root '" + kSimulationBoneName +
+                     "' with one child (the simulation bone of lmm-sim's BVH output); this one is " +
+                     (skeleton.parents[size_t(joint)] >= 0 ? "not the root" : "a root with " +
+                      std::to_string(children) + " children") + ": rename it, or list it in the skeleton config's collapse");
+  }
+  collapse_joints({kSimulationBoneName}, skeleton, clip);
+}
+
 Clip resample(const Clip& clip, float fps) {
   const double duration = double(clip.frames - 1) / clip.fps;
   Clip out = clip;
@@ -280,6 +346,31 @@ Clip resample(const Clip& clip, float fps) {
     }
   }
   return out;
+}
+
+LeadingJump find_leading_jump(const Skeleton& skeleton, const Clip& clip, float max_speed) {
+  LeadingJump jump;
+  const int last = std::min(kMaxLeadingPoseFrames, clip.frames - 1);
+  std::vector<Vec3> previous(size_t(clip.joints)), current(size_t(clip.joints));
+  std::vector<Quat> rotations(size_t(clip.joints));
+  for (int f = 0; f <= last; ++f) {
+    forward_kinematics(skeleton.parents.data(), clip.joints, &clip.position(f, 0), &clip.rotation(f, 0),
+                       current.data(), rotations.data());
+    for (int j = 0; f > 0 && j < clip.joints; ++j) {
+      const float speed = length(current[size_t(j)] - previous[size_t(j)]) * clip.fps;
+      if (speed > max_speed && speed > jump.speed) jump = LeadingJump{f, j, speed};
+    }
+    if (jump.frames > 0) return jump;
+    std::swap(previous, current);
+  }
+  return jump;
+}
+
+void drop_leading_frames(Clip& clip, int frames) {
+  const auto first = long(frames) * long(clip.joints);
+  clip.positions.erase(clip.positions.begin(), clip.positions.begin() + first);
+  clip.rotations.erase(clip.rotations.begin(), clip.rotations.begin() + first);
+  clip.frames -= frames;
 }
 
 std::vector<int> mirror_pairs(const Skeleton& skeleton,
@@ -309,13 +400,8 @@ MirrorMap mirror_map(const Skeleton& skeleton,
   map.pairs = mirror_pairs(skeleton, patterns);
   const int n = skeleton.joint_count();
   for (int j = 0; j < n; ++j) {
-    const int pair = map.pairs[size_t(j)], parent = skeleton.parents[size_t(j)];
-    const int pair_parent = skeleton.parents[size_t(pair)];
-    if (map.pairs[size_t(pair)] != j || (parent < 0) != (pair_parent < 0) ||
-        (parent >= 0 && map.pairs[size_t(parent)] != pair_parent)) {
-      throw InputError("mirror: joints '" + skeleton.names[size_t(j)] + "' and '" + skeleton.names[size_t(pair)] +
-                       "' are paired but their parents are not (check the [mirror] patterns)");
-    }
+    const std::string fault = mirror_pair_fault(skeleton, map.pairs, j);
+    if (!fault.empty()) throw InputError("mirror: " + fault);
   }
   map.corrections.assign(size_t(n), Quat{});
   for (int j = 0; j < n; ++j) {
@@ -482,8 +568,12 @@ SkeletonHeight measure_height(const Skeleton& skeleton, const std::vector<std::p
                               const PoseFrames& poses) {
   const int count = skeleton.joint_count();
   std::vector<double> summed(size_t(count), 0.0);  // heights summed over the frames
+  std::vector<Vec3> mean(static_cast<size_t>(count));  // global positions averaged over the frames
   for_each_global_pose(skeleton, poses, [&](int, const Vec3* globals) {
-    for (int j = 0; j < count; ++j) summed[size_t(j)] += globals[j].y;
+    for (int j = 0; j < count; ++j) {
+      summed[size_t(j)] += globals[j].y;
+      mean[size_t(j)] = mean[size_t(j)] + globals[j] / float(poses.frames);
+    }
   });
   std::vector<int> top = role_joints(roles, {"head"});
   if (top.empty()) top = {int(std::max_element(summed.begin(), summed.end()) - summed.begin())};
@@ -498,8 +588,24 @@ SkeletonHeight measure_height(const Skeleton& skeleton, const std::vector<std::p
     height.rest = rest;
     height.foot = skeleton.names[size_t(foot)];
   }
+  const std::vector<int> hips = role_joints(roles, {"hips"});
+  const int riser = hips.empty() ? top[0] : hips[0];
+  if (!height.foot.empty()) height.rise = mean[size_t(riser)] - mean[size_t(skeleton.find(height.foot))];
   height.standing = percentile(joint_heights(skeleton, poses, top[0]), 0.5f);
   return height;
+}
+
+std::string up_axis_hint(const SkeletonHeight& height, UpAxis configured) {
+  const Vec3 rise = height.rise;
+  const bool along_z = std::fabs(rise.z) > 2.0f * std::fabs(rise.y);
+  const bool looks_z_up = configured == UpAxis::Y && along_z && rise.z > 0.0f;
+  const bool looks_y_up = configured == UpAxis::Z && along_z && rise.z < 0.0f;
+  if (!looks_z_up && !looks_y_up) return "";
+  const char* other = looks_z_up ? "z" : "y";
+  return std::string("the files look ") + (looks_z_up ? "Z" : "Y") + "-up (read as " + (looks_z_up ? "Y" : "Z") +
+         "-up, the hips are on average " + format_number(rise.y) + " m above '" + height.foot + "' along +Y and " +
+         format_number(rise.z) + " m along +Z): set up_axis = \"" + other +
+         "\" in the skeleton config, or run lmm-import with --up-axis " + other;
 }
 
 std::vector<float> gaussian_filter(const std::vector<float>& values, float sigma) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <random>
@@ -119,9 +118,6 @@ double mean_distance_to_path(const Path& path, const std::vector<Vec3>& roots, i
   return frames > 0 ? sum / frames : 0.0;
 }
 
-// Path speed (m/s) below which the desired position counts as standing for the facing metrics.
-constexpr float kFacingPathSpeed = 0.3f;
-
 // The facing metrics of a run: per frame whose desired position moves, the angle between the
 // root's facing and the intended facing, and whether the frame's clip travels sideways or back.
 class FacingTally {
@@ -184,11 +180,7 @@ std::function<Vec3(float)> curve_from_heading(float total, const Heading& headin
 }  // namespace
 
 std::vector<PathSample> load_path(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw InputError(file + ": cannot open");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_text_file(file, kMaxTextInputBytes, "path");
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && (text[first] == '[' || text[first] == '{')) return JsonPathReader(text, file).read();
   std::istringstream lines(text);

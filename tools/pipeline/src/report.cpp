@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <fstream>
 #include <sstream>
 
 #include <cxxopts.hpp>
@@ -103,6 +104,16 @@ std::string JsonObject::str() const {
 
 void write_json(const std::string& path, const JsonObject& json) {
   write_text_atomic(path, json.str() + "\n");
+}
+
+std::string read_text_file(const std::string& path, uint64_t max_bytes, const std::string& what) {
+  uint64_t size = 0;
+  std::string error;
+  if (!lmm::regular_file_size(path, max_bytes, size, error)) throw InputError(error + " (the " + what + ")");
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!(in && text << in.rdbuf()) && size > 0) throw InputError(path + ": cannot read the " + what);
+  return text.str();
 }
 
 void write_text_atomic(const std::string& path, const std::string& text) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
@@ -41,8 +40,7 @@ GamepadInput InputScript::at(float time) const {
 }
 
 InputScript load_input_script(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot open");
+  std::istringstream in(read_text_file(path, kMaxTextInputBytes, "input script"));
   InputScript script;
   std::map<std::string, size_t> column;
   std::string line;
@@ -199,6 +197,10 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
     throw InputError(std::to_string(scripts.size()) + " character(s) x " + std::to_string(seconds) + " s at dt " +
                      std::to_string(dt) + " s is more than " + std::to_string(int(kMaxRecordedFrames)) +
                      " recorded frames: raise the time step or shorten the run");
+  }
+  if (frames < 1.0) {
+    throw InputError(std::to_string(seconds) + " s at dt " + std::to_string(dt) +
+                     " s is no whole frame: run for at least one time step");
   }
   m.frames = static_cast<int>(frames);
   const int joints = shape.joints;

@@ -2,6 +2,7 @@
 // 3 or 6 channels per joint, End Sites and frame time.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -31,6 +32,7 @@ constexpr double kBvhMaxSeconds = 3600.0;  // clip duration, (frames - 1) x fram
 constexpr int kBvhMaxJoints = 1024;
 constexpr int kBvhMaxDepth = 256;          // nesting levels below ROOT
 constexpr double kBvhMaxValue = 1e6;       // |offset| and |channel value| (file units, degrees)
+constexpr uint64_t kBvhMaxFileBytes = uint64_t(4) << 30;  // 4 GiB: read_bvh reads regular files only
 
 // One animation channel of a BVH joint.
 enum class BvhChannel { Xposition, Yposition, Zposition, Xrotation, Yrotation, Zrotation };

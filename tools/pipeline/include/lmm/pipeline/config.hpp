@@ -1,6 +1,7 @@
 // TOML configuration of the import pipeline: skeleton maps and feature schemas.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -8,6 +9,7 @@
 
 #include "lmm/controller.hpp"
 #include "lmm/features.hpp"
+#include "lmm/pipeline/motion.hpp"
 #include "lmm/skeleton.hpp"
 
 namespace lmm::pipeline {
@@ -33,6 +35,7 @@ struct SkeletonConfig {
   std::string source;  // file the config came from, for messages
   std::string name;
   float unit_scale = 1.0f;                  // file units -> metres
+  UpAxis up_axis = UpAxis::Y;               // the files' up axis, turned to Y-up on import
   std::vector<std::string> collapse;        // joints removed on import when present
   std::vector<std::pair<std::string, std::string>> roles;  // role -> joint name
   std::vector<std::pair<std::string, std::string>> mirror_patterns;  // (left, right)
@@ -90,6 +93,9 @@ struct ControllerConfig {
 // Reads a controller config with the runtime's parse_controller_config; throws InputError
 // "PATH:LINE: ..." naming the table, key and accepted range.
 ControllerConfig load_controller_config(const std::string& path);
+// Largest controller config file load_controller_config reads.
+constexpr uint64_t kMaxControllerConfigBytes = uint64_t(1) << 20;  // 1 MiB
+
 // The controller tunables for data whose measured speeds are `data` (`data_name`, e.g. "the
 // database"): defaults, then the measured speeds (when valid), then the config's values; a walk
 // speed above its run speed is an InputError. `origin` receives one line: the speeds and where
@@ -98,6 +104,10 @@ ControllerSettings controller_settings(const SpeedProfile& data, const std::stri
                                        const ControllerConfig& config, std::string& origin);
 // One line: the speeds `data` gives the controller (defaults when not valid) and where they came from.
 std::string describe_speeds(const SpeedProfile& data, const std::string& data_name);
+// What a user should know about the speeds `data` gives ("" when all were measured): that the
+// data cannot follow a stick at all (no forward locomotion), or which directions kept the
+// default ratio to forward, with the --controller override.
+std::string speeds_warning(const SpeedProfile& data, const std::string& data_name);
 // controller_settings with the config at `config_path` ("" = none), logging the speeds used.
 ControllerSettings resolve_controller(const std::string& config_path, const SpeedProfile& data,
                                       const std::string& data_name);

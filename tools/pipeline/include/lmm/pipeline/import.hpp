@@ -41,8 +41,10 @@ struct ImportSummary {
   float fps = 0.0f;
   double contact_ratio = 0.0;  // fraction of (frame, contact joint) labelled in contact
   std::vector<ContactJointSummary> contact_joints;
+  double moving_ratio = 0.0;   // fraction of frames whose simulation bone moves at kMovingSpeed or faster
   SkeletonHeight height;       // over the imported frames (mirrored copies included)
   size_t bytes = 0;            // size of the written file
+  SpeedProfile speeds;         // the controller speeds the database gives (Database::speeds)
 };
 
 // One processed clip, ready to be packed into a database.
@@ -80,6 +82,11 @@ constexpr float kOffsetTolerance = 0.05f;
 // Sanity ranges: a fraction of (frame, contact joint) pairs labelled in contact outside
 // [kMinContactRatio, kMaxContactRatio] is warned about (thresholds or units are likely wrong).
 constexpr double kMinContactRatio = 0.2, kMaxContactRatio = 0.8;
+// A frame moves when its simulation bone is at least this fast (m/s; as Database::speeds).
+constexpr float kMovingSpeed = 0.3f;
+// Standing-only data: fewer than this fraction of frames move. Feet stand on the ground in
+// nearly every frame of it, so a contact ratio above kMaxContactRatio is expected there.
+constexpr double kStandingMovingRatio = 0.1;
 
 // Imports, builds and atomically writes the database to `out_path`, after loading it with the
 // runtime loader, and reads it back. A schema with a phase group is refused before any file is
@@ -88,8 +95,16 @@ constexpr double kMinContactRatio = 0.2, kMaxContactRatio = 0.8;
 // import unless skip_bad.
 // Throws InputError naming the file, line, key or joint at fault (a [mirror] pattern that
 // pairs no joints is one); on error nothing is written (and a file that does not read back is
-// removed). Once written, a skeleton height outside the config's [checks] height_range or a
-// contact ratio outside [kMinContactRatio, kMaxContactRatio] is passed to options.warn.
+// removed). When the first good file looks Z-up under up_axis "y" (or the reverse; up_axis_hint)
+// options.warn gets an "up axis" warning before any clip is processed. Once written, it gets: a
+// skeleton height outside the config's [checks] height_range (pointing at the up axis first
+// when the files looked Z-up, else at unit_scale); a contact
+// ratio outside [kMinContactRatio, kMaxContactRatio] (above it only unless the data is
+// standing-only, kStandingMovingRatio); a config without [contacts] joints (no labels). A T-pose
+// or reference pose before a file's take (find_leading_jump) is dropped with a warning naming
+// the file; a clip of fewer than kMinClipFrames frames is a bad file. The files are turned to
+// Y-up from the config's up_axis, and a root named kSimulationBoneName (lmm-sim's output) is
+// removed (collapse_simulation_root).
 ImportSummary import_database(const ImportOptions& options, const std::string& out_path);
 
 }  // namespace lmm::pipeline

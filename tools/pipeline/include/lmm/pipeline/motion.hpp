@@ -31,6 +31,9 @@ struct Clip {
   const Quat& rotation(int f, int j) const { return rotations[size_t(f) * joints + j]; }
 };
 
+// Name of the simulation bone the importer inserts as joint 0.
+constexpr const char* kSimulationBoneName = "Simulation";
+
 // Skeleton (offsets scaled by `unit_scale`) and local transforms of a parsed BVH file.
 void clip_from_bvh(const BvhFile& bvh, float unit_scale, const std::string& name,
                    Skeleton& skeleton, Clip& clip);
@@ -44,8 +47,51 @@ BvhFile bvh_from_clip(const Skeleton& skeleton, const Clip& clip, const std::str
 // Throws InputError naming an unknown joint or a root with several children.
 void collapse_joints(const std::vector<std::string>& names, Skeleton& skeleton, Clip& clip);
 
+// The world's up axis in a BVH file; lmmkit is Y-up and right-handed.
+enum class UpAxis { Y, Z };
+
+// Parses "y" or "z" (either case) into `axis`; false for anything else.
+bool parse_up_axis(const std::string& text, UpAxis& axis);
+// "y" or "z".
+const char* up_axis_name(UpAxis axis);
+
+// Turns a clip whose world is `axis`-up into lmmkit's Y-up convention (a no-op for Y): for Z-up
+// a rotation R of -90 degrees about X, (x, y, z) -> (x, z, -y), applied to every rest offset and
+// local position and, as R q R^-1, to every local rotation, so that every global position p
+// becomes R p and the rest pose stands along +Y.
+void convert_up_axis(UpAxis axis, Skeleton& skeleton, Clip& clip);
+
+// Removes a root joint named kSimulationBoneName with one child (the simulation bone of the
+// BVH files lmm-sim writes; the importer inserts its own). Throws InputError when another joint
+// has that reserved name.
+void collapse_simulation_root(Skeleton& skeleton, Clip& clip);
+
 // Resamples to `fps` (positions lerped, rotations slerped), keeping the clip's duration.
 Clip resample(const Clip& clip, float fps);
+
+// A joint moving faster than this between two frames jumps (m/s): the fastest limbs of human
+// motion (a kick, a punch, a throw's hand) stay below it; a T-pose or reference pose before the
+// take moves joints at 40 to 60 m/s into the first frame of motion.
+constexpr float kMaxJointJumpSpeed = 20.0f;
+// Leading frames searched for such a jump (a T-pose or reference pose before the take).
+constexpr int kMaxLeadingPoseFrames = 10;
+
+// The first jump of a clip: leading frames to drop and the joint that moves fastest into the
+// first frame kept.
+struct LeadingJump {
+  int frames = 0;      // 0: no jump among the leading frames
+  int joint = -1;
+  float speed = 0.0f;  // m/s of `joint` between frames frames - 1 and frames
+};
+
+// The first k < kMaxLeadingPoseFrames whose global joint positions move faster than
+// `max_speed` (m/s) into frame k + 1, as frames = k + 1; frames = 0 when there is none.
+LeadingJump find_leading_jump(const Skeleton& skeleton, const Clip& clip, float max_speed);
+// Removes the first `frames` frames of `clip` (fewer than its frame count).
+void drop_leading_frames(Clip& clip, int frames);
+
+// Fewest frames a clip needs: velocities and contact speeds are differences between frames.
+constexpr int kMinClipFrames = 2;
 
 // For each joint, the joint it swaps with when mirrored (itself when unpaired). A pair is two
 // names that differ by one substitution of a (left, right) pattern.
@@ -84,8 +130,6 @@ struct SimulationBoneSettings {
   float direction_sigma = 0.0f; // Gaussian smoothing, seconds
 };
 
-// Name of the simulation bone the importer inserts as joint 0.
-constexpr const char* kSimulationBoneName = "Simulation";
 
 // Inserts joint 0 "Simulation": hips projected on the ground with a smoothed facing direction
 // (+Z forward, from the lateral axis), and re-expresses the old root relative to it.
@@ -134,7 +178,13 @@ struct SkeletonHeight {
   std::string top, foot;  // joints measured
   float rest = 0.0f;
   float standing = 0.0f;
+  Vec3 rise;  // mean global position of the "hips" role (else `top`) minus `foot`'s, over the frames
 };
+
+// A hint when `height` looks as if the files' up axis were not `configured`: the hips rise
+// above the foot mostly along +Z (configured Y: the files look Z-up) or along -Z (configured Z:
+// the files look Y-up); "" otherwise. The hint names the axis and the values it judged by.
+std::string up_axis_hint(const SkeletonHeight& height, UpAxis configured);
 
 // Height of `skeleton` posed by `poses`. The top joint is the "head" role, else the joint
 // highest on average; the foot is the "left_foot" / "right_foot" role farthest from the top

@@ -1,6 +1,7 @@
 // Small helpers shared by the CLI tools: a flat JSON object writer and the error wrapper.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -44,6 +45,14 @@ double median(std::vector<double> values);
 
 // `value` as a quoted, escaped JSON string.
 std::string json_quote(const std::string& value);
+
+// Most bytes of a text input the tools read (controller config, input script, path).
+constexpr uint64_t kMaxTextInputBytes = uint64_t(64) << 20;  // 64 MiB
+
+// The whole text of the regular file `path`, `what` it is for the messages (e.g. "controller
+// config"); throws InputError naming the file for a missing file, a directory, a special file
+// (/dev/zero, a FIFO), a file over `max_bytes` or a read error.
+std::string read_text_file(const std::string& path, uint64_t max_bytes, const std::string& what);
 
 // Writes `text` to `path` atomically; throws InputError on failure.
 void write_text_atomic(const std::string& path, const std::string& text);
