@@ -440,6 +440,7 @@ int run(int argc, char** argv) {
   std::string error;
   const std::shared_ptr<const Database> db = Database::load_file(args["db"].as<std::string>(), error);
   if (db == nullptr) throw InputError(error);
+  if (!db->speeds().valid()) spdlog::warn("{}", speeds_warning(db->speeds(), args["db"].as<std::string>()));
   FeatureSearch search;
   if (!search.build(db, error)) throw InputError(error);
   if (args.count("ablation")) return run_ablation(db, search, o, args);
