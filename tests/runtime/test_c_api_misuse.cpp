@@ -38,7 +38,7 @@ class CApiMisuse : public testing::Test {
     lmm_database_release(db_);
   }
 
-  const lmm::test::AssetFiles files_;
+  const lmm::test::AssetFiles files_{};
   lmm_model* model_ = nullptr;
   lmm_database* db_ = nullptr;
 };
