@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "lmm/blob_writer.hpp"
-#include "lmm/learned_character.hpp"
+#include "lmm/character/learned_character.hpp"
 #include "lmm/lmm.h"
 #include "support/allocation_counter.hpp"
 #include "support/synthetic_model.hpp"

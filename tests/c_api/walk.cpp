@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "lmm/database_character.hpp"
-#include "lmm/learned_character.hpp"
+#include "lmm/character/database_character.hpp"
+#include "lmm/character/learned_character.hpp"
 #include "walk_script.h"
 
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "lmm/model.hpp"
-#include "lmm/nn.hpp"
+#include "lmm/asset/model.hpp"
+#include "lmm/eval/nn.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -2,7 +2,7 @@
 // README shows it unchanged): a learned motion-matching character steered by a gamepad.
 #include <cstdio>
 
-#include "lmm/learned_character.hpp"
+#include "lmm/character/learned_character.hpp"
 
 int main(int argc, char** argv) {
   std::string error;

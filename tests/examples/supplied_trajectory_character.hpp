@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "lmm/database.hpp"
-#include "lmm/database_playback.hpp"
-#include "lmm/search.hpp"
-#include "lmm/stages.hpp"
-#include "lmm/steering.hpp"
+#include "lmm/asset/database.hpp"
+#include "lmm/motion/database_playback.hpp"
+#include "lmm/eval/search.hpp"
+#include "lmm/motion/stages.hpp"
+#include "lmm/motion/steering.hpp"
 
 namespace example {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "lmm/controller.hpp"
+#include "lmm/motion/controller.hpp"
 
 namespace {
 

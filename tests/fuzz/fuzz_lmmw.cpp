@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
-#include "lmm/model.hpp"
-#include "lmm/nn.hpp"
+#include "lmm/asset/model.hpp"
+#include "lmm/eval/nn.hpp"
 
 namespace {
 

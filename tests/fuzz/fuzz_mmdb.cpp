@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
-#include "lmm/database.hpp"
-#include "lmm/skeleton.hpp"
+#include "lmm/asset/database.hpp"
+#include "lmm/asset/skeleton.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "lmm/blob.hpp"
+#include "lmm/asset/blob.hpp"
 
 namespace lmm::fuzz {
 

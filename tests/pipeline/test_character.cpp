@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "lmm/database_character.hpp"
+#include "lmm/character/database_character.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/import.hpp"
 #include "lmm/pipeline/simulation.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "examples/supplied_trajectory_character.hpp"
-#include "lmm/database_character.hpp"
+#include "lmm/character/database_character.hpp"
 #include "support/character_contract.hpp"
 #include "support/synthetic_walks.hpp"
 

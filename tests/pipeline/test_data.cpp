@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/import.hpp"
 #include "lmm/pipeline/simulation.hpp"

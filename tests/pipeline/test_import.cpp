@@ -3,7 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/import.hpp"
 #include "lmm/pipeline/motion.hpp"

@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "lmm/direction_builder.hpp"
-#include "lmm/path_following.hpp"
+#include "lmm/character/path_following.hpp"
 #include "lmm/pipeline/bvh.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/import.hpp"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/import.hpp"
 #include "lmm/pipeline/phase_features.hpp"

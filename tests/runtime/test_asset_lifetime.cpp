@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "lmm/blob_writer.hpp"
-#include "lmm/database.hpp"
-#include "lmm/database_character.hpp"
-#include "lmm/learned_character.hpp"
-#include "lmm/model.hpp"
-#include "lmm/nn.hpp"
-#include "lmm/path_following.hpp"
-#include "lmm/search.hpp"
+#include "lmm/asset/database.hpp"
+#include "lmm/character/database_character.hpp"
+#include "lmm/character/learned_character.hpp"
+#include "lmm/asset/model.hpp"
+#include "lmm/eval/nn.hpp"
+#include "lmm/character/path_following.hpp"
+#include "lmm/eval/search.hpp"
 #include "support/synthetic_database.hpp"
 #include "support/synthetic_model.hpp"
 

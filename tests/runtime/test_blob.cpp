@@ -7,7 +7,7 @@
 #include <random>
 #include <thread>
 
-#include "lmm/blob.hpp"
+#include "lmm/asset/blob.hpp"
 #include "lmm/blob_writer.hpp"
 #include "support/synthetic_database.hpp"
 

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "lmm/controller.hpp"
-#include "lmm/ik.hpp"
-#include "lmm/skeleton.hpp"
-#include "lmm/springs.hpp"
+#include "lmm/motion/controller.hpp"
+#include "lmm/motion/ik.hpp"
+#include "lmm/asset/skeleton.hpp"
+#include "lmm/core/springs.hpp"
 
 using namespace lmm;
 

@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "lmm/blob_writer.hpp"
-#include "lmm/crowd.hpp"
+#include "lmm/character/crowd.hpp"
 #include "lmm/lmm.h"
 #include "support/allocation_counter.hpp"
 #include "support/crowd_assets.hpp"

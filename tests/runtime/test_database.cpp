@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <random>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "support/synthetic_database.hpp"
 
 using namespace lmm;

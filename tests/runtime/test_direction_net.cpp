@@ -1,4 +1,4 @@
-// DirectionNet's runtime evaluator (lmm/direction_net.hpp) against an independent double-precision
+// DirectionNet's runtime evaluator (lmm/asset/direction_net.hpp) against an independent double-precision
 // reference of its contract, on every kernel path, with random weights and windows; no allocation
 // per call. (The golden test against LibTorch is tests/training/test_direction.cpp.)
 #include <gtest/gtest.h>
@@ -8,7 +8,9 @@
 
 #include "lmm/blob_writer.hpp"
 #include "lmm/direction_builder.hpp"
-#include "lmm/direction_net.hpp"
+#include "lmm/asset/direction_net.hpp"
+#include "lmm/eval/direction_evaluator.hpp"
+#include "lmm/eval/kernel_support.hpp"
 #include "support/allocation_counter.hpp"
 
 using namespace lmm;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "lmm/features.hpp"
+#include "lmm/asset/features.hpp"
 
 using namespace lmm;
 

@@ -10,8 +10,10 @@
 #include <random>
 #include <thread>
 
-#include "lmm/learned_character.hpp"
-#include "lmm/pose_vector.hpp"
+#include "lmm/character/learned_character.hpp"
+#include "lmm/asset/pose_vector.hpp"
+#include "lmm/eval/pose_kernels.hpp"
+#include "lmm/core/rotation_6d.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/character_contract.hpp"
 #include "support/synthetic_model.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "lmm/lhmm.hpp"
+#include "lmm/motion/lhmm.hpp"
 #include "support/search_fixture.hpp"
 
 using namespace lmm;

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "lmm/math.hpp"
+#include "lmm/core/math.hpp"
 
 using namespace lmm;
 

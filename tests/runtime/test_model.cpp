@@ -11,8 +11,9 @@
 #include <random>
 
 #include "lmm/blob_writer.hpp"
-#include "lmm/model.hpp"
-#include "lmm/nn.hpp"
+#include "lmm/asset/model.hpp"
+#include "lmm/eval/nn.hpp"
+#include "lmm/motion/controller.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/synthetic_model.hpp"
 

@@ -11,8 +11,8 @@
 #include <random>
 
 #include "lmm/blob_writer.hpp"
-#include "lmm/model.hpp"
-#include "lmm/nn.hpp"
+#include "lmm/asset/model.hpp"
+#include "lmm/eval/nn.hpp"
 #include "support/synthetic_model.hpp"
 
 using namespace lmm;

@@ -1,4 +1,4 @@
-// White-box tests of the dense kernels behind ModelEvaluator (runtime/src/nn_kernels.hpp): the
+// White-box tests of the dense kernels behind ModelEvaluator (runtime/src/eval/nn_kernels.hpp): the
 // AVX-512 kernel's two ways of streaming a row's own weights, picked by CPU, give the same bits.
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "lmm/nn.hpp"
-#include "nn_kernels.hpp"
+#include "lmm/eval/nn.hpp"
+#include "eval/nn_kernels.hpp"
 
 using namespace lmm;
 

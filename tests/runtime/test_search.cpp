@@ -5,7 +5,8 @@
 #include <random>
 #include <vector>
 
-#include "lmm/search.hpp"
+#include "lmm/eval/search.hpp"
+#include "lmm/eval/kernel_support.hpp"
 #include "support/search_fixture.hpp"
 
 using namespace lmm;

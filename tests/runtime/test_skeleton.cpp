@@ -7,8 +7,9 @@
 #include <random>
 #include <vector>
 
-#include "lmm/pose_vector.hpp"
-#include "lmm/skeleton.hpp"
+#include "lmm/asset/pose_vector.hpp"
+#include "lmm/asset/skeleton.hpp"
+#include "lmm/eval/pose_kernels.hpp"
 
 using namespace lmm;
 

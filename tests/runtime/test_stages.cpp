@@ -4,8 +4,8 @@
 
 #include <random>
 
-#include "lmm/skeleton.hpp"
-#include "lmm/stages.hpp"
+#include "lmm/asset/skeleton.hpp"
+#include "lmm/motion/stages.hpp"
 #include "support/synthetic_database.hpp"
 #include "support/synthetic_model.hpp"
 

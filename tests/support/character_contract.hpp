@@ -8,7 +8,7 @@
 #include <cmath>
 #include <functional>
 
-#include "lmm/steering.hpp"
+#include "lmm/motion/steering.hpp"
 #include "support/allocation_counter.hpp"
 
 namespace lmm::test {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "lmm/blob_writer.hpp"
-#include "lmm/model.hpp"
-#include "lmm/search.hpp"
+#include "lmm/asset/model.hpp"
+#include "lmm/eval/search.hpp"
 #include "support/synthetic_model.hpp"
 
 namespace lmm::test {

@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "lmm/database.hpp"
-#include "lmm/search.hpp"
+#include "lmm/asset/database.hpp"
+#include "lmm/eval/search.hpp"
 #include "support/synthetic_database.hpp"
 
 namespace lmm::test {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "lmm/blob.hpp"
+#include "lmm/asset/blob.hpp"
 #include "lmm/blob_writer.hpp"
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 
 namespace lmm::test {
 

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/model_builder.hpp"
 #include "support/synthetic_database.hpp"
 

@@ -5,8 +5,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "lmm/direction_net.hpp"
+#include "lmm/asset/direction_net.hpp"
 #include "lmm/training/direction.hpp"
+#include "lmm/eval/direction_evaluator.hpp"
 #include "support/allocation_counter.hpp"
 
 using namespace lmm;

@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <functional>
 
-#include "lmm/model.hpp"
-#include "lmm/nn.hpp"
+#include "lmm/asset/model.hpp"
+#include "lmm/eval/nn.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/training/export.hpp"
 #include "lmm/training/trainer.hpp"

@@ -16,8 +16,8 @@
 
 #include "bench_common.hpp"
 #include "lmm/blob_writer.hpp"
-#include "lmm/model.hpp"
-#include "lmm/nn.hpp"
+#include "lmm/asset/model.hpp"
+#include "lmm/eval/nn.hpp"
 #include "lmm/pipeline/bvh.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/report.hpp"

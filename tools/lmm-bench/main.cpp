@@ -18,8 +18,8 @@
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
-#include "lmm/database.hpp"
-#include "lmm/search.hpp"
+#include "lmm/asset/database.hpp"
+#include "lmm/eval/search.hpp"
 #ifdef LMM_HAVE_FAISS
 #include "lmm/training/config.hpp"
 #include "lmm/training/flat_index.hpp"

@@ -6,8 +6,8 @@
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
-#include "lmm/database.hpp"
-#include "lmm/model.hpp"
+#include "lmm/asset/database.hpp"
+#include "lmm/asset/model.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/bvh.hpp"
 #include "lmm/pipeline/motion.hpp"

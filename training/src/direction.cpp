@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "lmm/blob_writer.hpp"
-#include "lmm/math.hpp"
+#include "lmm/core/math.hpp"
 #include "lmm/training/export.hpp"
 #include "training_loop.hpp"
 

@@ -8,7 +8,7 @@
 #include <toml++/toml.h>
 
 #include "lmm/blob_writer.hpp"
-#include "lmm/model.hpp"
+#include "lmm/asset/model.hpp"
 #include "lmm/training/trainer.hpp"
 
 namespace lmm::training {

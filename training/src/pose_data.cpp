@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "lmm/pose_vector.hpp"
+#include "lmm/asset/pose_vector.hpp"
 
 namespace lmm::training {
 namespace {

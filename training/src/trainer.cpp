@@ -17,7 +17,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/torch.h>
 
-#include "lmm/blob.hpp"
+#include "lmm/asset/blob.hpp"
 #include "lmm/blob_writer.hpp"
 #include "lmm/training/adan.hpp"
 #include "lmm/training/flat_index.hpp"
@@ -59,7 +59,7 @@ struct LoopState {
 
 torch::Tensor scalar(double v) { return torch::tensor(v, torch::kFloat64); }
 
-// A checkpoint file is a blob (lmm/blob.hpp) of this kind whose one hashed U8 tensor holds the
+// A checkpoint file is a blob (lmm/asset/blob.hpp) of this kind whose one hashed U8 tensor holds the
 // LibTorch archive, so a damaged or truncated file is rejected before LibTorch parses it.
 constexpr char kCheckpointKind[] = "LMCK";
 constexpr uint32_t kCheckpointVersion = 1;

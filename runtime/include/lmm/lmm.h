@@ -23,6 +23,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* LMM_API marks every function of the C API: liblmmkit.so exports them, and the WebAssembly build
+ * takes its export list from the declarations so marked (tools/web-demo/CMakeLists.txt). */
+#if defined(__GNUC__) || defined(__clang__)
+#define LMM_API __attribute__((visibility("default")))
+#else
+#define LMM_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,47 +54,47 @@ typedef struct lmm_allocator {
 
 /* Gamepad input of one update. Sticks in [-1, 1] (x right, y forward). */
 typedef struct lmm_gamepad {
-  float left_x, left_y;    /* movement */
-  float right_x, right_y;  /* facing while strafing */
-  float camera_azimuth;    /* radians about +Y; 0 = camera looking along +Z */
-  int strafe;              /* non-zero: face the camera / right stick instead of the motion */
-  float gait;              /* 0 = walk speeds .. 1 = run speeds */
+  float left_x, left_y;   /* movement */
+  float right_x, right_y; /* facing while strafing */
+  float camera_azimuth;   /* radians about +Y; 0 = camera looking along +Z */
+  int strafe;             /* non-zero: face the camera / right stick instead of the motion */
+  float gait;             /* 0 = walk speeds .. 1 = run speeds */
 } lmm_gamepad;
 
 /* The runtime's version, "MAJOR.MINOR.PATCH". */
-const char* lmm_version(void);
+LMM_API const char* lmm_version(void);
 
 /* The last error message of the calling thread ("" when there was none). */
-const char* lmm_last_error(void);
+LMM_API const char* lmm_last_error(void);
 
 /* Uses `allocator` for every later allocation of this API (NULL: malloc / free). Call it before
  * creating any handle; handles must be released with the allocator they were made with. The
  * runtime's own per-character buffers (allocated once, at creation) use C++'s operator new. */
-void lmm_set_allocator(const lmm_allocator* allocator);
+LMM_API void lmm_set_allocator(const lmm_allocator* allocator);
 
 /* Most workers (sets of batch scratch) a learned crowd may have. */
 #define LMM_MAX_CROWD_WORKERS 256
 
 /* Loads and validates a motion database and builds its search index; NULL on failure. Only
  * regular files are read (not a directory, FIFO or device). */
-lmm_database* lmm_database_load(const char* path);
+LMM_API lmm_database* lmm_database_load(const char* path);
 /* Releases the caller's reference (NULL is ignored); characters keep what they use alive. */
-void lmm_database_release(lmm_database* database);
+LMM_API void lmm_database_release(lmm_database* database);
 /* Process-unique id of the loaded asset (0 when `database` is not a live database handle). */
-uint64_t lmm_database_id(const lmm_database* database);
+LMM_API uint64_t lmm_database_id(const lmm_database* database);
 
 /* Loads and validates a model bundle; NULL on failure. Only regular files are read. */
-lmm_model* lmm_model_load(const char* path);
+LMM_API lmm_model* lmm_model_load(const char* path);
 /* Releases the caller's reference (NULL is ignored); characters keep what they use alive. */
-void lmm_model_release(lmm_model* model);
+LMM_API void lmm_model_release(lmm_model* model);
 /* Process-unique id of the loaded asset (0 when `model` is not a live model handle). */
-uint64_t lmm_model_id(const lmm_model* model);
+LMM_API uint64_t lmm_model_id(const lmm_model* model);
 
 /* A database motion-matching character at (x, 0, z) facing `heading` radians about +Y (all
  * finite); NULL on failure. */
-lmm_character* lmm_character_create_database(const lmm_database* database, float x, float z, float heading);
+LMM_API lmm_character* lmm_character_create_database(const lmm_database* database, float x, float z, float heading);
 /* A learned motion-matching character (no database needed); NULL on failure. */
-lmm_character* lmm_character_create_learned(const lmm_model* model, float x, float z, float heading);
+LMM_API lmm_character* lmm_character_create_learned(const lmm_model* model, float x, float z, float heading);
 
 /* Where a drawn path is put (Lee, Kwon & Lee 2023 Sec. VII): the `mode` of lmm_character_create_path. */
 typedef enum lmm_path_mode {
@@ -99,34 +107,35 @@ typedef enum lmm_path_mode {
  * speed_scale x the drawing speed (the paper uses 0.2), resampled at the database's rate and
  * smoothed. Its update ignores the input (NULL allowed); reset, teleport and the root contract
  * calls fail on it. NULL on failure, with a message naming the sample at fault. */
-lmm_character* lmm_character_create_path(const lmm_database* database, const float* samples_txz, size_t count,
-                                         int mode, float speed_scale, float x, float z, float heading);
+LMM_API lmm_character* lmm_character_create_path(const lmm_database* database, const float* samples_txz, size_t count,
+                                                 int mode, float speed_scale, float x, float z, float heading);
 /* Progress of a path character: the desired path point (Lee, Kwon & Lee 2023 Eq. 1), the number
  * of path points and whether the desired point reached the last (1 / 0); any pointer may be NULL.
  * Fails on other characters. */
-int lmm_character_path_progress(const lmm_character* character, int* desired_index, int* point_count, int* completed);
+LMM_API int lmm_character_path_progress(const lmm_character* character, int* desired_index, int* point_count,
+                                        int* completed);
 /* The path points a path character follows (placed and smoothed, one per database frame of
  * playback; 3 floats each, y = 0). Fails when `point_capacity` is below the point count. */
-int lmm_character_path_points(const lmm_character* character, float* points_xyz, size_t point_capacity);
+LMM_API int lmm_character_path_points(const lmm_character* character, float* points_xyz, size_t point_capacity);
 /* Destroys a character (NULL is ignored; a crowd's character is not released, and
  * lmm_last_error() says so). */
-void lmm_character_release(lmm_character* character);
+LMM_API void lmm_character_release(lmm_character* character);
 
 /* Advances one character by dt seconds (no allocation); fails on a crowd's character. A path
  * character ignores `input` (NULL allowed); other characters need it. */
-int lmm_character_update(lmm_character* character, const lmm_gamepad* input, float dt);
+LMM_API int lmm_character_update(lmm_character* character, const lmm_gamepad* input, float dt);
 /* Advances characters[i] with inputs[i] for every i in [begin, end): a job system splits a crowd
  * into ranges and runs them on its own threads (no allocation). Path characters ignore inputs[i].
  * Every handle of the range is checked before any character moves. */
-int lmm_characters_update(lmm_character* const* characters, const lmm_gamepad* inputs, size_t begin, size_t end,
-                          float dt);
+LMM_API int lmm_characters_update(lmm_character* const* characters, const lmm_gamepad* inputs, size_t begin, size_t end,
+                                  float dt);
 
 /* Back to the state creation left, at (x, 0, z) facing `heading`, counters cleared (no
  * allocation). */
-int lmm_character_reset(lmm_character* character, float x, float z, float heading);
+LMM_API int lmm_character_reset(lmm_character* character, float x, float z, float heading);
 /* Moves the character rigidly to (x, 0, z) facing `heading`: pose, transition and predicted
  * trajectory move with it, foot locks are released (no allocation). */
-int lmm_character_teleport(lmm_character* character, float x, float z, float heading);
+LMM_API int lmm_character_teleport(lmm_character* character, float x, float z, float heading);
 
 /* Who moves the root between updates (the root contract). */
 typedef enum lmm_root_owner {
@@ -134,43 +143,43 @@ typedef enum lmm_root_owner {
   LMM_ROOT_GAME = 1     /* the game applies lmm_character_root_motion and calls lmm_character_set_root */
 } lmm_root_owner;
 /* Sets the root contract of a character (LMM_ROOT_LIBRARY at creation). */
-int lmm_character_set_root_owner(lmm_character* character, lmm_root_owner owner);
+LMM_API int lmm_character_set_root_owner(lmm_character* character, lmm_root_owner owner);
 /* The root displacement of the last update: world translation (3 floats) and the turn
  * (x, y, z, w; facing after = turn * facing before); either pointer may be NULL. */
-int lmm_character_root_motion(const lmm_character* character, float translation_xyz[3], float turn_xyzw[4]);
+LMM_API int lmm_character_root_motion(const lmm_character* character, float translation_xyz[3], float turn_xyzw[4]);
 /* The game's root for the next update (LMM_ROOT_GAME): position and facing (x, y, z, w). */
-int lmm_character_set_root(lmm_character* character, const float position_xyz[3], const float rotation_xyzw[4]);
+LMM_API int lmm_character_set_root(lmm_character* character, const float position_xyz[3], const float rotation_xyzw[4]);
 
 /* Number of joints of the character's skeleton (joint 0 = root). */
-int lmm_character_joint_count(const lmm_character* character);
+LMM_API int lmm_character_joint_count(const lmm_character* character);
 /* Index of the joint named `name`, or -1. */
-int lmm_character_joint_index(const lmm_character* character, const char* name);
+LMM_API int lmm_character_joint_index(const lmm_character* character, const char* name);
 /* Name of joint `joint` (valid while the character lives), or NULL when out of range. */
-const char* lmm_character_joint_name(const lmm_character* character, int joint);
+LMM_API const char* lmm_character_joint_name(const lmm_character* character, int joint);
 /* Parent index of joint `joint` (-1 for the root), or -2 when out of range. */
-int lmm_character_joint_parent(const lmm_character* character, int joint);
+LMM_API int lmm_character_joint_parent(const lmm_character* character, int joint);
 
 /* World position of the character root. */
-int lmm_character_root_position(const lmm_character* character, float out_xyz[3]);
+LMM_API int lmm_character_root_position(const lmm_character* character, float out_xyz[3]);
 /* Facing of the character root as an x, y, z, w quaternion. */
-int lmm_character_root_rotation(const lmm_character* character, float out_xyzw[4]);
+LMM_API int lmm_character_root_rotation(const lmm_character* character, float out_xyzw[4]);
 /* World transforms of every joint: positions (3 floats each) and rotations as x, y, z, w
  * quaternions (4 floats each); either pointer may be NULL. `joint_capacity` is the number of
  * joints the buffers hold; fails when it is below the joint count. */
-int lmm_character_world_transforms(const lmm_character* character, float* positions_xyz, float* rotations_xyzw,
-                                   size_t joint_capacity);
+LMM_API int lmm_character_world_transforms(const lmm_character* character, float* positions_xyz, float* rotations_xyzw,
+                                           size_t joint_capacity);
 /* World transforms of every joint as 4x4 column-major matrices (16 floats each, translation in
  * elements 12..14). */
-int lmm_character_world_matrices(const lmm_character* character, float* matrices, size_t joint_capacity);
+LMM_API int lmm_character_world_matrices(const lmm_character* character, float* matrices, size_t joint_capacity);
 
 /* Number of samples of the character's desired trajectory (the schema's trajectory offsets). */
-int lmm_character_trajectory_count(const lmm_character* character);
+LMM_API int lmm_character_trajectory_count(const lmm_character* character);
 /* The desired trajectory in world space: the trajectory predicted from the input (gamepad
  * characters) or the query revised against the path by the last match (path characters). Per
  * sample its time offset from now (s; negative: past), position (3 floats) and facing (x, y, z,
  * w); any pointer may be NULL. Fails when `capacity` is below the sample count. */
-int lmm_character_trajectory(const lmm_character* character, float* times, float* positions_xyz, float* rotations_xyzw,
-                             size_t capacity);
+LMM_API int lmm_character_trajectory(const lmm_character* character, float* times, float* positions_xyz,
+                                     float* rotations_xyzw, size_t capacity);
 /* The trajectory the played animation predicts, in world space from the character's root: the
  * trajectory features of the database frame being played (database and path characters) or of the
  * learned state being decoded (learned characters). Per sample (the same samples as
@@ -178,13 +187,13 @@ int lmm_character_trajectory(const lmm_character* character, float* times, float
  * direction (3 floats; zero where the schema has no direction at that offset); any pointer may be
  * NULL. Fails when `capacity` is below the sample count or the schema has over 64 samples. No
  * allocation. */
-int lmm_character_played_trajectory(const lmm_character* character, float* times, float* positions_xyz,
-                                    float* directions_xyz, size_t capacity);
+LMM_API int lmm_character_played_trajectory(const lmm_character* character, float* times, float* positions_xyz,
+                                            float* directions_xyz, size_t capacity);
 /* Number of contact joints (the asset's foot-contact labels). */
-int lmm_character_contact_count(const lmm_character* character);
+LMM_API int lmm_character_contact_count(const lmm_character* character);
 /* Contact label k: the joint it belongs to and whether it is in contact in the pose shown (1 / 0);
  * either pointer may be NULL. Fails when k is out of range. */
-int lmm_character_contact(const lmm_character* character, int k, int* joint, int* in_contact);
+LMM_API int lmm_character_contact(const lmm_character* character, int k, int* joint, int* in_contact);
 
 /* Counters of a character since its creation (or reset). */
 typedef struct lmm_counters {
@@ -193,37 +202,37 @@ typedef struct lmm_counters {
   int transitions; /* jumps to another frame or state */
 } lmm_counters;
 /* The character's counters. */
-int lmm_character_counters(const lmm_character* character, lmm_counters* out);
+LMM_API int lmm_character_counters(const lmm_character* character, lmm_counters* out);
 /* The database frame being played and the index of its clip (database and path characters);
  * either pointer may be NULL. Fails on a learned character. */
-int lmm_character_frame(const lmm_character* character, int* frame, int* clip);
+LMM_API int lmm_character_frame(const lmm_character* character, int* frame, int* clip);
 /* Name of clip `clip` of the character's database (valid while the character lives), or NULL when
  * out of range or for a learned character. */
-const char* lmm_character_clip_name(const lmm_character* character, int clip);
+LMM_API const char* lmm_character_clip_name(const lmm_character* character, int clip);
 /* The decoder experts routed for the pose shown (learned characters whose decoder is a mixture of
  * experts, Kleanthous & Martini 2023): up to `capacity` expert indices, best first, and their
  * weights (either pointer may be NULL). Returns the number written (the decoder's top-k, at most
  * `capacity`), 0 on failure. No allocation; not while another thread updates the character. */
-int lmm_character_decoder_experts(lmm_character* character, int* experts, float* weights, int capacity);
+LMM_API int lmm_character_decoder_experts(lmm_character* character, int* experts, float* weights, int capacity);
 
 /* A crowd of `count` database characters at the origin facing +Z (place them with
  * lmm_character_reset on lmm_crowd_character); their periodic searches are spread over the search
  * interval. NULL on failure. */
-lmm_crowd* lmm_crowd_create_database(const lmm_database* database, size_t count);
+LMM_API lmm_crowd* lmm_crowd_create_database(const lmm_database* database, size_t count);
 /* A crowd of `count` learned characters whose networks run batched across characters, with
  * `workers` sets of batch scratch (1 to min(count, LMM_MAX_CROWD_WORKERS)): one per
  * lmm_crowd_update call that may run at once. NULL on failure. */
-lmm_crowd* lmm_crowd_create_learned(const lmm_model* model, size_t count, int workers);
+LMM_API lmm_crowd* lmm_crowd_create_learned(const lmm_model* model, size_t count, int workers);
 /* Destroys a crowd and its characters (NULL is ignored). */
-void lmm_crowd_release(lmm_crowd* crowd);
+LMM_API void lmm_crowd_release(lmm_crowd* crowd);
 /* Number of characters (0 for NULL). */
-size_t lmm_crowd_size(const lmm_crowd* crowd);
+LMM_API size_t lmm_crowd_size(const lmm_crowd* crowd);
 /* Character i of the crowd, owned by it (valid while the crowd lives; never release it): every
  * lmm_character_* call works on it except the updates (lmm_crowd_update updates it). NULL when
  * i is out of range. */
-lmm_character* lmm_crowd_character(lmm_crowd* crowd, size_t i);
+LMM_API lmm_character* lmm_crowd_character(lmm_crowd* crowd, size_t i);
 /* The input character i follows from the next update on. */
-int lmm_crowd_set_input(lmm_crowd* crowd, size_t i, const lmm_gamepad* input);
+LMM_API int lmm_crowd_set_input(lmm_crowd* crowd, size_t i, const lmm_gamepad* input);
 /* Updates the characters of ranks [begin, end) (see lmm_crowd_set_priorities; rank = index until
  * then; begin <= end <= lmm_crowd_size) by dt with batch scratch `worker` (0 .. workers -
  * 1; 0 for database crowds). Calls over disjoint ranges with distinct workers may run on
@@ -231,18 +240,18 @@ int lmm_crowd_set_input(lmm_crowd* crowd, size_t i, const lmm_gamepad* input);
  * a learned crowd's worker in use, fails and updates nothing. With budget_seconds > 0, the characters not reached when
  * that much time has passed are deferred to the next call (made up with the summed dt). No
  * allocation. */
-int lmm_crowd_update(lmm_crowd* crowd, size_t begin, size_t end, float dt, int worker, double budget_seconds);
+LMM_API int lmm_crowd_update(lmm_crowd* crowd, size_t begin, size_t end, float dt, int worker, double budget_seconds);
 /* Level of detail: character i updates every `divisor`-th crowd update (1..16) with the summed dt
  * (in equal steps of at most 0.25 s where the sum is longer). */
-int lmm_crowd_set_rate_divisor(lmm_crowd* crowd, size_t i, int divisor);
+LMM_API int lmm_crowd_set_rate_divisor(lmm_crowd* crowd, size_t i, int divisor);
 /* Update order: `count` (= lmm_crowd_size) priorities, higher first, so a budget defers the least
  * important characters. Fails on NaN. */
-int lmm_crowd_set_priorities(lmm_crowd* crowd, const float* priorities, size_t count);
+LMM_API int lmm_crowd_set_priorities(lmm_crowd* crowd, const float* priorities, size_t count);
 /* Where to draw character i between its updates: a rigid world transform (4x4 column-major, as
  * lmm_character_world_matrices) to apply on the left of its world matrices; it carries the last
  * pose on at the root's velocity and yaw rate for the time since the last update (identity right
  * after an update). */
-int lmm_crowd_shown_transform(const lmm_crowd* crowd, size_t i, float matrix[16]);
+LMM_API int lmm_crowd_shown_transform(const lmm_crowd* crowd, size_t i, float matrix[16]);
 
 #ifdef __cplusplus
 }

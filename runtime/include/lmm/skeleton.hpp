@@ -1,54 +1,6 @@
-// Skeleton description and forward kinematics (positions, rotations and their velocities).
+// Deprecated include path since lmmkit 0.3 (the runtime's headers moved into layer folders); it
+// forwards to the headers below and goes in 0.4.
 #pragma once
 
-#include <string>
-#include <vector>
-
-#include "lmm/math.hpp"
-
-namespace lmm {
-
-// Joint hierarchy: names, parent indices (-1 for the root, parents precede children) and rest
-// offsets in metres. In a motion database joint 0 is the simulation (root) bone.
-struct Skeleton {
-  std::vector<std::string> names;
-  std::vector<int> parents;
-  std::vector<Vec3> offsets;
-
-  // Number of joints.
-  int joint_count() const { return static_cast<int>(parents.size()); }
-  // Index of the joint called `name`, or -1.
-  int find(const std::string& name) const;
-  // Comma-separated list of all joint names, for error messages.
-  std::string joined_names() const;
-  // True when sizes agree and every parent precedes its child; otherwise fills `error`.
-  bool validate(std::string& error) const;
-};
-
-// Global positions and rotations from local ones (parent-relative). Arrays hold `count` joints.
-void forward_kinematics(const int* parents, int count, const Vec3* local_positions,
-                        const Quat* local_rotations, Vec3* global_positions,
-                        Quat* global_rotations);
-
-// The joint arrays of many poses over one skeleton, pose c's at index c of each (for
-// forward_kinematics_many, pose_vector.hpp).
-struct PoseArrays {
-  const Vec3* const* local_positions;
-  const Quat* const* local_rotations;
-  Vec3* const* global_positions;
-  Quat* const* global_rotations;
-  int count;  // poses
-};
-
-// Floats of scratch forward_kinematics_many needs for a skeleton of `joints` joints.
-int forward_kinematics_scratch(int joints);
-
-// Global transforms and their linear / angular velocities from local ones. Local velocities
-// are expressed in the parent's frame, as the database stores them.
-void forward_kinematics_velocity(const int* parents, int count, const Vec3* local_positions,
-                                 const Quat* local_rotations, const Vec3* local_velocities,
-                                 const Vec3* local_angular_velocities, Vec3* global_positions,
-                                 Quat* global_rotations, Vec3* global_velocities,
-                                 Vec3* global_angular_velocities);
-
-}  // namespace lmm
+#include "lmm/asset/skeleton.hpp"
+#include "lmm/eval/pose_kernels.hpp"

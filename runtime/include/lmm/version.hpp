@@ -1,14 +1,5 @@
-// lmmkit's version. The top-level CMakeLists.txt reads these three numbers, so they are the one
-// place the version is set (the installed package's version file follows them).
+// Deprecated include path since lmmkit 0.3 (the runtime's headers moved into layer folders); it
+// forwards to the headers below and goes in 0.4.
 #pragma once
 
-#define LMM_VERSION_MAJOR 0
-#define LMM_VERSION_MINOR 2
-#define LMM_VERSION_PATCH 0
-
-namespace lmm {
-
-// The version as "MAJOR.MINOR.PATCH".
-constexpr const char* kVersion = "0.2.0";
-
-}  // namespace lmm
+#include "lmm/core/version.hpp"

@@ -26,8 +26,7 @@ uint64_t hash64_of(uint64_t value) {
 
 }  // namespace
 
-void BlobBuilder::add(const std::string& name, DType dtype, std::vector<uint64_t> shape,
-                      const void* data) {
+void BlobBuilder::add(const std::string& name, DType dtype, std::vector<uint64_t> shape, const void* data) {
   entries_.push_back(Entry{name, dtype, std::move(shape), data, 0});
 }
 
@@ -36,8 +35,8 @@ void BlobBuilder::add_text(const std::string& name, const std::string& text) {
   entries_.push_back(Entry{name, DType::U8, {text.size()}, nullptr, texts_.size()});
 }
 
-bool BlobBuilder::build(const char* kind, uint32_t version, bool hash_payload,
-                        std::vector<uint8_t>& out, std::string& error) const {
+bool BlobBuilder::build(const char* kind, uint32_t version, bool hash_payload, std::vector<uint8_t>& out,
+                        std::string& error) const {
   const uint64_t table_end = kBlobHeaderSize + entries_.size() * kBlobEntrySize;
   uint64_t cursor = align_up(table_end);
   const uint64_t payload_offset = cursor;
@@ -97,8 +96,7 @@ std::string unique_temp_name(const std::string& path) {
 
 }  // namespace
 
-bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size,
-                       std::string& error) {
+bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size, std::string& error) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     error = path + ": is a directory; cannot write a file there";

@@ -1,7 +1,7 @@
 #include "lmm/direction_builder.hpp"
 
+#include "lmm/asset/direction_net.hpp"
 #include "lmm/blob_writer.hpp"
-#include "lmm/direction_net.hpp"
 
 namespace lmm {
 namespace {

@@ -3,19 +3,28 @@
 #include <algorithm>
 #include <memory>
 
+#include "lmm/asset/database.hpp"
+#include "lmm/asset/model.hpp"
 #include "lmm/blob_writer.hpp"
-#include "lmm/database.hpp"
-#include "lmm/model.hpp"
 
 namespace lmm {
 namespace {
 
 // The database tensors a bundle carries over unchanged.
-constexpr const char* kSharedSections[] = {
-    db_tensor::kFps,         db_tensor::kJointNames,    db_tensor::kParents,        db_tensor::kOffsets,
-    db_tensor::kRoles,       db_tensor::kContactJoints, db_tensor::kFeatureOffset,  db_tensor::kFeatureScale,
-    db_tensor::kSchemaName,  db_tensor::kGroupNames,    db_tensor::kGroupKind,      db_tensor::kGroupWeight,
-    db_tensor::kGroupItemCount, db_tensor::kGroupItems};
+constexpr const char* kSharedSections[] = {db_tensor::kFps,
+                                           db_tensor::kJointNames,
+                                           db_tensor::kParents,
+                                           db_tensor::kOffsets,
+                                           db_tensor::kRoles,
+                                           db_tensor::kContactJoints,
+                                           db_tensor::kFeatureOffset,
+                                           db_tensor::kFeatureScale,
+                                           db_tensor::kSchemaName,
+                                           db_tensor::kGroupNames,
+                                           db_tensor::kGroupKind,
+                                           db_tensor::kGroupWeight,
+                                           db_tensor::kGroupItemCount,
+                                           db_tensor::kGroupItems};
 
 // Adds tensors to a BlobBuilder, keeping converted (f16) and derived arrays alive until build.
 class BundleWriter {
@@ -106,15 +115,16 @@ bool build_model_bundle(const ModelValues& values, const BlobView& database, boo
   const TensorView* features = database.find(db_tensor::kFeatureOffset);
   w.blob.add_text(model_tensor::kPreset, values.preset);
   w.blob.add_text(model_tensor::kActivation, kActivationGeluErf);
-  w.add_i32(model_tensor::kLayout, {values.latent, int32_t(features->element_count), int32_t(parents->element_count) - 1,
-                                    int32_t(contacts->element_count)});
+  w.add_i32(model_tensor::kLayout, {values.latent, int32_t(features->element_count),
+                                    int32_t(parents->element_count) - 1, int32_t(contacts->element_count)});
   w.add_f32(model_tensor::kPoseMean, values.pose_mean);
   w.add_f32(model_tensor::kPoseStd, values.pose_std);
   w.add_f32(model_tensor::kDeltaScale, values.delta_scale);
   w.add_f32(model_tensor::kStateMean, values.state_mean);
   w.add_f32(model_tensor::kStateStd, values.state_std);
   if (!values.speeds.empty()) w.add_f32(model_tensor::kSpeeds, values.speeds);
-  if (!add_network(w, "decoder", values.decoder, half, error) || !add_network(w, "stepper", values.stepper, half, error) ||
+  if (!add_network(w, "decoder", values.decoder, half, error) ||
+      !add_network(w, "stepper", values.stepper, half, error) ||
       !add_network(w, "projector", values.projector, half, error)) {
     return false;
   }

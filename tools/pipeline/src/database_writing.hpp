@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "lmm/blob_writer.hpp"
-#include "lmm/controller.hpp"
-#include "lmm/features.hpp"
+#include "lmm/motion/controller.hpp"
+#include "lmm/asset/features.hpp"
 
 namespace lmm::pipeline {
 

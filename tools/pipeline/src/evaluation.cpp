@@ -5,13 +5,14 @@
 #include <limits>
 #include <random>
 
-#include "lmm/nn.hpp"
+#include "lmm/eval/nn.hpp"
 #include "lmm/pipeline/bvh.hpp"
 #include "lmm/pipeline/config.hpp"
 #include "lmm/pipeline/report.hpp"
 #include "lmm/pipeline/simulation.hpp"
 #include "lmm/pipeline/svg_plot.hpp"
-#include "lmm/pose_vector.hpp"
+#include "lmm/asset/pose_vector.hpp"
+#include "lmm/eval/pose_kernels.hpp"
 
 namespace lmm::pipeline {
 namespace {

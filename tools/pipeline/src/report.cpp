@@ -10,7 +10,7 @@
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
-#include "lmm/blob.hpp"
+#include "lmm/asset/blob.hpp"
 #include "lmm/blob_writer.hpp"
 #include "lmm/pipeline/bvh.hpp"
 

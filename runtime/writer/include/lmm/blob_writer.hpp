@@ -1,6 +1,6 @@
 // Writing the LMMK container (docs/formats/blob.md): BlobBuilder lays tensors out as one blob and
 // write_file_atomic / file_holds put it on disk safely. Part of lmm::writer (offline tools, training
-// and tests), not of the game runtime, which only reads blobs (lmm/blob.hpp).
+// and tests), not of the game runtime, which only reads blobs (lmm/asset/blob.hpp).
 #pragma once
 
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lmm/blob.hpp"
+#include "lmm/asset/blob.hpp"
 
 namespace lmm {
 
@@ -40,8 +40,7 @@ class BlobBuilder {
 // exclusively) renamed over `path` on success, so `path` is always either the old file or one
 // writer's complete file: with concurrent writers the last complete one wins. False with a
 // message on failure (no temporary file is left).
-bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size,
-                       std::string& error);
+bool write_file_atomic(const std::string& path, const uint8_t* data, size_t size, std::string& error);
 // Reads `path` back and compares it with the `size` bytes of `data`: true when the file holds
 // exactly them, else false with a message naming the file (the check after a write, so a tool
 // reports success only for what it can read back).

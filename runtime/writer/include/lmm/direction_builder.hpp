@@ -1,4 +1,4 @@
-// Writing DirectionNet bundles (*.lmdn, lmm/direction_net.hpp) for lmm-export, training and tests.
+// Writing DirectionNet bundles (*.lmdn, lmm/asset/direction_net.hpp) for lmm-export, training and tests.
 #pragma once
 
 #include <cstdint>
@@ -11,10 +11,10 @@ namespace lmm {
 struct DirectionValues {
   int hidden = 0, window = 0, present = 0;
   float step_seconds = 0.0f;
-  std::vector<float> input_mean, input_std;      // 4 each
-  std::vector<float> input_weight, input_bias;   // 4 x 3 hidden, 3 hidden
-  std::vector<float> hidden_weight, hidden_bias; // hidden x 3 hidden, 3 hidden
-  std::vector<float> output_weight, output_bias; // hidden x 2, 2
+  std::vector<float> input_mean, input_std;       // 4 each
+  std::vector<float> input_weight, input_bias;    // 4 x 3 hidden, 3 hidden
+  std::vector<float> hidden_weight, hidden_bias;  // hidden x 3 hidden, 3 hidden
+  std::vector<float> output_weight, output_bias;  // hidden x 2, 2
 };
 
 // Serialises `values` as a DirectionNet bundle into `out` and loads it back (the runtime's checks);

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lmm/blob.hpp"
+#include "lmm/asset/blob.hpp"
 
 namespace lmm {
 
@@ -47,7 +47,7 @@ struct ModelValues {
 // was trained on). With `half` the layer weights are stored as f16; SMoE gates and statistics
 // stay f32 (f16 gate logits flip near-tied top-k choices and swap whole experts). False with a
 // message when a section is missing or sizes disagree; `out` is untouched then.
-bool build_model_bundle(const ModelValues& values, const BlobView& database, bool half,
-                        std::vector<uint8_t>& out, std::string& error);
+bool build_model_bundle(const ModelValues& values, const BlobView& database, bool half, std::vector<uint8_t>& out,
+                        std::string& error);
 
 }  // namespace lmm

@@ -10,7 +10,7 @@
 
 #include <torch/torch.h>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/direction_builder.hpp"
 #include "lmm/training/config.hpp"
 #include "lmm/training/trainer.hpp"

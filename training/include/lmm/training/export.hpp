@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/model_builder.hpp"
 #include "lmm/training/config.hpp"
 #include "lmm/training/models.hpp"

@@ -13,7 +13,7 @@
 
 #include <torch/torch.h>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/training/config.hpp"
 #include "lmm/training/trainer.hpp"
 

@@ -7,7 +7,7 @@
 
 #include <torch/torch.h>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 
 namespace lmm::training {
 

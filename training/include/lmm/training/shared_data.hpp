@@ -11,7 +11,7 @@
 
 #include <torch/torch.h>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/training/pose_data.hpp"
 
 namespace lmm::training {

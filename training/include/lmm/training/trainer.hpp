@@ -10,7 +10,7 @@
 
 #include <torch/torch.h>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/training/config.hpp"
 #include "lmm/training/distributed.hpp"
 #include "lmm/training/pose_data.hpp"

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "lmm/database.hpp"
-#include "lmm/model.hpp"
+#include "lmm/asset/database.hpp"
+#include "lmm/asset/model.hpp"
 
 namespace lmm::pipeline {
 

@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "lmm/math.hpp"
+#include "lmm/core/math.hpp"
 #include "lmm/pipeline/bvh.hpp"
-#include "lmm/skeleton.hpp"
+#include "lmm/asset/skeleton.hpp"
 
 namespace lmm::pipeline {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lmm/path_following.hpp"
+#include "lmm/character/path_following.hpp"
 #include "lmm/pipeline/simulation.hpp"
 
 namespace lmm::pipeline {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/pipeline/config.hpp"
 
 namespace lmm::pipeline {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "lmm/database_character.hpp"
-#include "lmm/learned_character.hpp"
+#include "lmm/character/database_character.hpp"
+#include "lmm/character/learned_character.hpp"
 #include "lmm/pipeline/motion.hpp"
 #include "lmm/pipeline/strafe_metrics.hpp"
 

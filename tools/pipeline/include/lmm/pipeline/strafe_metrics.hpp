@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "lmm/controller.hpp"
-#include "lmm/database.hpp"
+#include "lmm/motion/controller.hpp"
+#include "lmm/asset/database.hpp"
 
 namespace lmm::pipeline {
 

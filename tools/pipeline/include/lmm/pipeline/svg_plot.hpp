@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "lmm/math.hpp"
+#include "lmm/core/math.hpp"
 
 namespace lmm::pipeline {
 

@@ -1,0 +1,74 @@
+// Database motion matching for one character, composed of the stages of stages.hpp: gamepad
+// Steering (trajectory source), QueryJob over the playing frame's features, SearchMatchJob
+// (accelerated exact search), DatabasePlayback (any dt, inertialized transitions), root motion
+// and an optional FootLocker.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lmm/asset/database.hpp"
+#include "lmm/asset/features.hpp"
+#include "lmm/character/character_base.hpp"
+#include "lmm/eval/search.hpp"
+#include "lmm/motion/database_playback.hpp"
+#include "lmm/motion/ik.hpp"
+#include "lmm/motion/stages.hpp"
+#include "lmm/motion/steering.hpp"
+
+namespace lmm {
+
+// Tunables of a database-driven character (the shared ones in SteeringSettings).
+struct CharacterSettings : SteeringSettings {
+  SearchParams search;
+  bool foot_lock = false;              // lock contact joints with two-joint IK
+  float foot_unlock_distance = 0.25f;  // m: a lock stretched further than this releases
+  float foot_blend_halflife = 0.05f;   // s: IK offset fade-out after a release
+};
+
+// One character driven by database motion matching. Not thread-safe itself; distinct
+// characters may update concurrently over one shared Database and FeatureSearch.
+class DatabaseCharacter final : public CharacterBase {
+ public:
+  // Allocates every buffer and starts at the first frame of clip 0, at `position` facing
+  // `heading` radians about +Y, holding `db` (shared) for its whole life; `search` (built over
+  // `db`) must outlive the character. False with a message for a null, empty or mismatched
+  // database. Characters may be moved (e.g. by std::vector growth) after init.
+  bool init(std::shared_ptr<const Database> db, const FeatureSearch& search, const CharacterSettings& settings,
+            Vec3 position, float heading, std::string& error);
+  // Advances by dt seconds (no allocation).
+  void update(const GamepadInput& input, float dt) override;
+  // Back to the first frame of clip 0 at `position` facing `heading`, as after init; no allocation.
+  void reset(Vec3 position, float heading) override;
+
+  // Database frame being played.
+  int current_frame() const { return playback_.frame(); }
+  // The trajectory the played pose's features describe, in world space from the output root: one
+  // position and one direction per trajectory offset of the schema (what a search matches a query
+  // against). `positions` and `directions` hold that many entries. No allocation.
+  void played_trajectory(Vec3* positions, Vec3* directions) const;
+  // Whether contact label `k` (of the database's contact joints) is set in the frame played.
+  bool in_contact(int k) const { return db_->contacts(playback_.frame())[k] != 0; }
+
+ private:
+  const std::vector<int>& parents() const override { return db_->skeleton().parents; }
+  void release_world_state() override { feet_.release_all(); }
+  void start(Vec3 position, float heading);
+  void search_and_transition(bool must_leave);
+
+  std::shared_ptr<const Database> db_;
+  const FeatureSearch* search_ = nullptr;
+  CharacterSettings settings_;
+  DatabasePlayback playback_;
+  bool end_zone_searched_ = false;        // searched since playback entered the clip's end zone
+  std::vector<Quat> animated_rotations_;  // output rotations before the foot-lock IK
+
+  std::vector<float> query_;
+  SearchResult result_;
+  SearchScratch search_scratch_;
+
+  FootLocker feet_;
+};
+
+}  // namespace lmm

@@ -1,0 +1,137 @@
+// Exact nearest-neighbour search over a motion database's normalised features, accelerated by a
+// four-level tree of bounding boxes: small boxes of 16 frames and large boxes of 4 small boxes as
+// in basic motion matching (D. Holden's motion_matching_search), under groups of 8 large boxes
+// and super groups of 8 groups. The frames are clustered by their features (a k-d tree), not
+// taken in clip order, so that every box is tight.
+#pragma once
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lmm/asset/database.hpp"
+#include "lmm/core/kernel_path.hpp"
+
+namespace lmm {
+
+// Rules of one search, shared by the accelerated and the brute-force paths.
+struct SearchParams {
+  float transition_cost = 0.0f;  // added to every candidate except the current frame
+  int ignore_range_end = 20;     // frames at the end of each clip that are never returned
+  int ignore_surrounding = 20;   // candidates closer than this to the current frame are skipped
+  // Answers costing more are left out (fewer than k may be found); a finite limit lets the
+  // search skip the boxes whose bound exceeds it from the start.
+  float max_cost = INFINITY;
+};
+
+// One search answer: a frame and its squared distance (plus transition cost).
+struct SearchResult {
+  int frame = -1;
+  float cost = 0.0f;
+};
+
+constexpr int kSearchLanes = 8;      // distances are summed in 8 independent lanes (SIMD-friendly)
+constexpr int kMaxSearchDims = 256;  // feature dimensions the search supports
+constexpr int kSmallBoxFrames = 16;  // frames per small box (basic motion matching's BOUND_SM_SIZE)
+constexpr int kLargeBoxFrames = 64;  // frames per large box (basic motion matching's BOUND_LR_SIZE)
+
+// Per-caller working memory of FeatureSearch::search (one per thread or character).
+struct SearchScratch {
+  std::vector<float> super_bounds;  // lower bound of every super group for the current query
+};
+
+// Bounding boxes over a database's features, clustered. Build once after loading (about 0.15 s
+// for 425k frames); search calls never allocate and may run concurrently with distinct scratches.
+class FeatureSearch {
+ public:
+  // Holds `db` (shared) and computes the boxes and a blocked copy of its features; false with a
+  // message when the database is null, has no frames, no features or more than kMaxSearchDims
+  // dimensions, or when `path` is not available on this build and CPU. Every path gives the
+  // same answers to the last bit; Auto picks the widest available one.
+  bool build(std::shared_ptr<const Database> db, std::string& error, KernelPath path = KernelPath::Auto);
+  // Working memory sized for this index (allocates; call once per caller).
+  SearchScratch make_scratch() const;
+  // The k lowest (cost, frame) pairs, sorted, written to out[0..k); returns how many were
+  // found. `current_frame` (or -1) is a candidate without transition cost. The super group and
+  // group with the lowest bound are searched first, to tighten the bound early; the answer does
+  // not depend on the visiting order. `scratch` must come from make_scratch of this index. A
+  // query with a non-finite value has no answer (returns 0).
+  int search(const float* query, int current_frame, const SearchParams& params, SearchResult* out, int k,
+             SearchScratch& scratch) const;
+  // The same answer computed without the boxes or the SIMD kernels: every frame through the
+  // portable kernel (reference and benchmark baseline).
+  int brute_force(const float* query, int current_frame, const SearchParams& params, SearchResult* out, int k) const;
+  // Number of feature dimensions.
+  int dims() const { return dims_; }
+  // The kernel path chosen by build (Auto resolved).
+  KernelPath path() const { return path_; }
+  // The database this index was built over (null before build).
+  const std::shared_ptr<const Database>& database() const { return db_; }
+
+ private:
+  float frame_cost(const float* query, int frame) const;
+  // Adds the transition cost to bounds[0..last - first) of children first..last - 1 (with
+  // `reach`); returns the searchable child with the lowest bound (-1 when none is searchable).
+  int searchable_children(float* bounds, const SearchParams& params, const std::vector<int>& reach, int first,
+                          int last) const;
+  // Calls search_child(i) for `best` (from searchable_children), then for every other searchable
+  // child i of first..last - 1 whose bound does not exceed the k-th cost at the time.
+  template <class Search>
+  void search_children(const float* bounds, const SearchParams& params, const std::vector<int>& reach, int first,
+                       int last, int best, const SearchResult* out, int k, const int& found,
+                       const Search& search_child) const;
+  // Bounds the children of `node` (boxes of one level: kLargeGroup children per node, their
+  // bounds in mins / maxs, their reach in `reach`) and calls search_child on the searchable ones
+  // whose bound does not exceed the k-th cost, the lowest bound first.
+  template <class Search>
+  void search_boxes(const float* query, const SearchParams& params, int node, const std::vector<float>& mins,
+                    const std::vector<float>& maxs, const std::vector<int>& reach, SearchResult* out, int k, int& found,
+                    const Search& search_child) const;
+  // Searches the searchable groups of super group `super` whose bound does not exceed the k-th
+  // cost, the lowest bound first.
+  void search_super(const float* query, int current_frame, const SearchParams& params, int super, SearchResult* out,
+                    int k, int& found) const;
+  // Searches the searchable large boxes of `group` whose bound does not exceed the k-th cost,
+  // the lowest bound first.
+  void search_group(const float* query, int current_frame, const SearchParams& params, int group, SearchResult* out,
+                    int k, int& found) const;
+  void search_large_box(const float* query, int current_frame, const SearchParams& params, int large, SearchResult* out,
+                        int k, int& found) const;
+  // Searches the searchable frames of small box `small` (its block's costs in `costs`).
+  void search_block(int current_frame, const SearchParams& params, int small, const float* costs, SearchResult* out,
+                    int k, int& found) const;
+  int start(const float* query, int current_frame, const SearchParams& params, float* query_copy, SearchResult* out,
+            int k) const;
+  // Lays out frames_ and the reaches of the frames, small and large boxes: every frame, ordered
+  // so that each small box, large box, group and super group holds nearby features, whatever
+  // their clips.
+  void build_boxes();
+  // Fills blocks_ and the bound tables from db_ (after the boxes are laid out).
+  void build_tables();
+
+  std::shared_ptr<const Database> db_;
+  int dims_ = 0;
+  KernelPath path_ = KernelPath::Scalar;
+  // The distance kernels of path_ (see runtime/src/eval/search_kernels.hpp): box bounds of a
+  // large-box table and of a small-box table, and a block's frame costs.
+  void (*large_bounds_)(const float* query, int dims, const float* min, const float* max, float* out) = nullptr;
+  void (*small_bounds_)(const float* query, int dims, const float* min, const float* max, float* out) = nullptr;
+  void (*block_costs_)(const float* query, int dims, const float* block, float* out) = nullptr;
+  // The frames in search-tree order: small box s holds frames_[16s..16s+16) (-1: none), large box
+  // l small boxes 4l..4l+3, group g large boxes 8g..8g+7, super group u groups 8u..8u+7.
+  std::vector<int> frames_;
+  // Per frame (in tree order), small box, large box, group and super group: the most frames from
+  // one of its frames to its clip's stop (it holds a searchable frame when this exceeds the
+  // excluded clip end; 0 for no frame).
+  std::vector<int> frame_reach_, small_reach_, large_reach_, group_reach_, super_reach_;
+  // Structure-of-arrays copies (unused columns zero): the features of small box s as block s
+  // ([dim][16 frames]); the bounds of the small boxes of large box l as table l ([dim][4 boxes]);
+  // the bounds of large boxes 8g..8g+7 (group g) as table g ([dim][8 boxes]); the bounds of
+  // groups 8t..8t+7 (super group t) as table t ([dim][8 groups]); the bounds of super groups
+  // 8u..8u+7 as table u.
+  std::vector<float> blocks_;
+  std::vector<float> small_min_, small_max_, large_min_, large_max_, group_min_, group_max_, super_min_, super_max_;
+};
+
+}  // namespace lmm

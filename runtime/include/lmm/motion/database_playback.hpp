@@ -1,0 +1,61 @@
+// Playback of a motion database at any dt: the interpolated pose of a fractional frame within
+// its clip, inertialized jumps to other frames, and the root velocities to integrate. Used by
+// every database-driven character (gamepad motion matching, path following).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "lmm/asset/database.hpp"
+#include "lmm/motion/inertializer.hpp"
+#include "lmm/motion/pose_buffers.hpp"
+
+namespace lmm {
+
+// Plays one clip at a time from a fractional frame; see the file comment.
+class DatabasePlayback {
+ public:
+  // Allocates, holds `db` (not null, shared) and starts at `frame` (no transition).
+  void init(std::shared_ptr<const Database> db, int frame);
+  // Jumps to `frame`, starting an inertialized transition from the output `out` (rotations
+  // `animated` before any IK).
+  void jump(int frame, const PoseBuffers& out, const std::vector<Quat>& animated);
+  // Advances dt seconds (stopping at the clip's last frame), samples the pose and writes joints
+  // 1.. of `out` through the inertializer.
+  void advance(float dt, float halflife, PoseBuffers& out);
+  // Root velocity and angular velocity to integrate, in character space (with the transition's
+  // decaying offsets).
+  Vec3 local_root_velocity() const;
+  Vec3 local_root_angular() const;
+
+  // Database frame being played (the whole part of the fractional frame).
+  int frame() const { return frame_; }
+  // Clip (range index) being played.
+  int range() const { return range_; }
+  // One past the last frame of the clip being played.
+  int clip_stop() const { return db_->ranges()[size_t(range_)].stop; }
+  // The sampled database pose (local; joint 0 in database world). The velocities of joints 1..
+  // are those of the last jump (or init): advance() samples only the root's.
+  const PoseBuffers& sample() const { return sample_; }
+
+ private:
+  // The two frames a fractional frame time of the playing clip lies between, and its weight.
+  struct SamplePoint {
+    int frame, next;
+    float weight;
+  };
+  SamplePoint sample_point(double frame_time) const;
+  // Samples positions and rotations of every joint and the root's velocities; sets frame_.
+  void sample(double frame_time);
+  // Samples the velocities of joints 1.. (for a transition).
+  void sample_joint_velocities(double frame_time);
+
+  std::shared_ptr<const Database> db_;
+  double frame_time_ = 0.0;  // fractional database frame
+  int frame_ = 0;
+  int range_ = 0;
+  PoseBuffers sample_;
+  Inertializer inertializer_;
+};
+
+}  // namespace lmm

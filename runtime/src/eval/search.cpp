@@ -1,0 +1,460 @@
+#include "lmm/eval/search.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <iterator>
+#include <utility>
+
+#include "eval/search_kernels.hpp"
+#include "lmm/eval/kernel_support.hpp"
+
+namespace lmm {
+namespace {
+
+// True when (cost, frame) orders before `r`: lower cost, or equal cost and lower frame.
+bool before(float cost, int frame, const SearchResult& r) {
+  return cost < r.cost || (cost == r.cost && frame < r.frame);
+}
+
+// Inserts (frame, cost) into the list out[0..found) of at most k entries, kept sorted by
+// (cost, frame), so the final list is the k smallest pairs whatever the visiting order.
+void insert_sorted(SearchResult* out, int k, int& found, int frame, float cost) {
+  if (found == k && !before(cost, frame, out[k - 1])) return;
+  int i = found < k ? found++ : k - 1;
+  while (i > 0 && before(cost, frame, out[i - 1])) {
+    out[i] = out[i - 1];
+    --i;
+  }
+  out[i] = SearchResult{frame, cost};
+}
+
+// Pruning bound: a box whose lower bound exceeds the k-th cost cannot contribute (equal
+// bounds are kept, as an equal cost with a lower frame index would still enter the list).
+// params.max_cost (by default infinite: nothing is pruned, not even infinite costs) while the
+// list is not full.
+float kth_cost(const SearchResult* out, int k, int found, const SearchParams& params) {
+  return found < k ? params.max_cost : out[k - 1].cost;
+}
+
+// The kSearchLanes lanes of one distance, `stride` floats apart, combined in a fixed order (the
+// order of an AVX2 horizontal sum).
+float combine_lanes(const float* lanes, int stride) {
+  const auto lane = [&](int l) { return lanes[l * stride]; };
+  return ((lane(0) + lane(4)) + (lane(1) + lane(5))) + ((lane(2) + lane(6)) + (lane(3) + lane(7)));
+}
+static_assert(kSearchLanes == 8, "combine_lanes combines exactly eight lanes");
+
+// Squared distance of two vectors of `dims` values, dimension d summed into lane d mod
+// kSearchLanes then combined in a fixed order: the same bits as every kernel path's frame costs.
+float squared_distance(const float* a, const float* b, int dims) {
+  float lanes[kSearchLanes] = {};
+  int d = 0;
+  for (; d + kSearchLanes <= dims; d += kSearchLanes) {
+    for (int l = 0; l < kSearchLanes; ++l) {
+      const float t = a[d + l] - b[d + l];
+      lanes[l] += t * t;
+    }
+  }
+  for (int l = 0; l < kSearchLanes; ++l) {  // the last, partial group: a missing dimension adds +0
+    const float t = d + l < dims ? a[d + l] - b[d + l] : 0.0f;
+    lanes[l] += t * t;
+  }
+  return combine_lanes(lanes, 1);
+}
+
+// The portable kernels: W columns of a structure-of-arrays table with rows `stride` floats apart,
+// out[j] = sum over d of (q[d] - clamp(q[d], lo[d][j], hi[d][j]))^2 (with Clamp; else
+// (q[d] - lo[d][j])^2), in lanes like squared_distance. With Clamp every term is at most the
+// matching term of any vector inside the box, so the sum is an exact lower bound of its costs.
+template <int W, bool Clamp>
+void lane_sums(const float* q, int dims, const float* lo, const float* hi, int stride, float* out) {
+  float lanes[kSearchLanes][W] = {};
+  for (int d = 0; d < dims; ++d) {
+    const size_t row = size_t(d) * size_t(stride);
+    float* lane = lanes[d % kSearchLanes];
+    for (int j = 0; j < W; ++j) {
+      const float x = Clamp ? std::min(std::max(q[d], lo[row + j]), hi[row + j]) : lo[row + j];
+      const float t = q[d] - x;
+      lane[j] += t * t;
+    }
+  }
+  for (int j = 0; j < W; ++j) out[j] = combine_lanes(&lanes[0][j], W);
+}
+
+template <int W>
+void box_bounds_scalar(const float* q, int dims, const float* min, const float* max, float* out) {
+  lane_sums<W, true>(q, dims, min, max, W, out);
+}
+
+void block_costs_scalar(const float* q, int dims, const float* block, float* out) {
+  lane_sums<detail::kBlockFrames, false>(q, dims, block, block, detail::kBlockFrames, out);
+}
+
+// The kernels of `path` (Auto already resolved); null kernels when this build has none.
+detail::SearchKernels kernels_for(KernelPath path) {
+  switch (path) {
+    case KernelPath::Avx512: return detail::search_kernels_avx512();
+    case KernelPath::Avx2: return detail::search_kernels_avx2();
+    default: return detail::search_kernels_scalar();
+  }
+}
+
+// Whether this build and CPU can run `path` (Auto already resolved).
+bool path_available(KernelPath path) {
+  const std::vector<KernelPath> paths = available_kernel_paths();
+  return std::find(paths.begin(), paths.end(), path) != paths.end() && kernels_for(path).block_costs != nullptr;
+}
+
+// The current frame is a candidate once (without transition cost), never again in the scan.
+bool skipped(int frame, int current_frame, const SearchParams& params) {
+  return current_frame >= 0 && (frame == current_frame || std::abs(frame - current_frame) < params.ignore_surrounding);
+}
+
+// Frames excluded at the end of each clip.
+int excluded_frames(const SearchParams& params) { return std::max(0, params.ignore_range_end); }
+
+// Offset of box `box`'s column in consecutive [dims][kLargeGroup] tables (large boxes, groups or
+// super groups).
+size_t table_column(size_t box, size_t dims) {
+  return box / detail::kLargeGroup * dims * detail::kLargeGroup + box % detail::kLargeGroup;
+}
+
+// Sets min[d * stride] and max[d * stride], d < dims, to the bounds of the first `count` (> 0)
+// frames of a feature block ([dim][kBlockFrames]).
+void block_bounds(const float* block, int dims, int count, float* min, float* max, int stride) {
+  for (int d = 0; d < dims; ++d) {
+    const float* row = block + size_t(d) * detail::kBlockFrames;
+    min[size_t(d) * stride] = *std::min_element(row, row + count);
+    max[size_t(d) * stride] = *std::max_element(row, row + count);
+  }
+}
+
+// Parent j spans children 8j..8j+7 (of `reach.size()` children, their bounds the columns of
+// consecutive [dims][kLargeGroup] tables): its bounds, the columns of the parent tables, and its
+// reach are theirs merged.
+void merge_columns(const std::vector<float>& min, const std::vector<float>& max, const std::vector<int>& reach,
+                   size_t dims, std::vector<float>& parent_min, std::vector<float>& parent_max,
+                   std::vector<int>& parent_reach) {
+  using detail::kLargeGroup;
+  const size_t parents = (reach.size() + kLargeGroup - 1) / kLargeGroup;
+  parent_min.assign((parents + kLargeGroup - 1) / kLargeGroup * dims * kLargeGroup, 0.0f);
+  parent_max.assign(parent_min.size(), 0.0f);
+  parent_reach.assign(parents, 0);
+  for (size_t i = 0; i < reach.size(); ++i) {
+    const size_t j = i / kLargeGroup, from = table_column(i, dims), to = table_column(j, dims);
+    const bool first = i % kLargeGroup == 0;
+    parent_reach[j] = std::max(parent_reach[j], reach[i]);
+    for (size_t row = 0; row < dims * kLargeGroup; row += kLargeGroup) {
+      parent_min[to + row] = first ? min[from + row] : std::min(parent_min[to + row], min[from + row]);
+      parent_max[to + row] = first ? max[from + row] : std::max(parent_max[to + row], max[from + row]);
+    }
+  }
+}
+
+// Items of which cluster() measures the spread (the split dimension matters more than its
+// precision: 64 gave tighter boxes on bandai-loco than all of them, and builds faster).
+constexpr long kClusterSample = 64;
+
+// Reorders the items [first, last) (indices of rows of `rows`, `dims` floats each) so that every
+// run of `chunk` items from `first` is a cluster: halves split at a multiple of `chunk` along the
+// dimension in which (about kClusterSample of) the items spread most, at the median, recursively
+// (a k-d tree). `keys` is scratch of at least last - first entries.
+void cluster(int* first, int* last, int chunk, const float* rows, size_t dims,
+             std::vector<std::pair<float, int>>& keys) {
+  const long n = long(last - first);
+  if (n <= chunk) return;
+  float lo[kMaxSearchDims], hi[kMaxSearchDims];
+  std::fill(lo, lo + dims, FLT_MAX);
+  std::fill(hi, hi + dims, -FLT_MAX);
+  for (const int* i = first; i < last; i += std::max(1L, n / kClusterSample)) {
+    const float* row = rows + size_t(*i) * dims;
+    for (size_t d = 0; d < dims; ++d) {
+      lo[d] = row[d] < lo[d] ? row[d] : lo[d];
+      hi[d] = row[d] > hi[d] ? row[d] : hi[d];
+    }
+  }
+  size_t widest = 0;
+  for (size_t d = 1; d < dims; ++d) {
+    if (hi[d] - lo[d] > hi[widest] - lo[widest]) widest = d;
+  }
+  for (long i = 0; i < n; ++i) keys[size_t(i)] = {rows[size_t(first[i]) * dims + widest], first[i]};
+  const long middle = (n + chunk - 1) / chunk / 2 * chunk;
+  std::nth_element(keys.begin(), keys.begin() + middle, keys.begin() + n);  // by value, then index
+  for (long i = 0; i < n; ++i) first[i] = keys[size_t(i)].second;
+  cluster(first, first + middle, chunk, rows, dims, keys);
+  cluster(first + middle, last, chunk, rows, dims, keys);
+}
+
+// cluster() into runs of sizes[0], each of them into runs of sizes[1], ... (a run's subruns
+// before the next run, while its rows are in cache).
+void cluster_levels(int* first, int* last, const int* sizes, size_t levels, const float* rows, size_t dims,
+                    std::vector<std::pair<float, int>>& keys) {
+  if (levels == 0) return;
+  cluster(first, last, sizes[0], rows, dims, keys);
+  for (int* run = first; run < last; run += std::min(long(sizes[0]), long(last - run))) {
+    cluster_levels(run, std::min(last, run + sizes[0]), sizes + 1, levels - 1, rows, dims, keys);
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+SearchKernels search_kernels_scalar() {
+  return {&box_bounds_scalar<kLargeGroup>, &box_bounds_scalar<kSmallPerLarge>, &block_costs_scalar};
+}
+
+}  // namespace detail
+
+bool FeatureSearch::build(std::shared_ptr<const Database> database, std::string& error, KernelPath path) {
+  if (database == nullptr) {
+    error = "search: no database (null pointer)";
+    return false;
+  }
+  const Database& db = *database;
+  if (db.frame_count() == 0 || db.schema().dims == 0 || db.schema().dims > kMaxSearchDims) {
+    error = "search: the database has no frames, no features or more than " + std::to_string(kMaxSearchDims) +
+            " feature dimensions";
+    return false;
+  }
+  if (path == KernelPath::Auto) path = available_kernel_paths().back();
+  if (!path_available(path)) {
+    error = std::string("search: kernel path '") + kernel_path_name(path) +
+            "' is not available on this build and CPU (use auto or scalar)";
+    return false;
+  }
+  db_ = database;
+  path_ = path;
+  const detail::SearchKernels kernels = kernels_for(path);
+  large_bounds_ = kernels.large_bounds, small_bounds_ = kernels.small_bounds, block_costs_ = kernels.block_costs;
+  dims_ = db.schema().dims;
+  build_boxes();
+  build_tables();
+  return true;
+}
+
+void FeatureSearch::build_boxes() {
+  using detail::kBlockFrames;
+  using detail::kLargeGroup;
+  using detail::kSmallPerLarge;
+  const Database& db = *db_;
+  // Order the frames by their features: the frames of each super group first, then of each group
+  // within it, of each large box, of each small box.
+  std::vector<int> order(size_t(db.frame_count()));
+  for (size_t f = 0; f < order.size(); ++f) order[f] = int(f);
+  const int sizes[] = {kBlockFrames * kSmallPerLarge * kLargeGroup * kLargeGroup,
+                       kBlockFrames * kSmallPerLarge * kLargeGroup, kBlockFrames * kSmallPerLarge, kBlockFrames};
+  std::vector<std::pair<float, int>> keys(order.size());
+  cluster_levels(order.data(), order.data() + order.size(), sizes, std::size(sizes), db.features(0), size_t(dims_),
+                 keys);
+  std::vector<int> clip_stop(order.size());
+  for (const DatabaseRange& r : db.ranges()) std::fill(clip_stop.begin() + r.start, clip_stop.begin() + r.stop, r.stop);
+  const size_t smalls = (order.size() + kBlockFrames - 1) / kBlockFrames;
+  frames_.assign(smalls * kBlockFrames, -1);
+  frame_reach_.assign(frames_.size(), 0);
+  small_reach_.assign(smalls, 0);
+  large_reach_.assign((smalls + kSmallPerLarge - 1) / kSmallPerLarge, 0);
+  for (size_t i = 0; i < order.size(); ++i) {
+    frames_[i] = order[i];
+    frame_reach_[i] = clip_stop[size_t(order[i])] - order[i];
+    int& small_reach = small_reach_[i / kBlockFrames];
+    int& large_reach = large_reach_[i / kBlockFrames / kSmallPerLarge];
+    small_reach = std::max(small_reach, frame_reach_[i]);
+    large_reach = std::max(large_reach, frame_reach_[i]);
+  }
+}
+
+void FeatureSearch::build_tables() {
+  using detail::kBlockFrames;
+  using detail::kLargeGroup;
+  using detail::kSmallPerLarge;
+  const Database& db = *db_;
+  const size_t p = size_t(dims_);
+  const size_t smalls = small_reach_.size(), larges = large_reach_.size();
+  blocks_.assign(smalls * p * kBlockFrames, 0.0f);
+  for (size_t i = 0; i < frames_.size() && frames_[i] >= 0; ++i) {
+    float* column = &blocks_[i / kBlockFrames * p * kBlockFrames + i % kBlockFrames];
+    for (int d = 0; d < dims_; ++d) column[size_t(d) * kBlockFrames] = db.features(frames_[i])[d];
+  }
+  small_min_.assign(larges * p * kSmallPerLarge, 0.0f);
+  small_max_.assign(small_min_.size(), 0.0f);
+  for (size_t s = 0; s < smalls; ++s) {
+    const size_t at = s / kSmallPerLarge * p * kSmallPerLarge + s % kSmallPerLarge;
+    const int count = int(std::count_if(&frames_[s * kBlockFrames], &frames_[s * kBlockFrames] + kBlockFrames,
+                                        [](int f) { return f >= 0; }));
+    block_bounds(&blocks_[s * p * kBlockFrames], dims_, count, &small_min_[at], &small_max_[at], kSmallPerLarge);
+  }
+  const size_t groups = (larges + kLargeGroup - 1) / kLargeGroup;
+  large_min_.assign(groups * p * kLargeGroup, 0.0f);
+  large_max_.assign(large_min_.size(), 0.0f);
+  for (size_t l = 0; l < larges; ++l) {
+    const size_t at = table_column(l, p), from = l * p * kSmallPerLarge;
+    const size_t count = std::min(smalls - l * kSmallPerLarge, size_t(kSmallPerLarge));
+    for (size_t d = 0; d < p; ++d) {
+      const float* lo = &small_min_[from + d * kSmallPerLarge];
+      const float* hi = &small_max_[from + d * kSmallPerLarge];
+      large_min_[at + d * kLargeGroup] = *std::min_element(lo, lo + count);
+      large_max_[at + d * kLargeGroup] = *std::max_element(hi, hi + count);
+    }
+  }
+  // A group's bounds span its large boxes' and a super group's its groups' (possibly across
+  // clips and excluded clip ends: still a lower bound of every searchable frame in it).
+  merge_columns(large_min_, large_max_, large_reach_, p, group_min_, group_max_, group_reach_);
+  merge_columns(group_min_, group_max_, group_reach_, p, super_min_, super_max_, super_reach_);
+}
+
+float FeatureSearch::frame_cost(const float* query, int frame) const {
+  return squared_distance(query, db_->features(frame), dims_);
+}
+
+SearchScratch FeatureSearch::make_scratch() const {
+  SearchScratch scratch;
+  scratch.super_bounds.assign(super_min_.size() / size_t(std::max(1, dims_)), 0.0f);
+  return scratch;
+}
+
+void FeatureSearch::search_block(int current_frame, const SearchParams& params, int s, const float* costs,
+                                 SearchResult* out, int k, int& found) const {
+  const int excluded = excluded_frames(params);
+  const size_t first = size_t(s) * detail::kBlockFrames;
+  for (size_t i = 0; i < size_t(detail::kBlockFrames); ++i) {
+    const float cost = params.transition_cost + costs[i];
+    const int frame = frames_[first + i];
+    if (frame_reach_[first + i] <= excluded || cost > kth_cost(out, k, found, params) ||
+        skipped(frame, current_frame, params)) {
+      continue;
+    }
+    insert_sorted(out, k, found, frame, cost);
+  }
+}
+
+void FeatureSearch::search_large_box(const float* q, int current_frame, const SearchParams& params, int l,
+                                     SearchResult* out, int k, int& found) const {
+  using detail::kBlockFrames;
+  using detail::kSmallPerLarge;
+  const size_t p = size_t(dims_);
+  const int excluded = excluded_frames(params);
+  float bounds[kSmallPerLarge], costs[kBlockFrames];
+  const size_t table = size_t(l) * p * kSmallPerLarge;
+  small_bounds_(q, dims_, &small_min_[table], &small_max_[table], bounds);
+  const int first = l * kSmallPerLarge, last = std::min(static_cast<int>(small_reach_.size()), first + kSmallPerLarge);
+  for (int s = first; s < last; ++s) {
+    if (small_reach_[size_t(s)] <= excluded ||
+        params.transition_cost + bounds[s - first] > kth_cost(out, k, found, params)) {
+      continue;
+    }
+    block_costs_(q, dims_, &blocks_[size_t(s) * p * kBlockFrames], costs);
+    search_block(current_frame, params, s, costs, out, k, found);
+  }
+}
+
+int FeatureSearch::searchable_children(float* bounds, const SearchParams& params, const std::vector<int>& reach,
+                                       int first, int last) const {
+  const int excluded = excluded_frames(params);
+  int best = -1;
+  for (int i = first; i < last; ++i) {
+    bounds[i - first] += params.transition_cost;
+    if (reach[size_t(i)] > excluded && (best < 0 || bounds[i - first] < bounds[best - first])) best = i;
+  }
+  return best;
+}
+
+template <class Search>
+void FeatureSearch::search_children(const float* bounds, const SearchParams& params, const std::vector<int>& reach,
+                                    int first, int last, int best, const SearchResult* out, int k, const int& found,
+                                    const Search& search_child) const {
+  if (best < 0) return;
+  const int excluded = excluded_frames(params);
+  if (!(bounds[best - first] > kth_cost(out, k, found, params))) search_child(best);
+  for (int i = first; i < last; ++i) {
+    if (i == best || reach[size_t(i)] <= excluded || bounds[i - first] > kth_cost(out, k, found, params)) continue;
+    search_child(i);
+  }
+}
+
+template <class Search>
+void FeatureSearch::search_boxes(const float* q, const SearchParams& params, int node, const std::vector<float>& mins,
+                                 const std::vector<float>& maxs, const std::vector<int>& reach, SearchResult* out,
+                                 int k, int& found, const Search& search_child) const {
+  using detail::kLargeGroup;
+  const size_t at = size_t(node) * size_t(dims_) * kLargeGroup;
+  float bounds[kLargeGroup];
+  large_bounds_(q, dims_, &mins[at], &maxs[at], bounds);
+  const int first = node * kLargeGroup, last = std::min(static_cast<int>(reach.size()), first + kLargeGroup);
+  const int best = searchable_children(bounds, params, reach, first, last);
+  search_children(bounds, params, reach, first, last, best, out, k, found, search_child);
+}
+
+void FeatureSearch::search_super(const float* q, int current_frame, const SearchParams& params, int u,
+                                 SearchResult* out, int k, int& found) const {
+  search_boxes(q, params, u, group_min_, group_max_, group_reach_, out, k, found,
+               [&](int g) { search_group(q, current_frame, params, g, out, k, found); });
+}
+
+void FeatureSearch::search_group(const float* q, int current_frame, const SearchParams& params, int g,
+                                 SearchResult* out, int k, int& found) const {
+  search_boxes(q, params, g, large_min_, large_max_, large_reach_, out, k, found,
+               [&](int l) { search_large_box(q, current_frame, params, l, out, k, found); });
+}
+
+int FeatureSearch::start(const float* query, int current_frame, const SearchParams& params, float* q, SearchResult* out,
+                         int k) const {
+  std::copy(query, query + dims_, q);
+  int found = 0;
+  for (int d = 0; d < dims_; ++d) {
+    if (!std::isfinite(q[d])) return -1;  // no answer for a non-finite query
+  }
+  if (current_frame >= 0 && current_frame < db_->frame_count()) {
+    const float cost = frame_cost(q, current_frame);
+    if (cost <= params.max_cost) insert_sorted(out, k, found, current_frame, cost);
+  }
+  return found;
+}
+
+int FeatureSearch::search(const float* query, int current_frame, const SearchParams& params, SearchResult* out, int k,
+                          SearchScratch& scratch) const {
+  if (db_ == nullptr || k <= 0 || scratch.super_bounds.size() != super_min_.size() / size_t(dims_)) return 0;
+  float q[kMaxSearchDims] = {};
+  int found = start(query, current_frame, params, q, out, k);
+  if (found < 0) return 0;
+  if (current_frame >= db_->frame_count()) current_frame = -1;
+  // Pass 1: the bound of every super group; pass 2: the most promising one first (a tight bound
+  // early), then every searchable super group that can still hold a better frame.
+  float* bounds = scratch.super_bounds.data();
+  const size_t table = size_t(dims_) * detail::kLargeGroup;
+  for (size_t t = 0; t * table < super_min_.size(); ++t) {
+    large_bounds_(q, dims_, &super_min_[t * table], &super_max_[t * table], &bounds[t * detail::kLargeGroup]);
+  }
+  const int supers = static_cast<int>(super_reach_.size());
+  const int best = searchable_children(bounds, params, super_reach_, 0, supers);
+  search_children(bounds, params, super_reach_, 0, supers, best, out, k, found,
+                  [&](int u) { search_super(q, current_frame, params, u, out, k, found); });
+  return found;
+}
+
+int FeatureSearch::brute_force(const float* query, int current_frame, const SearchParams& params, SearchResult* out,
+                               int k) const {
+  if (db_ == nullptr || k <= 0) return 0;
+  float q[kMaxSearchDims] = {};
+  int found = start(query, current_frame, params, q, out, k);
+  if (found < 0) return 0;
+  if (current_frame >= db_->frame_count()) current_frame = -1;
+  // Every frame, a block at a time through the portable kernel (with its own test of each frame,
+  // independent of search_block's).
+  float costs[detail::kBlockFrames];
+  for (size_t s = 0; s < small_reach_.size(); ++s) {
+    block_costs_scalar(q, dims_, &blocks_[s * size_t(dims_) * detail::kBlockFrames], costs);
+    for (size_t i = s * detail::kBlockFrames; i < (s + 1) * detail::kBlockFrames; ++i) {
+      const float cost = params.transition_cost + costs[i % detail::kBlockFrames];
+      if (frame_reach_[i] > excluded_frames(params) && !skipped(frames_[i], current_frame, params) &&
+          cost <= params.max_cost) {
+        insert_sorted(out, k, found, frames_[i], cost);
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace lmm
