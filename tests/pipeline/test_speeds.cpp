@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "lmm/database_character.hpp"
-#include "lmm/pipeline/config.hpp"
+#include "lmm/import/config.hpp"
 #include "support/synthetic_walks.hpp"
 
 using namespace lmm;

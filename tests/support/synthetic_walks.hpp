@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "lmm/database.hpp"
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/import.hpp"
+#include "lmm/import/config.hpp"
+#include "lmm/import/import.hpp"
 #include "lmm/search.hpp"
 #include "support/synthetic_bvh.hpp"
 

@@ -9,9 +9,9 @@
 #include <cxxopts.hpp>
 
 #include "bench_common.hpp"
+#include "lmm/common/report.hpp"
 #include "lmm/direction_net.hpp"
-#include "lmm/pipeline/path_run.hpp"
-#include "lmm/pipeline/report.hpp"
+#include "lmm/engines/path_run.hpp"
 
 using namespace lmm;
 using namespace lmm::bench;
