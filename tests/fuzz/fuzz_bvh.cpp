@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "lmm/pipeline/bvh.hpp"
+#include "lmm/import/bvh.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace lmm::pipeline;

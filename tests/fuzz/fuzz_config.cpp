@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
-#include "lmm/pipeline/bvh.hpp"
-#include "lmm/pipeline/config.hpp"
+#include "lmm/common/errors.hpp"
+#include "lmm/import/config.hpp"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 
 #include "fuzz_support.hpp"
-#include "lmm/pipeline/bvh.hpp"
-#include "lmm/pipeline/simulation.hpp"
+#include "lmm/common/errors.hpp"
+#include "lmm/engines/simulation.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace lmm::pipeline;

@@ -4,8 +4,8 @@
 #include <cstdint>
 
 #include "fuzz_support.hpp"
-#include "lmm/pipeline/bvh.hpp"
-#include "lmm/pipeline/path_run.hpp"
+#include "lmm/common/errors.hpp"
+#include "lmm/engines/path_run.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace lmm::pipeline;

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <random>
 
-#include "lmm/pipeline/bvh.hpp"
-#include "lmm/pipeline/motion.hpp"
+#include "lmm/import/bvh.hpp"
+#include "lmm/import/motion.hpp"
 #include "support/synthetic_bvh.hpp"
 
 using namespace lmm;

@@ -2,10 +2,10 @@
 
 #include <cmath>
 
-#include "lmm/character/database_character.hpp"
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/import.hpp"
-#include "lmm/pipeline/simulation.hpp"
+#include "lmm/database_character.hpp"
+#include "lmm/engines/simulation.hpp"
+#include "lmm/import/config.hpp"
+#include "lmm/import/import.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/foot_lock_runs.hpp"
 #include "support/synthetic_bvh.hpp"

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lmm/asset/database.hpp"
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/import.hpp"
-#include "lmm/pipeline/simulation.hpp"
+#include "lmm/database.hpp"
+#include "lmm/engines/simulation.hpp"
+#include "lmm/import/config.hpp"
+#include "lmm/import/import.hpp"
 #include "support/bandai_data.hpp"
 #include "support/foot_lock_runs.hpp"
 #include "support/synthetic_bvh.hpp"

@@ -3,10 +3,10 @@
 #include <cmath>
 #include <filesystem>
 
-#include "lmm/asset/database.hpp"
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/import.hpp"
-#include "lmm/pipeline/motion.hpp"
+#include "lmm/database.hpp"
+#include "lmm/import/config.hpp"
+#include "lmm/import/import.hpp"
+#include "lmm/import/motion.hpp"
 #include "support/shipped_schema.hpp"
 #include "support/synthetic_bvh.hpp"
 

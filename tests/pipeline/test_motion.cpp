@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "lmm/pipeline/motion.hpp"
+#include "lmm/import/motion.hpp"
 #include "support/synthetic_bvh.hpp"
 
 using namespace lmm;

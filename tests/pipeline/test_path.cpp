@@ -6,12 +6,12 @@
 #include <cmath>
 #include <limits>
 
+#include "lmm/common/errors.hpp"
 #include "lmm/direction_builder.hpp"
-#include "lmm/character/path_following.hpp"
-#include "lmm/pipeline/bvh.hpp"
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/import.hpp"
-#include "lmm/pipeline/path_run.hpp"
+#include "lmm/engines/path_run.hpp"
+#include "lmm/import/config.hpp"
+#include "lmm/import/import.hpp"
+#include "lmm/path_following.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/bandai_data.hpp"
 #include "support/synthetic_bvh.hpp"

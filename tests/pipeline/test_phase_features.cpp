@@ -9,10 +9,10 @@
 #include <fstream>
 #include <iterator>
 
-#include "lmm/asset/database.hpp"
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/import.hpp"
-#include "lmm/pipeline/phase_features.hpp"
+#include "lmm/database.hpp"
+#include "lmm/import/config.hpp"
+#include "lmm/import/import.hpp"
+#include "lmm/import/phase_features.hpp"
 #include "support/shipped_schema.hpp"
 #include "support/synthetic_bvh.hpp"
 

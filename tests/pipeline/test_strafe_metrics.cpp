@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "lmm/pipeline/simulation.hpp"
-#include "lmm/pipeline/strafe_metrics.hpp"
+#include "lmm/engines/simulation.hpp"
+#include "lmm/engines/strafe_metrics.hpp"
 
 using namespace lmm;
 using namespace lmm::pipeline;

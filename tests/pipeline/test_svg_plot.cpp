@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "lmm/pipeline/evaluation.hpp"
-#include "lmm/pipeline/path_run.hpp"
-#include "lmm/pipeline/simulation.hpp"
-#include "lmm/pipeline/svg_plot.hpp"
+#include "lmm/engines/evaluation.hpp"
+#include "lmm/engines/path_run.hpp"
+#include "lmm/engines/simulation.hpp"
+#include "lmm/plot/svg_plot.hpp"
 #include "support/synthetic_bvh.hpp"
 
 using namespace lmm;

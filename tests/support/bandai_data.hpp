@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/import.hpp"
+#include "lmm/import/config.hpp"
+#include "lmm/import/import.hpp"
 
 namespace lmm::test {
 

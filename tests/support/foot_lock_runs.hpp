@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "lmm/pipeline/simulation.hpp"
+#include "lmm/engines/simulation.hpp"
 
 namespace lmm::test {
 

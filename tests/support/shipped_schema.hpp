@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/import.hpp"
+#include "lmm/import/config.hpp"
+#include "lmm/import/import.hpp"
 
 namespace lmm::test {
 

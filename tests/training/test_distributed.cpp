@@ -18,11 +18,11 @@
 #include <string>
 #include <thread>
 
-#include "lmm/pipeline/config.hpp"
+#include "lmm/blob_writer.hpp"
+#include "lmm/import/config.hpp"
 #include "lmm/training/config.hpp"
 #include "lmm/training/distributed.hpp"
 #include "lmm/training/models.hpp"
-#include "lmm/blob_writer.hpp"
 #include "lmm/training/pose_data.hpp"
 #include "lmm/training/shared_data.hpp"
 #include "lmm/training/trainer.hpp"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "lmm/pipeline/config.hpp"
+#include "lmm/import/config.hpp"
 #include "lmm/training/config.hpp"
 #include "lmm/training/export.hpp"
 #include "lmm/training/phase.hpp"

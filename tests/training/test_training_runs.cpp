@@ -8,8 +8,8 @@
 #include <fstream>
 #include <functional>
 
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/import.hpp"
+#include "lmm/import/config.hpp"
+#include "lmm/import/import.hpp"
 #include "lmm/training/config.hpp"
 #include "lmm/training/models.hpp"
 #include "lmm/training/pose_data.hpp"

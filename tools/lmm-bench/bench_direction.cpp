@@ -1,4 +1,4 @@
-// lmm-bench direction: the cost of one DirectionNet prediction (lmm/asset/direction_net.hpp) per kernel
+// lmm-bench direction: the cost of one DirectionNet prediction (lmm/direction_net.hpp) per kernel
 // path, against the LHMM call it serves (Lee, Kwon & Lee 2023 Sec. VI-G), timed interleaved in one run.
 #include <cmath>
 #include <cstdio>
@@ -9,10 +9,9 @@
 #include <cxxopts.hpp>
 
 #include "bench_common.hpp"
-#include "lmm/asset/direction_net.hpp"
-#include "lmm/pipeline/path_run.hpp"
-#include "lmm/pipeline/report.hpp"
-#include "lmm/eval/direction_evaluator.hpp"
+#include "lmm/common/report.hpp"
+#include "lmm/direction_net.hpp"
+#include "lmm/engines/path_run.hpp"
 
 using namespace lmm;
 using namespace lmm::bench;

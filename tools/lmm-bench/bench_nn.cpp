@@ -16,11 +16,11 @@
 
 #include "bench_common.hpp"
 #include "lmm/blob_writer.hpp"
-#include "lmm/asset/model.hpp"
-#include "lmm/eval/nn.hpp"
-#include "lmm/pipeline/bvh.hpp"
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/report.hpp"
+#include "lmm/common/errors.hpp"
+#include "lmm/common/report.hpp"
+#include "lmm/import/config.hpp"
+#include "lmm/model.hpp"
+#include "lmm/nn.hpp"
 #ifdef LMM_HAVE_FAISS
 #include "lmm/training/export.hpp"
 #endif

@@ -4,9 +4,9 @@
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
-#include "lmm/pipeline/bvh.hpp"
-#include "lmm/pipeline/evaluation.hpp"
-#include "lmm/pipeline/report.hpp"
+#include "lmm/common/errors.hpp"
+#include "lmm/common/report.hpp"
+#include "lmm/engines/evaluation.hpp"
 
 using namespace lmm;
 using namespace lmm::pipeline;

@@ -4,8 +4,8 @@
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
-#include "lmm/pipeline/import.hpp"
-#include "lmm/pipeline/report.hpp"
+#include "lmm/common/report.hpp"
+#include "lmm/import/import.hpp"
 
 using namespace lmm::pipeline;
 

@@ -6,12 +6,12 @@
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
-#include "lmm/asset/database.hpp"
-#include "lmm/asset/model.hpp"
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/bvh.hpp"
-#include "lmm/pipeline/motion.hpp"
-#include "lmm/pipeline/report.hpp"
+#include "lmm/common/errors.hpp"
+#include "lmm/common/report.hpp"
+#include "lmm/database.hpp"
+#include "lmm/import/config.hpp"
+#include "lmm/import/motion.hpp"
+#include "lmm/model.hpp"
 
 using namespace lmm;
 using namespace lmm::pipeline;

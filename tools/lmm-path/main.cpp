@@ -8,10 +8,10 @@
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
-#include "lmm/pipeline/bvh.hpp"
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/path_run.hpp"
-#include "lmm/pipeline/report.hpp"
+#include "lmm/common/errors.hpp"
+#include "lmm/common/report.hpp"
+#include "lmm/engines/path_run.hpp"
+#include "lmm/import/config.hpp"
 
 using namespace lmm;
 using namespace lmm::pipeline;

@@ -7,9 +7,9 @@
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/report.hpp"
-#include "lmm/pipeline/simulation.hpp"
+#include "lmm/common/report.hpp"
+#include "lmm/engines/simulation.hpp"
+#include "lmm/import/config.hpp"
 
 using namespace lmm;
 using namespace lmm::pipeline;

@@ -10,9 +10,9 @@
 #include <cxxopts.hpp>
 #include <spdlog/spdlog.h>
 
-#include "lmm/pipeline/bvh.hpp"
-#include "lmm/pipeline/config.hpp"
-#include "lmm/pipeline/report.hpp"
+#include "lmm/common/errors.hpp"
+#include "lmm/common/report.hpp"
+#include "lmm/import/config.hpp"
 #include "lmm/training/direction.hpp"
 #include "lmm/training/export.hpp"
 #include "lmm/training/phase.hpp"

@@ -1,0 +1,671 @@
+#include "lmm/import/import.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "lmm/blob.hpp"
+#include "lmm/blob_writer.hpp"
+#include "lmm/database.hpp"
+#include "lmm/import/phase_features.hpp"
+
+#include "database_writing.hpp"
+
+namespace lmm::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A BVH file read and converted to local transforms (or the reason it could not be).
+struct ParsedFile {
+  std::string path;
+  Skeleton skeleton;
+  Clip clip;
+  std::string error;
+  std::string note;  // a warning about the file (leading frames dropped), or ""
+};
+
+// Everything derived once from the reference skeleton and the configs.
+struct Plan {
+  Skeleton skeleton;  // final skeleton, joint 0 = simulation bone
+  MirrorMap mirror;
+  SimulationBoneSettings simulation;
+  ContactSettings contacts;
+  FeatureSchema schema;
+  std::vector<std::pair<std::string, int>> roles;
+};
+
+// Calls fn(i) for i in [0, count) on up to `threads` threads (fewer when the system starts no
+// more). An exception from fn stops the remaining work and the first one is rethrown here once
+// every thread has joined: none escapes a worker thread.
+void parallel_for(int count, int threads, const std::function<void(int)>& fn) {
+  std::atomic<int> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  auto worker = [&] {
+    try {
+      for (int i = next++; i < count; i = next++) fn(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure) failure = std::current_exception();
+      next = count;
+    }
+  };
+  std::vector<std::thread> pool;
+  try {
+    for (int t = 1; t < std::min(threads, count); ++t) pool.emplace_back(worker);
+  } catch (const std::exception&) {  // no more threads: the ones started share the work
+  }
+  worker();
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+// `message` about the file at `path`, starting with the path.
+std::string file_error(const std::string& path, const std::string& message) {
+  return message.rfind(path, 0) == 0 ? message : path + ": " + message;
+}
+
+// The clip name of a BVH file: its stem with control characters replaced by '_' (the database
+// stores clip names one per line).
+std::string clip_name(const std::string& path) {
+  std::string name = fs::path(path).stem().string();
+  const auto control = [](char c) { return std::iscntrl(static_cast<unsigned char>(c)) != 0; };
+  std::replace_if(name.begin(), name.end(), control, '_');
+  return name;
+}
+
+// Throws InputError when `clip` has fewer than kMinClipFrames frames; `how` says how it got them.
+void check_clip_frames(const Clip& clip, const std::string& how) {
+  if (clip.frames >= kMinClipFrames) return;
+  throw InputError(how + " " + std::to_string(clip.frames) + " frame" + (clip.frames == 1 ? "" : "s") + " at " +
+                   format_number(clip.fps) + " Hz: a clip needs at least " + std::to_string(kMinClipFrames) +
+                   " frames (velocities and contacts are differences between frames)");
+}
+
+// Drops a T-pose or reference pose before the take (find_leading_jump) from `parsed`, with a note.
+void drop_leading_pose(ParsedFile& parsed) {
+  const LeadingJump jump = find_leading_jump(parsed.skeleton, parsed.clip, kMaxJointJumpSpeed);
+  if (jump.frames == 0) return;
+  drop_leading_frames(parsed.clip, jump.frames);
+  parsed.note = parsed.path + ": dropped the first " + std::to_string(jump.frames) + " frame" +
+                (jump.frames == 1 ? "" : "s") + ", a pose before the take (a T-pose?): joint '" +
+                parsed.skeleton.names[size_t(jump.joint)] + "' moves at " + format_number(jump.speed) +
+                " m/s from frame " + std::to_string(jump.frames - 1) + " to " + std::to_string(jump.frames) +
+                " (a jump: faster than " + format_number(kMaxJointJumpSpeed) + " m/s)";
+}
+
+ParsedFile parse_file(const std::string& path, const SkeletonConfig& config) {
+  ParsedFile parsed;
+  parsed.path = path;
+  try {
+    const BvhFile bvh = read_bvh(path);
+    clip_from_bvh(bvh, config.unit_scale, clip_name(path), parsed.skeleton, parsed.clip);
+    std::vector<std::string> present;
+    for (const std::string& name : config.collapse) {
+      if (parsed.skeleton.find(name) >= 0) present.push_back(name);
+    }
+    collapse_joints(present, parsed.skeleton, parsed.clip);
+    collapse_simulation_root(parsed.skeleton, parsed.clip);
+    convert_up_axis(config.up_axis, parsed.skeleton, parsed.clip);
+    check_clip_frames(parsed.clip, "the file has");
+    drop_leading_pose(parsed);
+    check_clip_frames(parsed.clip, "after dropping the leading pose, the clip has");
+  } catch (const std::exception& e) {  // InputError, or e.g. bad_alloc on a hostile file
+    parsed.error = file_error(path, e.what());
+  }
+  return parsed;
+}
+
+// Stops the import on a bad file, or with skip_bad counts it and warns.
+void reject_file(const std::string& error, const ImportOptions& options, ImportSummary& summary) {
+  if (!options.skip_bad) throw InputError(error + " (nothing written; use --skip-bad to skip bad files)");
+  ++summary.skipped_files;
+  if (options.warn) options.warn("skipping " + error);
+}
+
+// The roles of `config` whose joints `skeleton` has, with their indices.
+std::vector<std::pair<std::string, int>> present_roles(const SkeletonConfig& config, const Skeleton& skeleton) {
+  std::vector<std::pair<std::string, int>> roles;
+  for (const auto& role : config.roles) {
+    const int joint = skeleton.find(role.second);
+    if (joint >= 0) roles.emplace_back(role.first, joint);
+  }
+  return roles;
+}
+
+std::string vector_text(Vec3 v) {
+  return "(" + format_number(v.x) + ", " + format_number(v.y) + ", " + format_number(v.z) + ")";
+}
+
+// "" when both files have the same joints and parents, and rest offsets (of non-root joints:
+// a root's comes from its position channels) within `tolerance` metres; else the first
+// difference in names or parents, or the joint whose offset differs most.
+std::string skeleton_mismatch(const ParsedFile& reference, const ParsedFile& other, float tolerance) {
+  const Skeleton &a = reference.skeleton, &b = other.skeleton;
+  if (a.joint_count() != b.joint_count()) {
+    return "has " + std::to_string(b.joint_count()) + " joints, expected " + std::to_string(a.joint_count());
+  }
+  int worst = -1;
+  float worst_distance = tolerance;
+  for (int j = 0; j < a.joint_count(); ++j) {
+    if (a.names[j] != b.names[j] || a.parents[j] != b.parents[j]) {
+      return "joint " + std::to_string(j) + " is '" + b.names[j] + "', expected '" + a.names[j] +
+             "' with the same parent";
+    }
+    const float distance = length(a.offsets[size_t(j)] - b.offsets[size_t(j)]);
+    if (a.parents[j] >= 0 && distance > worst_distance) {
+      worst = j;
+      worst_distance = distance;
+    }
+  }
+  if (worst < 0) return "";
+  return "joint '" + b.names[size_t(worst)] + "' has the rest offset " + vector_text(b.offsets[size_t(worst)]) +
+         " m, " + vector_text(a.offsets[size_t(worst)]) + " m in " + reference.path + ": " +
+         format_number(worst_distance) + " m apart, more than " + format_number(tolerance) + " m (" +
+         format_number(100.0 * kOffsetTolerance) + "% of the skeleton height): files in other length units " +
+         "(unit_scale) or of another skeleton";
+}
+
+// The height of the file `reference` (its offset tolerance for skeleton_mismatch is
+// kOffsetTolerance x its rest height; up_axis_hint judges its up axis).
+SkeletonHeight reference_height(const ParsedFile& reference, const SkeletonConfig& config) {
+  return measure_height(reference.skeleton, present_roles(config, reference.skeleton), pose_frames(reference.clip));
+}
+
+std::vector<int> resolve_all(const SkeletonConfig& config, const Skeleton& skeleton,
+                             const std::vector<std::string>& names, const std::string& needed_by) {
+  std::vector<int> out;
+  for (const std::string& n : names) out.push_back(config.resolve(skeleton, n, needed_by));
+  return out;
+}
+
+std::string pattern_text(const std::pair<std::string, std::string>& pattern) {
+  return "[\"" + printable(pattern.first) + "\", \"" + printable(pattern.second) + "\"]";
+}
+
+// Throws InputError naming the config when a [mirror] pattern pairs no two joints of
+// `skeleton`, or when `mirroring` without any pattern (every joint would be its own partner).
+void check_mirror_patterns(const SkeletonConfig& config, const Skeleton& skeleton, bool mirroring) {
+  for (const auto& pattern : config.mirror_patterns) {
+    const std::vector<int> pairs = mirror_pairs(skeleton, {pattern});
+    bool paired = false;
+    for (size_t j = 0; j < pairs.size(); ++j) paired = paired || pairs[j] != int(j);
+    if (!paired) {
+      throw InputError(config.source + " [mirror]: pattern " + pattern_text(pattern) +
+                       " pairs no joints (no two joint names differ by it); joints: " + skeleton.joined_names());
+    }
+  }
+  if (mirroring && config.mirror_patterns.empty()) {
+    throw InputError(config.source + " [mirror]: no 'patterns', so mirroring would pair no left and right "
+                     "joints; add patterns such as [[\"_L\", \"_R\"]] or import with --no-mirror");
+  }
+}
+
+// Per contact joint (an index in the final skeleton, whose joint 0 is the simulation bone on
+// the ground), its resting height over the files: its kRestingHeightPercentile height.
+std::vector<float> resting_heights(const std::vector<const ParsedFile*>& files, const std::vector<int>& joints) {
+  std::vector<float> rest;
+  for (int joint : joints) {
+    std::vector<float> heights;  // none for the simulation bone: it stays on the ground
+    for (size_t f = 0; joint > 0 && f < files.size(); ++f) {
+      const std::vector<float> h = joint_heights(files[f]->skeleton, pose_frames(files[f]->clip), joint - 1);
+      heights.insert(heights.end(), h.begin(), h.end());
+    }
+    rest.push_back(percentile(std::move(heights), kRestingHeightPercentile));
+  }
+  return rest;
+}
+
+Plan make_plan(const std::vector<const ParsedFile*>& good, const ImportOptions& options) {
+  const Skeleton& bvh_skeleton = good.front()->skeleton;
+  const Clip& sample = good.front()->clip;
+  const SkeletonConfig& config = options.skeleton;
+  Plan plan;
+  std::vector<const Clip*> clips;
+  for (const ParsedFile* file : good) clips.push_back(&file->clip);
+  const std::string simulation = config.source + " [simulation]";
+  plan.simulation.hips = config.resolve(bvh_skeleton, "hips", simulation + " (the hips projected on the ground)");
+  plan.simulation.left = resolve_all(config, bvh_skeleton, config.facing_left, simulation + " facing_left");
+  plan.simulation.right = resolve_all(config, bvh_skeleton, config.facing_right, simulation + " facing_right");
+  check_mirror_patterns(config, bvh_skeleton, options.mirror);
+  try {
+    plan.mirror = mirror_map(bvh_skeleton, config.mirror_patterns, mean_local_rotations(clips));
+  } catch (const InputError& e) {  // "mirror: FAULT", named after the config
+    const std::string fault = e.what();
+    throw InputError(config.source + " [mirror] patterns: " + fault.substr(fault.rfind("mirror: ", 0) == 0 ? 8 : 0));
+  }
+  plan.simulation.position_sigma = config.position_smoothing;
+  plan.simulation.direction_sigma = config.direction_smoothing;
+  plan.skeleton = bvh_skeleton;
+  Clip probe = sample;
+  probe.frames = 1;
+  probe.positions.resize(size_t(probe.joints));
+  probe.rotations.resize(size_t(probe.joints));
+  add_simulation_bone(plan.simulation, plan.skeleton, probe);
+  plan.contacts.joints = resolve_all(config, plan.skeleton, config.contact_joints, config.source + " [contacts] joints");
+  plan.contacts.velocity_threshold = config.contact_velocity;
+  plan.contacts.height_threshold = config.contact_height_above_rest.value_or(config.contact_height);
+  if (config.contact_height_above_rest) plan.contacts.rest_heights = resting_heights(good, plan.contacts.joints);
+  plan.contacts.filter_seconds = config.contact_filter;
+  for (const auto& role : config.roles) {
+    plan.roles.emplace_back(role.first, config.resolve(plan.skeleton, role.first, config.source + " [roles]"));
+  }
+  plan.schema = resolve_schema(options.features, config, plan.skeleton, options.fps);
+  return plan;
+}
+
+// Throws InputError at the first joint value of `pc` that the database loader would reject
+// (beyond lmm::kMaxJointPosition, kMaxJointSpeed or kMaxJointAngularSpeed, or not finite), or
+// at a non-finite feature, so that the file is rejected (or skipped) on its own.
+void check_clip_values(const ProcessedClip& pc, const Skeleton& skeleton) {
+  struct Series {
+    const std::vector<Vec3>& values;
+    const char* what;
+    float limit;
+  };
+  for (const Series& s : {Series{pc.clip.positions, "local position (m)", kMaxJointPosition},
+                          Series{pc.velocities, "velocity (m/s)", kMaxJointSpeed},
+                          Series{pc.angular_velocities, "angular velocity (rad/s)", kMaxJointAngularSpeed}}) {
+    for (size_t i = 0; i < s.values.size(); ++i) {
+      const Vec3 v = s.values[i];
+      if (std::fabs(v.x) <= s.limit && std::fabs(v.y) <= s.limit && std::fabs(v.z) <= s.limit) continue;
+      const size_t joints = size_t(pc.clip.joints);
+      throw InputError("clip '" + pc.name + "', frame " + std::to_string(i / joints) + ", joint '" +
+                       skeleton.names[i % joints] + "': " + s.what + " (" + format_number(v.x) + ", " +
+                       format_number(v.y) + ", " + format_number(v.z) + ") is outside the database limit " +
+                       range_text(-s.limit, s.limit));
+    }
+  }
+  if (!std::all_of(pc.features.begin(), pc.features.end(), [](float f) { return std::isfinite(f); })) {
+    throw InputError("clip '" + pc.name + "' gives non-finite features");
+  }
+}
+
+ProcessedClip process_clip(const ParsedFile& file, const Plan& plan, bool mirrored, float fps) {
+  ProcessedClip out;
+  out.name = file.clip.name + (mirrored ? " (mirrored)" : "");
+  out.mirrored = mirrored;
+  Skeleton skeleton = file.skeleton;
+  out.clip = resample(file.clip, fps);
+  check_clip_frames(out.clip, std::to_string(file.clip.frames) + " frames at " + format_number(file.clip.fps) +
+                                  " Hz resample to");
+  if (mirrored) out.clip = mirror(out.clip, file.skeleton, plan.mirror);
+  add_simulation_bone(plan.simulation, skeleton, out.clip);
+  compute_velocities(out.clip, out.velocities, out.angular_velocities);
+  out.contacts = compute_contacts(plan.contacts, skeleton, out.clip, out.velocities, out.angular_velocities);
+  out.features = clip_features(plan.schema, skeleton, out);
+  check_clip_values(out, skeleton);
+  return out;
+}
+
+// Processes every file (and its mirrored copy) on the worker threads. A file that fails is a bad
+// file (reject_file); the clips of the others, in input order.
+std::vector<ProcessedClip> process_files(const std::vector<const ParsedFile*>& files, const Plan& plan,
+                                         const ImportOptions& options, ImportSummary& summary) {
+  const size_t variants = options.mirror ? 2 : 1;
+  std::vector<ProcessedClip> processed(files.size() * variants);
+  std::vector<std::string> errors(processed.size());
+  std::mutex report;
+  int done = 0;
+  parallel_for(int(processed.size()), options.threads, [&](int i) {
+    const ParsedFile& file = *files[size_t(i) / variants];
+    try {
+      processed[size_t(i)] = process_clip(file, plan, size_t(i) % variants == 1, options.fps);
+    } catch (const std::exception& e) {  // InputError, or e.g. bad_alloc
+      errors[size_t(i)] = file_error(file.path, e.what());
+    }
+    std::lock_guard<std::mutex> lock(report);
+    if (options.progress) options.progress("process", ++done, int(processed.size()));
+  });
+  std::vector<ProcessedClip> clips;
+  for (size_t f = 0; f < files.size(); ++f) {
+    const auto first = errors.begin() + long(f * variants), last = first + long(variants);
+    const auto failed = std::find_if(first, last, [](const std::string& e) { return !e.empty(); });
+    if (failed != last) {
+      reject_file(*failed, options, summary);
+      continue;
+    }
+    for (size_t v = 0; v < variants; ++v) clips.push_back(std::move(processed[f * variants + v]));
+  }
+  return clips;
+}
+
+std::string roles_text(const std::vector<std::pair<std::string, int>>& roles) {
+  std::string text;
+  for (const auto& r : roles) text += r.first + "=" + std::to_string(r.second) + "\n";
+  return text;
+}
+
+template <typename T, typename Get>
+std::vector<T> gather(const std::vector<ProcessedClip>& clips, Get get) {
+  std::vector<T> out;
+  for (const ProcessedClip& c : clips) {
+    const auto& part = get(c);
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  return out;
+}
+
+// Fills the contact ratios of `summary` from `contacts` (frames x contact joints of `plan`).
+void summarize_contacts(const std::vector<uint8_t>& contacts, const Plan& plan, ImportSummary& summary) {
+  const size_t count = plan.contacts.joints.size();
+  std::vector<size_t> on(count, 0);
+  for (size_t i = 0; i < contacts.size(); ++i) on[i % count] += contacts[i];
+  size_t total = 0;
+  for (size_t c = 0; c < count; ++c) {
+    const float rest = plan.contacts.rest_heights.empty() ? 0.0f : plan.contacts.rest_heights[c];
+    const double frames = double(contacts.size() / count);
+    summary.contact_joints.push_back(ContactJointSummary{plan.skeleton.names[size_t(plan.contacts.joints[c])],
+                                                         frames > 0 ? double(on[c]) / frames : 0.0,
+                                                         rest + plan.contacts.height_threshold});
+    total += on[c];
+  }
+  summary.contact_ratio = contacts.empty() ? 0.0 : double(total) / double(contacts.size());
+}
+
+// The fraction of the clips' frames whose simulation bone (joint 0) moves at kMovingSpeed or faster.
+double moving_ratio(const std::vector<ProcessedClip>& clips) {
+  size_t moving = 0, frames = 0;
+  for (const ProcessedClip& c : clips) {
+    for (int f = 0; f < c.clip.frames; ++f) {
+      const Vec3 v = c.velocities[size_t(f) * size_t(c.clip.joints)];
+      moving += std::hypot(v.x, v.z) >= kMovingSpeed;
+    }
+    frames += size_t(c.clip.frames);
+  }
+  return frames == 0 ? 0.0 : double(moving) / double(frames);
+}
+
+// Packs the clips into a database blob, checks it with the runtime loader, writes it atomically
+// and reads it back; `unit_scale` (metres per source file unit) is stored as meta.unit_scale.
+// Throws InputError naming `out_path`; nothing is written when the database does not load, and
+// a file that does not read back is removed.
+void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, float fps, float unit_scale,
+                    const std::string& out_path, ImportSummary& summary) {
+  uint64_t total_frames = 0;
+  for (const ProcessedClip& c : clips) total_frames += uint64_t(c.clip.frames);
+  if (total_frames > uint64_t(std::numeric_limits<int32_t>::max())) {
+    throw InputError(out_path + ": the clips hold " + std::to_string(total_frames) +
+                     " frames, more than a database indexes (2^31 - 1)");
+  }
+  const auto positions = gather<Vec3>(clips, [](const ProcessedClip& c) -> const auto& { return c.clip.positions; });
+  const auto rotations = gather<Quat>(clips, [](const ProcessedClip& c) -> const auto& { return c.clip.rotations; });
+  const auto velocities = gather<Vec3>(clips, [](const ProcessedClip& c) -> const auto& { return c.velocities; });
+  const auto angular = gather<Vec3>(clips, [](const ProcessedClip& c) -> const auto& { return c.angular_velocities; });
+  const auto contacts = gather<uint8_t>(clips, [](const ProcessedClip& c) -> const auto& { return c.contacts; });
+  const FeatureSection features(plan.schema,
+                                gather<float>(clips, [](const ProcessedClip& c) -> const auto& { return c.features; }));
+
+  std::vector<int32_t> starts, stops, mirrored, parents(plan.skeleton.parents.begin(), plan.skeleton.parents.end());
+  std::string range_names, joint_names;
+  for (const ProcessedClip& c : clips) {
+    starts.push_back(stops.empty() ? 0 : stops.back());
+    stops.push_back(starts.back() + c.clip.frames);
+    mirrored.push_back(c.mirrored ? 1 : 0);
+    range_names += c.name + "\n";
+  }
+  for (const std::string& n : plan.skeleton.names) joint_names += n + "\n";
+  const std::vector<int32_t> contact_joints(plan.contacts.joints.begin(), plan.contacts.joints.end());
+  const uint64_t n = uint64_t(stops.back()), j = uint64_t(plan.skeleton.joint_count());
+  const uint64_t r = starts.size();
+
+  namespace t = db_tensor;
+  BlobBuilder b;
+  b.add(t::kFps, DType::F32, {1}, &fps);
+  b.add(t::kUnitScale, DType::F32, {1}, &unit_scale);
+  b.add_text(t::kJointNames, joint_names);
+  b.add(t::kParents, DType::I32, {j}, parents.data());
+  b.add(t::kOffsets, DType::F32, {j, 3}, plan.skeleton.offsets.data());
+  b.add_text(t::kRoles, roles_text(plan.roles));
+  b.add_text(t::kRangeNames, range_names);
+  b.add(t::kRangeStart, DType::I32, {r}, starts.data());
+  b.add(t::kRangeStop, DType::I32, {r}, stops.data());
+  b.add(t::kRangeMirrored, DType::I32, {r}, mirrored.data());
+  b.add(t::kPositions, DType::F32, {n, j, 3}, positions.data());
+  b.add(t::kRotations, DType::F32, {n, j, 4}, rotations.data());
+  b.add(t::kVelocities, DType::F32, {n, j, 3}, velocities.data());
+  b.add(t::kAngularVelocities, DType::F32, {n, j, 3}, angular.data());
+  b.add(t::kContactJoints, DType::I32, {contact_joints.size()}, contact_joints.data());
+  b.add(t::kContacts, DType::U8, {n, contact_joints.size()}, contacts.data());
+  features.add_to(b);
+
+  summary.bytes = write_database_blob(b, out_path, &summary.speeds);
+  summary.frames = int(n);
+  summary.clips = int(r);
+  summary.joints = int(j);
+  summary.feature_dims = plan.schema.dims;
+  summary.fps = fps;
+  summarize_contacts(contacts, plan, summary);
+  summary.moving_ratio = moving_ratio(clips);
+  summary.height = measure_height(plan.skeleton, plan.roles, PoseFrames{positions.data(), rotations.data(), int(n)});
+}
+
+// What to check first when a sanity check fails: the up axis when the files look like another
+// one (`axis_hint`), else `other`.
+std::string advice(const std::string& axis_hint, const std::string& other) {
+  return axis_hint.empty() ? other : "check the up axis first (see the 'up axis' warning)";
+}
+
+// The skeleton height warning of sanity_warnings, or "" when the height is within range.
+std::string height_warning(const SkeletonHeight& h, const SkeletonConfig& config, const std::string& axis_hint) {
+  const auto outside = [&](float height) { return !(height >= config.min_height && height <= config.max_height); };
+  if (!outside(h.rest) && !outside(h.standing)) return "";
+  return "skeleton height: rest " + format_number(h.rest) + " m ('" + h.foot + "' to '" + h.top +
+         "' along the bones), median standing " + format_number(h.standing) + " m ('" + h.top +
+         "' above the ground), expected within " + range_text(config.min_height, config.max_height) + " m: " +
+         advice(axis_hint, "check unit_scale = " + format_number(config.unit_scale) + " in " + config.source +
+                               ", or set [checks] height_range there for a character of another size");
+}
+
+// The contact warning of sanity_warnings, or "" when the labels look plausible.
+std::string contact_warning(const ImportSummary& summary, const SkeletonConfig& config, const std::string& axis_hint) {
+  if (summary.contact_joints.empty()) {
+    return "no contact labels: " + config.source + " has no [contacts] joints, so no frame is labelled in "
+           "contact; lmm-sim --foot-lock has nothing to lock and foot-slide metrics measure nothing on this "
+           "database: add [contacts] joints (e.g. [\"left_toe\", \"right_toe\"]) to the skeleton config";
+  }
+  const bool standing_only = summary.moving_ratio < kStandingMovingRatio;
+  const bool too_high = summary.contact_ratio > kMaxContactRatio && !standing_only;
+  if (!(summary.contact_ratio < kMinContactRatio || too_high)) return "";
+  std::string joints;
+  for (const ContactJointSummary& c : summary.contact_joints) {
+    joints += (joints.empty() ? "" : ", ") + c.joint + " " + format_number(100.0 * c.ratio) + "%";
+  }
+  const std::string height = config.contact_height_above_rest
+                                  ? "height_above_rest = " + format_number(*config.contact_height_above_rest) + " m"
+                                  : "height_threshold = " + format_number(config.contact_height) + " m";
+  return "contact labels: " + format_number(100.0 * summary.contact_ratio) + "% of frames over all contact joints (" +
+         joints + "), expected " + format_number(100.0 * kMinContactRatio) + "-" +
+         format_number(100.0 * kMaxContactRatio) + "%: " +
+         advice(axis_hint, "check [contacts] velocity_threshold = " + format_number(config.contact_velocity) +
+                               " m/s and " + height + " in " + config.source + ", and unit_scale");
+}
+
+// Sanity warnings about an import: height_warning and contact_warning, which point at the up
+// axis first when `axis_hint` (up_axis_hint of the first file) is not "".
+std::vector<std::string> sanity_warnings(const ImportSummary& summary, const SkeletonConfig& config,
+                                         const std::string& axis_hint) {
+  std::vector<std::string> warnings;
+  for (std::string w : {height_warning(summary.height, config, axis_hint), contact_warning(summary, config, axis_hint)}) {
+    if (!w.empty()) warnings.push_back(std::move(w));
+  }
+  return warnings;
+}
+
+}  // namespace
+
+std::vector<std::string> collect_bvh_files(const std::vector<std::string>& inputs) {
+  std::vector<std::string> files;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(input, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry : fs::recursive_directory_iterator(input, ec)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".bvh") found.push_back(entry.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::is_regular_file(input, ec)) {
+      files.push_back(input);
+    } else if (fs::exists(input, ec)) {
+      throw InputError(input + ": is not a regular file or a folder (a FIFO, socket or device)");
+    } else {
+      throw InputError(input + ": no such file or directory");
+    }
+  }
+  if (files.empty()) throw InputError("no .bvh files found in the given inputs");
+  return files;
+}
+
+RootSample root_sample(const ProcessedClip& pc, int frame) {
+  const Clip& clip = pc.clip;
+  const int k = std::clamp(frame, 0, clip.frames - 1);
+  const Vec3 velocity = pc.velocities[size_t(k) * size_t(clip.joints)];
+  const Vec3 extrapolated = clip.position(k, 0) + velocity * (float(frame - k) / clip.fps);
+  return RootSample{Vec3{extrapolated.x, 0.0f, extrapolated.z}, clip.rotation(k, 0)};
+}
+
+std::vector<float> clip_features(const FeatureSchema& schema, const Skeleton& skeleton,
+                                 const ProcessedClip& pc) {
+  const Clip& clip = pc.clip;
+  std::vector<float> out(size_t(clip.frames) * schema.dims);
+  PoseScratch scratch;
+  scratch.resize(clip.joints);
+  std::vector<RootSample> trajectory(schema.trajectory_offsets.size());
+  for (int f = 0; f < clip.frames; ++f) {
+    for (size_t s = 0; s < trajectory.size(); ++s) {
+      trajectory[s] = root_sample(pc, f + schema.trajectory_offsets[s]);
+    }
+    const size_t i = size_t(f) * size_t(clip.joints);
+    features_from_local_pose(schema, skeleton.parents.data(), clip.joints, &clip.positions[i],
+                             &clip.rotations[i], &pc.velocities[i], &pc.angular_velocities[i],
+                             trajectory.data(), scratch, &out[size_t(f) * schema.dims]);
+  }
+  return out;
+}
+
+void normalize_groups(const FeatureSchema& schema, std::vector<float>& features,
+                      std::vector<float>& offset, std::vector<float>& scale) {
+  const size_t dims = size_t(schema.dims);
+  const size_t rows = dims == 0 ? 0 : features.size() / dims;
+  offset.assign(dims, 0.0f);
+  scale.assign(dims, 1.0f);
+  for (const FeatureGroup& g : schema.groups) {
+    const size_t first = size_t(g.first_dim), size = size_t(feature_group_dims(g));
+    double mean_std = 0.0;
+    for (size_t d = first; d < first + size; ++d) {
+      double sum = 0.0, sum_sq = 0.0;
+      for (size_t r = 0; r < rows; ++r) sum += features[r * dims + d];
+      const double mean = sum / double(rows);
+      for (size_t r = 0; r < rows; ++r) sum_sq += (features[r * dims + d] - mean) * (features[r * dims + d] - mean);
+      offset[d] = float(mean);
+      mean_std += std::sqrt(sum_sq / double(rows)) / double(size);
+    }
+    if (!(mean_std > 1e-6)) {
+      throw InputError("feature group '" + g.name + "' has zero variance over the database "
+                       "(constant feature: check its bones, offsets or the input clips)");
+    }
+    for (size_t d = first; d < first + size; ++d) scale[d] = float(mean_std / g.weight);
+  }
+  for (size_t r = 0; r < rows; ++r) normalize_features(&features[r * dims], offset.data(), scale.data(), int(dims));
+}
+
+FeatureSection::FeatureSection(const FeatureSchema& schema, std::vector<float> raw)
+    : values(std::move(raw)), schema_name(schema.name) {
+  frames = schema.dims == 0 ? 0 : values.size() / size_t(schema.dims);
+  normalize_groups(schema, values, offset, scale);
+  for (const FeatureGroup& g : schema.groups) {
+    kinds.push_back(static_cast<int32_t>(g.kind));
+    counts.push_back(static_cast<int32_t>(g.items.size()));
+    items.insert(items.end(), g.items.begin(), g.items.end());
+    weights.push_back(g.weight);
+    group_names += g.name + "\n";
+  }
+}
+
+void FeatureSection::add_to(BlobBuilder& b) const {
+  namespace t = db_tensor;
+  const uint64_t d = offset.size();
+  b.add(t::kFeatures, DType::F32, {frames, d}, values.data());
+  b.add(t::kFeatureOffset, DType::F32, {d}, offset.data());
+  b.add(t::kFeatureScale, DType::F32, {d}, scale.data());
+  b.add_text(t::kSchemaName, schema_name);
+  b.add_text(t::kGroupNames, group_names);
+  b.add(t::kGroupKind, DType::I32, {kinds.size()}, kinds.data());
+  b.add(t::kGroupWeight, DType::F32, {weights.size()}, weights.data());
+  b.add(t::kGroupItemCount, DType::I32, {counts.size()}, counts.data());
+  b.add(t::kGroupItems, DType::I32, {items.size()}, items.data());
+}
+
+size_t write_database_blob(const BlobBuilder& b, const std::string& out_path, SpeedProfile* speeds) {
+  std::vector<uint8_t> blob;
+  std::string error;
+  if (!b.build(kDatabaseKind, kDatabaseVersion, true, blob, error)) throw InputError(out_path + ": " + error);
+  const std::shared_ptr<const Database> loaded = Database::load_buffer(blob.data(), blob.size(), error);
+  if (loaded == nullptr) {
+    throw InputError(out_path + ": the database fails the loader's checks (nothing written): " + error);
+  }
+  if (speeds != nullptr) *speeds = loaded->speeds();
+  if (!write_file_atomic(out_path, blob.data(), blob.size(), error)) throw InputError(out_path + ": " + error);
+  if (Database::load_file(out_path, error) == nullptr) {
+    std::error_code ignored;
+    fs::remove(out_path, ignored);
+    throw InputError("the written database does not read back (removed): " + error);
+  }
+  return blob.size();
+}
+
+ImportSummary import_database(const ImportOptions& options, const std::string& out_path) {
+  refuse_phase_groups(options.features);
+  const std::vector<std::string> paths = collect_bvh_files(options.inputs);
+  std::vector<ParsedFile> parsed(paths.size());
+  std::atomic<int> done{0};
+  std::mutex report;
+  parallel_for(int(paths.size()), options.threads, [&](int i) {
+    parsed[size_t(i)] = parse_file(paths[size_t(i)], options.skeleton);
+    std::lock_guard<std::mutex> lock(report);
+    if (options.progress) options.progress("read", ++done, int(paths.size()));
+  });
+
+  ImportSummary summary;
+  std::vector<const ParsedFile*> good;
+  float tolerance = 0.0f;
+  std::string axis_hint;  // judged on the first good file, and said before anything can fail
+  for (ParsedFile& p : parsed) {
+    if (!p.note.empty() && options.warn) options.warn(p.note);
+    if (p.error.empty() && good.empty()) {
+      const SkeletonHeight height = reference_height(p, options.skeleton);
+      tolerance = kOffsetTolerance * height.rest;
+      axis_hint = up_axis_hint(height, options.skeleton.up_axis);
+      if (!axis_hint.empty() && options.warn) options.warn("up axis: " + p.path + ": " + axis_hint);
+    }
+    if (p.error.empty() && !good.empty()) {
+      const std::string mismatch = skeleton_mismatch(*good.front(), p, tolerance);
+      if (!mismatch.empty()) p.error = p.path + ": skeleton differs from " + good.front()->path + ": " + mismatch;
+    }
+    if (p.error.empty()) {
+      good.push_back(&p);
+    } else {
+      reject_file(p.error, options, summary);
+    }
+  }
+  if (good.empty()) throw InputError("every input file was bad; nothing written");
+
+  const Plan plan = make_plan(good, options);
+  const std::vector<ProcessedClip> clips = process_files(good, plan, options, summary);
+  if (clips.empty()) throw InputError("every input file was bad; nothing written");
+  write_database(clips, plan, options.fps, options.skeleton.unit_scale, out_path, summary);
+  summary.files = int(clips.size()) / (options.mirror ? 2 : 1);
+  for (const std::string& warning : sanity_warnings(summary, options.skeleton, axis_hint)) {
+    if (options.warn) options.warn(warning);
+  }
+  return summary;
+}
+
+}  // namespace lmm::pipeline
