@@ -1,5 +1,5 @@
 // Internal to lmm_training: the optimisation loop every trainer shares (checkpoints, resume,
-// plateau decay, progress lines), defined in trainer.cpp.
+// plateau decay, progress lines), defined in training_loop.cpp.
 #pragma once
 
 #include <functional>
@@ -38,4 +38,10 @@ void use_threads(int threads);
 // std::runtime_error on a non-finite loss or a checkpoint that cannot be written or read.
 void run_loop(const TrainingConfig& c, const LoopSpec& spec, const TrainOptions& o, TrainReport& report);
 
+namespace detail {
+
+// Whether this process reports (one process, or rank 0 of a data-parallel run).
+bool is_leader(const TrainOptions& o);
+
+}  // namespace detail
 }  // namespace lmm::training

@@ -62,8 +62,8 @@ class SmoeImpl : public torch::nn::Module {
   SmoeImpl(int64_t in, int64_t experts, const std::vector<int64_t>& hidden, int64_t out, int64_t top_k);
   // Routed forward pass; fills last_stats(). The rows are grouped by expert. While the largest
   // group is at most kMaxPadding times the mean, every group is padded to the largest and each layer
-  // runs as one batched matmul over all experts (fewer, larger operations; docs/benchmarks.md,
-  // "Training throughput"); otherwise each expert runs on its own group.
+  // runs as one batched matmul over all experts (fewer, larger operations;
+  // docs/benchmarks-training.md#training-throughput); otherwise each expert runs on its own group.
   torch::Tensor forward(const torch::Tensor& x);
   // The padding (grid rows over routed rows) up to which forward() batches the experts.
   static constexpr int64_t kMaxPadding = 4;
