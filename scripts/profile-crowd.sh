@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Where a learned crowd character's update goes (docs/benchmarks.md, "The crowd's networks
-# measured in the run, and why 3x is out of reach"): `perf` samples of lmm-bench crowd on one
-# thread, the samples under LearnedCrowd's update functions split into parts (batched networks,
+# Where a learned crowd character's update goes (docs/benchmarks.md#why-3x-is-out-of-reach): `perf`
+# samples of lmm-bench crowd on one thread, the samples under LearnedCrowd's update functions split into parts (batched networks,
 # libm calls, steering, decoded pose, root motion, forward kinematics, copies, the rest). Then how
 # often this machine's libm atan2f / sinf / cosf / expf differ from the correctly rounded value
 # (10 million seeded arguments each): why the libm calls cannot move into lanes bit for bit.

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "lmm/database_character.hpp"
+#include "lmm/character/database_character.hpp"
 #include "lmm/engines/simulation.hpp"
 #include "lmm/import/config.hpp"
 #include "lmm/import/import.hpp"

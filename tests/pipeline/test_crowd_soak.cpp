@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "lmm/crowd.hpp"
+#include "lmm/character/crowd.hpp"
 #include "lmm/engines/simulation.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/crowd_assets.hpp"

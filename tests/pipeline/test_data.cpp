@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/engines/simulation.hpp"
 #include "lmm/import/config.hpp"
 #include "lmm/import/import.hpp"

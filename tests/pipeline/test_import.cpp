@@ -3,7 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/import/config.hpp"
 #include "lmm/import/import.hpp"
 #include "lmm/import/motion.hpp"

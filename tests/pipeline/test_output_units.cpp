@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <string>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/engines/simulation.hpp"
 #include "lmm/import/bvh.hpp"
 #include "lmm/import/config.hpp"
 #include "lmm/import/import.hpp"
-#include "lmm/search.hpp"
+#include "lmm/eval/search.hpp"
 #include "support/bandai_data.hpp"
 #include "support/synthetic_bvh.hpp"
 

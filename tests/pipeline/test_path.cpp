@@ -11,7 +11,7 @@
 #include "lmm/engines/path_run.hpp"
 #include "lmm/import/config.hpp"
 #include "lmm/import/import.hpp"
-#include "lmm/path_following.hpp"
+#include "lmm/character/path_following.hpp"
 #include "support/allocation_counter.hpp"
 #include "support/bandai_data.hpp"
 #include "support/synthetic_bvh.hpp"

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/import/config.hpp"
 #include "lmm/import/import.hpp"
 #include "lmm/import/phase_features.hpp"

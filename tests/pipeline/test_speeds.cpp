@@ -2,7 +2,7 @@
 // config overrides them per key, and a bad config names the file, key and accepted range.
 #include <gtest/gtest.h>
 
-#include "lmm/database_character.hpp"
+#include "lmm/character/database_character.hpp"
 #include "lmm/import/config.hpp"
 #include "support/synthetic_walks.hpp"
 

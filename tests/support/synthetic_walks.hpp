@@ -6,10 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/import/config.hpp"
 #include "lmm/import/import.hpp"
-#include "lmm/search.hpp"
+#include "lmm/eval/search.hpp"
 #include "support/synthetic_bvh.hpp"
 
 namespace lmm::test {

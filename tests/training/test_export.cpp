@@ -10,8 +10,8 @@
 #include <functional>
 
 #include "lmm/import/config.hpp"
-#include "lmm/model.hpp"
-#include "lmm/nn.hpp"
+#include "lmm/asset/model.hpp"
+#include "lmm/eval/nn.hpp"
 #include "lmm/training/export.hpp"
 #include "lmm/training/trainer.hpp"
 #include "support/bandai_data.hpp"

@@ -9,7 +9,7 @@
 
 #include "lmm/import/config.hpp"
 #include "lmm/import/import.hpp"
-#include "lmm/skeleton.hpp"
+#include "lmm/asset/skeleton.hpp"
 #include "lmm/training/adan.hpp"
 #include "lmm/training/config.hpp"
 #include "lmm/training/export.hpp"

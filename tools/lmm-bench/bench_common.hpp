@@ -13,7 +13,7 @@
 #include <cxxopts.hpp>
 
 #include "lmm/common/report.hpp"
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 
 namespace lmm::bench {
 

@@ -1,4 +1,4 @@
-// lmm-bench crowd: characters per millisecond of a crowd (lmm/crowd.hpp) updated at 60 Hz on T
+// lmm-bench crowd: characters per millisecond of a crowd (lmm/character/crowd.hpp) updated at 60 Hz on T
 // threads, against the same characters updated one by one (each thread owning a share, as a game
 // without the crowd API would) timed interleaved in the same run; optional rate divisors (level
 // of detail) with their pose and root error against full rate (lod_error.hpp), and a per-frame
@@ -17,7 +17,7 @@
 #include "frame_pool.hpp"
 #include "lmm/common/errors.hpp"
 #include "lmm/common/report.hpp"
-#include "lmm/crowd.hpp"
+#include "lmm/character/crowd.hpp"
 #include "lod_error.hpp"
 
 using namespace lmm;
@@ -248,7 +248,7 @@ JsonObject run_all(const Options& o, const Init& init) {
 // The command's options and help.
 cxxopts::Options crowd_options() {
   cxxopts::Options o("lmm-bench crowd",
-                     "Crowd update cost (lmm/crowd.hpp) at 60 Hz on T threads: ms per frame, characters per ms, "
+                     "Crowd update cost (lmm/character/crowd.hpp) at 60 Hz on T threads: ms per frame, characters per ms, "
                      "us of thread time per character, and the speedup over the same characters updated one by one "
                      "(timed interleaved in the same run); medians over repetitions. A learned crowd at full rate also "
                      "times its batched networks in a further run: their share and the speedup's ceiling.\n"

@@ -1,4 +1,4 @@
-// lmm-bench direction: the cost of one DirectionNet prediction (lmm/direction_net.hpp) per kernel
+// lmm-bench direction: the cost of one DirectionNet prediction (lmm/asset/direction_net.hpp) per kernel
 // path, against the LHMM call it serves (Lee, Kwon & Lee 2023 Sec. VI-G), timed interleaved in one run.
 #include <cmath>
 #include <cstdio>
@@ -10,7 +10,7 @@
 
 #include "bench_common.hpp"
 #include "lmm/common/report.hpp"
-#include "lmm/direction_net.hpp"
+#include "lmm/asset/direction_net.hpp"
 #include "lmm/engines/path_run.hpp"
 
 using namespace lmm;

@@ -19,8 +19,8 @@
 #include "lmm/common/errors.hpp"
 #include "lmm/common/report.hpp"
 #include "lmm/import/config.hpp"
-#include "lmm/model.hpp"
-#include "lmm/nn.hpp"
+#include "lmm/asset/model.hpp"
+#include "lmm/eval/nn.hpp"
 #ifdef LMM_HAVE_FAISS
 #include "lmm/training/export.hpp"
 #endif

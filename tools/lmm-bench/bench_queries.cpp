@@ -12,8 +12,8 @@
 #include "bench_common.hpp"
 #include "lmm/common/errors.hpp"
 #include "lmm/common/report.hpp"
-#include "lmm/database.hpp"
-#include "lmm/search.hpp"
+#include "lmm/asset/database.hpp"
+#include "lmm/eval/search.hpp"
 #ifdef LMM_HAVE_FAISS
 #include "lmm/training/flat_index.hpp"
 #endif

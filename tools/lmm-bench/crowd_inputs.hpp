@@ -1,8 +1,8 @@
 // The input and start point of each character of a benchmarked crowd (lmm-bench crowd).
 #pragma once
 
-#include "lmm/controller.hpp"
-#include "lmm/math.hpp"
+#include "lmm/motion/controller.hpp"
+#include "lmm/core/math.hpp"
 
 namespace lmm::bench {
 

@@ -7,7 +7,7 @@
 
 #include "crowd_inputs.hpp"
 #include "frame_pool.hpp"
-#include "lmm/crowd.hpp"
+#include "lmm/character/crowd.hpp"
 
 namespace lmm::bench {
 

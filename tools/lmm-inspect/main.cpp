@@ -8,10 +8,10 @@
 
 #include "lmm/common/errors.hpp"
 #include "lmm/common/report.hpp"
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/import/config.hpp"
 #include "lmm/import/motion.hpp"
-#include "lmm/model.hpp"
+#include "lmm/asset/model.hpp"
 
 using namespace lmm;
 using namespace lmm::pipeline;

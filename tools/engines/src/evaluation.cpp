@@ -9,9 +9,9 @@
 #include "lmm/common/report.hpp"
 #include "lmm/engines/simulation.hpp"
 #include "lmm/import/config.hpp"
-#include "lmm/nn.hpp"
+#include "lmm/eval/nn.hpp"
 #include "lmm/plot/svg_plot.hpp"
-#include "lmm/pose_vector.hpp"
+#include "lmm/asset/pose_vector.hpp"
 
 namespace lmm::pipeline {
 namespace {

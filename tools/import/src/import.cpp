@@ -9,9 +9,9 @@
 #include <mutex>
 #include <thread>
 
-#include "lmm/blob.hpp"
+#include "lmm/asset/blob.hpp"
 #include "lmm/blob_writer.hpp"
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/import/phase_features.hpp"
 
 #include "database_writing.hpp"

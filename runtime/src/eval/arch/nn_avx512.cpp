@@ -48,7 +48,7 @@ inline __m512 load16(const uint16_t* p) {
 // the same bits): on Zen 4, which splits 512-bit operations in two, a 512-bit vcvtph2ps holds the
 // FMA pipes twice as long as two 256-bit ones, and 256-bit loads split across cache lines half as
 // often on rows that are no multiple of 16 floats wide. Single-row f16 layers ran 1.3-1.4x faster
-// this way there, f32 ones 0.97-1.09x (docs/benchmarks.md). Zen 5 runs them faster in whole
+// this way there, f32 ones 0.97-1.09x (docs/lab/2026-11-23-single-row-kernels.md). Zen 5 runs them faster in whole
 // vectors (stream_whole_products).
 template <int R, int V, typename W>
 [[gnu::always_inline]] inline void stream_half_products(const DenseLayer& l, const W* const (&weights)[R],

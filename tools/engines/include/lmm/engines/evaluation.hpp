@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/import/config.hpp"
-#include "lmm/model.hpp"
+#include "lmm/asset/model.hpp"
 
 namespace lmm::pipeline {
 

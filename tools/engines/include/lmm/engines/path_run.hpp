@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "lmm/engines/simulation.hpp"
-#include "lmm/path_following.hpp"
+#include "lmm/character/path_following.hpp"
 
 namespace lmm::pipeline {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "lmm/database_character.hpp"
+#include "lmm/character/database_character.hpp"
 #include "lmm/engines/strafe_metrics.hpp"
 #include "lmm/import/motion.hpp"
-#include "lmm/learned_character.hpp"
+#include "lmm/character/learned_character.hpp"
 
 namespace lmm::pipeline {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "lmm/common/errors.hpp"
-#include "lmm/math.hpp"
+#include "lmm/core/math.hpp"
 
 namespace lmm::pipeline {
 

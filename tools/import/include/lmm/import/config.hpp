@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "lmm/controller.hpp"
-#include "lmm/features.hpp"
+#include "lmm/motion/controller.hpp"
+#include "lmm/asset/features.hpp"
 #include "lmm/import/motion.hpp"
-#include "lmm/skeleton.hpp"
+#include "lmm/asset/skeleton.hpp"
 
 namespace lmm::pipeline {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "lmm/import/bvh.hpp"
-#include "lmm/math.hpp"
-#include "lmm/skeleton.hpp"
+#include "lmm/core/math.hpp"
+#include "lmm/asset/skeleton.hpp"
 
 namespace lmm::pipeline {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "lmm/database.hpp"
+#include "lmm/asset/database.hpp"
 #include "lmm/import/config.hpp"
 
 namespace lmm::pipeline {
