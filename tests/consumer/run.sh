@@ -47,8 +47,8 @@ cmake -S "$consumer_dir" -B "$work/consumer-build" -DCMAKE_BUILD_TYPE=Release "$
 cmake --build "$work/consumer-build" || fail "building the consumer failed"
 "$work/consumer-build/lmm_consumer" "$bundle" || fail "the consumer failed on '$bundle'"
 "$work/consumer-build/lmm_readme_example" "$bundle" || fail "README's example failed on '$bundle'"
-# README.md shows readme_example.cpp from its first #include on, unchanged.
+# README.md shows samples/readme_character.cpp from its first #include on, unchanged.
 readme_code=$(sed -n '/^## A character in your game/,/^## [^A]/p' "$source_dir/README.md" | sed -n '/^```cpp$/,/^```$/p' | sed '1d;$d')
-[[ "$readme_code" == "$(sed -n '/^#include/,$p' "$consumer_dir/readme_example.cpp")" ]] ||
-  fail "README.md's example differs from tests/consumer/readme_example.cpp"
+[[ "$readme_code" == "$(sed -n '/^#include/,$p' "$source_dir/samples/readme_character.cpp")" ]] ||
+  fail "README.md's example differs from samples/readme_character.cpp"
 echo "consumer test ($mode): passed"

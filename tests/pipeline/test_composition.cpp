@@ -1,12 +1,12 @@
 // Composition of runtime stages: the database character's contract (reset, teleport, a root the
 // game owns) and a fourth character built outside the library from public stages only
-// (tests/examples/supplied_trajectory_character), following trajectories the game supplies.
+// (samples/supplied_trajectory_character), following trajectories the game supplies.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "examples/supplied_trajectory_character.hpp"
 #include "lmm/character/database_character.hpp"
+#include "samples/supplied_trajectory_character.hpp"
 #include "support/character_contract.hpp"
 #include "support/synthetic_walks.hpp"
 

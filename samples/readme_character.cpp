@@ -1,5 +1,8 @@
-// README.md "A character in your game" (a consumer test builds and runs this file and checks that
-// README shows it unchanged): a learned motion-matching character steered by a gamepad.
+// The character of README.md "A character in your game", shown there from its first #include on
+// (tests/consumer checks that README shows this file unchanged and builds it in another project):
+// a learned motion-matching character steered by a gamepad. Usage: readme_character MODEL.lmmw
+// README.md's layout of the code below, left alone by clang-format:
+// clang-format off
 #include <cstdio>
 
 #include "lmm/character/learned_character.hpp"

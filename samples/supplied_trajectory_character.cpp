@@ -1,4 +1,4 @@
-#include "examples/supplied_trajectory_character.hpp"
+#include "supplied_trajectory_character.hpp"
 
 #include <cmath>
 

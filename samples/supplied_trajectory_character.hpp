@@ -1,6 +1,7 @@
 // An example of composing lmmkit's stages outside the library (docs/runtime.md#composing-stages):
 // a database character that follows a trajectory the game supplies every frame (an AI agent, a
-// cutscene spline, a network-replicated path) instead of a gamepad. Public headers only.
+// cutscene spline, a network-replicated path) instead of a gamepad. Public headers only; copy this
+// file and supplied_trajectory_character.cpp into a game. supplied_trajectory.cpp drives it.
 #pragma once
 
 #include <memory>
@@ -8,8 +9,8 @@
 #include <vector>
 
 #include "lmm/asset/database.hpp"
-#include "lmm/motion/database_playback.hpp"
 #include "lmm/eval/search.hpp"
+#include "lmm/motion/database_playback.hpp"
 #include "lmm/motion/stages.hpp"
 #include "lmm/motion/steering.hpp"
 
@@ -52,7 +53,9 @@ class SuppliedTrajectoryCharacter {
   int transitions() const { return transitions_; }
 
  private:
+  // Searches the database with the planned trajectory and jumps to the best frame found.
   void search_and_transition();
+  // Global joint transforms of the pose by forward kinematics.
   void update_globals();
 
   std::shared_ptr<const lmm::Database> db_;
