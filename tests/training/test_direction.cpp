@@ -8,6 +8,7 @@
 #include "lmm/asset/direction_net.hpp"
 #include "lmm/training/direction.hpp"
 #include "lmm/eval/direction_evaluator.hpp"
+#include "lmm/eval/kernel_support.hpp"
 #include "support/allocation_counter.hpp"
 
 using namespace lmm;

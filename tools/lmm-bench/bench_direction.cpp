@@ -12,6 +12,7 @@
 #include "lmm/common/report.hpp"
 #include "lmm/asset/direction_net.hpp"
 #include "lmm/engines/path_run.hpp"
+#include "lmm/eval/kernel_support.hpp"
 
 using namespace lmm;
 using namespace lmm::bench;

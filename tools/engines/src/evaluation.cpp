@@ -12,6 +12,7 @@
 #include "lmm/eval/nn.hpp"
 #include "lmm/plot/svg_plot.hpp"
 #include "lmm/asset/pose_vector.hpp"
+#include "lmm/eval/pose_kernels.hpp"
 
 namespace lmm::pipeline {
 namespace {
