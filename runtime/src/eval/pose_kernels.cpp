@@ -69,6 +69,8 @@ void convert_quats(detail::QuatsFrom6dKernel wide, bool portable_only, const flo
   int j = wide != nullptr ? wide(r6, count, out) : 0;
 #if defined(__SSE2__)
   if (!portable_only) j += detail::lanes_quats_from_6d_run<Sse2Lanes>(r6 + 6 * j, count - j, out + j);
+#else
+  (void)portable_only;  // no four-lane path without SSE2 (e.g. WebAssembly)
 #endif
   for (; j < count; ++j) out[j] = quat_from_6d(r6 + 6 * j);
 }
