@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "lmm/asset/blob.hpp"
-#include "lmm/blob_writer.hpp"
 #include "lmm/asset/database.hpp"
+#include "lmm/database_writer.hpp"
 
 namespace lmm::test {
 
@@ -121,37 +121,40 @@ struct SyntheticDatabase {
     }
   }
 
-  // Serialises the fields as a database blob (hash on).
+  // Serialises the fields as a database blob (hash on) with lmm::writer, unchecked (tests break
+  // fields on purpose).
   std::vector<uint8_t> build() const {
-    namespace t = db_tensor;
-    const uint64_t n = positions.size() / 9, j = parents.size();
+    DatabaseTensors t;
+    t.fps = fps;
+    t.unit_scale = unit_scale;
+    t.joint_names = joint_names;
+    t.roles = roles;
+    t.range_names = range_names;
+    t.parents = parents;
+    t.offsets = offsets;
+    t.range_start = range_start;
+    t.range_stop = range_stop;
+    t.range_mirrored = range_mirrored;
+    t.positions = positions;
+    t.rotations = rotations;
+    t.velocities = velocities;
+    t.angular_velocities = angular_velocities;
+    t.contact_joints = contact_joints;
+    t.contacts = contacts;
+    t.features.frames = positions.size() / 9;
+    t.features.values = features;
+    t.features.offset = feature_offset;
+    t.features.scale = feature_scale;
+    t.features.schema_name = schema_name;
+    t.features.group_names = group_names;
+    t.features.group_kind = group_kind;
+    t.features.group_weight = group_weight;
+    t.features.group_item_count = group_item_count;
+    t.features.group_items = group_items;
+    t.phase = phase;
+    t.phase_width = phase_width;
     BlobBuilder b;
-    b.add(t::kFps, DType::F32, {1}, &fps);
-    if (!unit_scale.empty()) b.add(t::kUnitScale, DType::F32, {unit_scale.size()}, unit_scale.data());
-    b.add_text(t::kJointNames, joint_names);
-    b.add(t::kParents, DType::I32, {j}, parents.data());
-    b.add(t::kOffsets, DType::F32, {j, 3}, offsets.data());
-    b.add_text(t::kRoles, roles);
-    b.add_text(t::kRangeNames, range_names);
-    b.add(t::kRangeStart, DType::I32, {range_start.size()}, range_start.data());
-    b.add(t::kRangeStop, DType::I32, {range_stop.size()}, range_stop.data());
-    b.add(t::kRangeMirrored, DType::I32, {range_mirrored.size()}, range_mirrored.data());
-    b.add(t::kPositions, DType::F32, {n, j, 3}, positions.data());
-    b.add(t::kRotations, DType::F32, {n, j, 4}, rotations.data());
-    b.add(t::kVelocities, DType::F32, {n, j, 3}, velocities.data());
-    b.add(t::kAngularVelocities, DType::F32, {n, j, 3}, angular_velocities.data());
-    b.add(t::kContactJoints, DType::I32, {contact_joints.size()}, contact_joints.data());
-    b.add(t::kContacts, DType::U8, {n, contact_joints.size()}, contacts.data());
-    b.add(t::kFeatures, DType::F32, {n, feature_offset.size()}, features.data());
-    b.add(t::kFeatureOffset, DType::F32, {feature_offset.size()}, feature_offset.data());
-    b.add(t::kFeatureScale, DType::F32, {feature_scale.size()}, feature_scale.data());
-    b.add_text(t::kSchemaName, schema_name);
-    b.add_text(t::kGroupNames, group_names);
-    b.add(t::kGroupKind, DType::I32, {group_kind.size()}, group_kind.data());
-    b.add(t::kGroupWeight, DType::F32, {group_weight.size()}, group_weight.data());
-    b.add(t::kGroupItemCount, DType::I32, {group_item_count.size()}, group_item_count.data());
-    b.add(t::kGroupItems, DType::I32, {group_items.size()}, group_items.data());
-    if (!phase.empty()) b.add(t::kPhase, DType::F32, {n, phase_width}, phase.data());
+    t.add_to(b);
     std::vector<uint8_t> out;
     std::string error;
     b.build(kDatabaseKind, version, true, out, error);

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "lmm/blob_writer.hpp"
-#include "lmm/motion/controller.hpp"
 #include "lmm/asset/features.hpp"
+#include "lmm/asset/speed_profile.hpp"
+#include "lmm/database_writer.hpp"
 
 namespace lmm::pipeline {
 
@@ -25,14 +25,12 @@ struct FeatureSection {
   // Normalises `raw` (frames x schema.dims) with normalize_groups and lays out `schema`.
   // Throws InputError like normalize_groups.
   FeatureSection(const FeatureSchema& schema, std::vector<float> raw);
-  // Adds the tensors to `b`, pointing at this section (which must outlive b.build).
-  void add_to(BlobBuilder& b) const;
+  // The tensors as the writer takes them: views of this section, which must outlive their use.
+  DatabaseFeatureTensors tensors() const;
 };
 
-// Builds `b` as a database, checks it with the runtime loader, writes it atomically to `out_path`
-// and reads it back; returns its size in bytes and, when `speeds` is given, the controller speeds
-// the database gives. Throws InputError naming `out_path`; nothing is written when the database
-// does not load, and a file that does not read back is removed.
+// write_database_file(b, out_path) that throws InputError on failure; returns the size in bytes
+// and, when `speeds` is given, the controller speeds the database gives.
 size_t write_database_blob(const BlobBuilder& b, const std::string& out_path, SpeedProfile* speeds = nullptr);
 
 }  // namespace lmm::pipeline

@@ -10,8 +10,8 @@
 #include <thread>
 
 #include "lmm/asset/blob.hpp"
-#include "lmm/blob_writer.hpp"
 #include "lmm/asset/database.hpp"
+#include "lmm/blob_writer.hpp"
 #include "lmm/import/phase_features.hpp"
 
 #include "database_writing.hpp"
@@ -382,6 +382,13 @@ double moving_ratio(const std::vector<ProcessedClip>& clips) {
   return frames == 0 ? 0.0 : double(moving) / double(frames);
 }
 
+// The float components of `values` (Vec3 or Quat: packed floats) as one array.
+template <typename T>
+Span<const float> components(const std::vector<T>& values) {
+  static_assert(sizeof(T) % sizeof(float) == 0, "a type made of floats");
+  return {reinterpret_cast<const float*>(values.data()), values.size() * (sizeof(T) / sizeof(float))};
+}
+
 // Packs the clips into a database blob, checks it with the runtime loader, writes it atomically
 // and reads it back; `unit_scale` (metres per source file unit) is stored as meta.unit_scale.
 // Throws InputError naming `out_path`; nothing is written when the database does not load, and
@@ -415,25 +422,26 @@ void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, f
   const uint64_t n = uint64_t(stops.back()), j = uint64_t(plan.skeleton.joint_count());
   const uint64_t r = starts.size();
 
-  namespace t = db_tensor;
+  DatabaseTensors tensors;
+  tensors.fps = fps;
+  tensors.unit_scale = Span<const float>(&unit_scale, 1);
+  tensors.joint_names = joint_names;
+  tensors.roles = roles_text(plan.roles);
+  tensors.range_names = range_names;
+  tensors.parents = parents;
+  tensors.offsets = components(plan.skeleton.offsets);
+  tensors.range_start = starts;
+  tensors.range_stop = stops;
+  tensors.range_mirrored = mirrored;
+  tensors.positions = components(positions);
+  tensors.rotations = components(rotations);
+  tensors.velocities = components(velocities);
+  tensors.angular_velocities = components(angular);
+  tensors.contact_joints = contact_joints;
+  tensors.contacts = contacts;
+  tensors.features = features.tensors();
   BlobBuilder b;
-  b.add(t::kFps, DType::F32, {1}, &fps);
-  b.add(t::kUnitScale, DType::F32, {1}, &unit_scale);
-  b.add_text(t::kJointNames, joint_names);
-  b.add(t::kParents, DType::I32, {j}, parents.data());
-  b.add(t::kOffsets, DType::F32, {j, 3}, plan.skeleton.offsets.data());
-  b.add_text(t::kRoles, roles_text(plan.roles));
-  b.add_text(t::kRangeNames, range_names);
-  b.add(t::kRangeStart, DType::I32, {r}, starts.data());
-  b.add(t::kRangeStop, DType::I32, {r}, stops.data());
-  b.add(t::kRangeMirrored, DType::I32, {r}, mirrored.data());
-  b.add(t::kPositions, DType::F32, {n, j, 3}, positions.data());
-  b.add(t::kRotations, DType::F32, {n, j, 4}, rotations.data());
-  b.add(t::kVelocities, DType::F32, {n, j, 3}, velocities.data());
-  b.add(t::kAngularVelocities, DType::F32, {n, j, 3}, angular.data());
-  b.add(t::kContactJoints, DType::I32, {contact_joints.size()}, contact_joints.data());
-  b.add(t::kContacts, DType::U8, {n, contact_joints.size()}, contacts.data());
-  features.add_to(b);
+  tensors.add_to(b);
 
   summary.bytes = write_database_blob(b, out_path, &summary.speeds);
   summary.frames = int(n);
@@ -589,36 +597,28 @@ FeatureSection::FeatureSection(const FeatureSchema& schema, std::vector<float> r
   }
 }
 
-void FeatureSection::add_to(BlobBuilder& b) const {
-  namespace t = db_tensor;
-  const uint64_t d = offset.size();
-  b.add(t::kFeatures, DType::F32, {frames, d}, values.data());
-  b.add(t::kFeatureOffset, DType::F32, {d}, offset.data());
-  b.add(t::kFeatureScale, DType::F32, {d}, scale.data());
-  b.add_text(t::kSchemaName, schema_name);
-  b.add_text(t::kGroupNames, group_names);
-  b.add(t::kGroupKind, DType::I32, {kinds.size()}, kinds.data());
-  b.add(t::kGroupWeight, DType::F32, {weights.size()}, weights.data());
-  b.add(t::kGroupItemCount, DType::I32, {counts.size()}, counts.data());
-  b.add(t::kGroupItems, DType::I32, {items.size()}, items.data());
+DatabaseFeatureTensors FeatureSection::tensors() const {
+  DatabaseFeatureTensors t;
+  t.frames = frames;
+  t.values = values;
+  t.offset = offset;
+  t.scale = scale;
+  t.schema_name = schema_name;
+  t.group_names = group_names;
+  t.group_kind = kinds;
+  t.group_item_count = counts;
+  t.group_items = items;
+  t.group_weight = weights;
+  return t;
 }
 
 size_t write_database_blob(const BlobBuilder& b, const std::string& out_path, SpeedProfile* speeds) {
-  std::vector<uint8_t> blob;
+  size_t bytes = 0;
   std::string error;
-  if (!b.build(kDatabaseKind, kDatabaseVersion, true, blob, error)) throw InputError(out_path + ": " + error);
-  const std::shared_ptr<const Database> loaded = Database::load_buffer(blob.data(), blob.size(), error);
-  if (loaded == nullptr) {
-    throw InputError(out_path + ": the database fails the loader's checks (nothing written): " + error);
-  }
-  if (speeds != nullptr) *speeds = loaded->speeds();
-  if (!write_file_atomic(out_path, blob.data(), blob.size(), error)) throw InputError(out_path + ": " + error);
-  if (Database::load_file(out_path, error) == nullptr) {
-    std::error_code ignored;
-    fs::remove(out_path, ignored);
-    throw InputError("the written database does not read back (removed): " + error);
-  }
-  return blob.size();
+  const std::shared_ptr<const Database> written = write_database_file(b, out_path, bytes, error);
+  if (written == nullptr) throw InputError(error);
+  if (speeds != nullptr) *speeds = written->speeds();
+  return bytes;
 }
 
 ImportSummary import_database(const ImportOptions& options, const std::string& out_path) {

@@ -146,7 +146,7 @@ RefeatureSummary refeature_database(const Database& db, const FeatureSchemaConfi
   for (const TensorView& t : db.blob().tensors()) {
     if (!rebuilt(t.name)) b.add(t.name, t.dtype, std::vector<uint64_t>(t.dims, t.dims + t.rank), t.data);
   }
-  features.add_to(b);
+  features.tensors().add_to(b);
   if (channels > 0) b.add(db_tensor::kPhase, DType::F32, {uint64_t(db.frame_count()), 2 * uint64_t(channels)}, rows);
   RefeatureSummary summary;
   summary.bytes = write_database_blob(b, out_path);
