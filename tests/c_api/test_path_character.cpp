@@ -14,6 +14,7 @@
 #include "lmm/character/learned_character.hpp"
 #include "lmm/lmm.h"
 #include "support/allocation_counter.hpp"
+#include "support/temp_files.hpp"
 #include "support/synthetic_model.hpp"
 #include "support/synthetic_walks.hpp"
 
@@ -23,14 +24,13 @@ namespace {
 
 constexpr float kDt = 1.0f / 60.0f;
 
-// The synthetic walks database as a C API handle (its folder unique per test).
+// The synthetic walks database as a C API handle.
 class PathCharacterTest : public testing::Test {
  protected:
   void SetUp() override {
-    const std::string dir = test::temp_folder("walks");
     FeatureSearch search;
-    test::load_synthetic_walks(dir, database_, search);
-    db_ = lmm_database_load((dir + "/db.mmdb").c_str());
+    test::load_synthetic_walks(database_, search);
+    db_ = lmm_database_load(test::synthetic_walks_path().c_str());
     ASSERT_NE(db_, nullptr) << lmm_last_error();
   }
   void TearDown() override { lmm_database_release(db_); }

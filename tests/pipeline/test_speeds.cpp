@@ -5,6 +5,7 @@
 #include "lmm/character/database_character.hpp"
 #include "lmm/import/config.hpp"
 #include "support/synthetic_walks.hpp"
+#include "support/temp_files.hpp"
 
 using namespace lmm;
 using namespace lmm::pipeline;
@@ -13,7 +14,7 @@ namespace {
 
 class SpeedsTest : public testing::Test {
  protected:
-  void SetUp() override { test::load_synthetic_walks(test::temp_folder("speeds"), db_, search_); }
+  void SetUp() override { test::load_synthetic_walks(db_, search_); }
 
   // Desired forward speed of a character given `settings` after one update at full stick.
   float desired_forward_speed(const CharacterSettings& settings) {
@@ -42,7 +43,7 @@ std::string config_error(const std::string& text) {
 TEST_F(SpeedsTest, TheDatabaseMeasuresItsSpeedsAndCharactersWalkAtThem) {
   const SpeedProfile& speeds = db_->speeds();
   ASSERT_TRUE(speeds.valid());
-  // load_synthetic_walks: three clips of equal length at 1.5 and 2.5 m/s (circles) and 1.3 m/s
+  // The synthetic walks: three clips of equal length at 1.5 and 2.5 m/s (circles) and 1.3 m/s
   // (straight): the median is 1.5, the 90th percentile 2.5.
   EXPECT_NEAR(speeds.walk_forward, 1.5f, 0.05f);
   EXPECT_NEAR(speeds.run_forward, 2.5f, 0.05f);

@@ -1,33 +1,26 @@
-// A motion database imported from synthetic walks (circles of two radii and a straight line),
-// for pipeline tests that need real playback and search without the Bandai data.
+// The synthetic walks database (tests/data/synthetic-walks.mmdb): circles of two radii and a
+// straight line, as lmm-import makes them from support/synthetic_bvh.hpp's walks (the pipeline
+// test SyntheticWalks.CommittedDatabaseIsAFreshImport keeps it so). For tests that need real
+// playback and search without the Bandai data, in every configuration.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "lmm/asset/database.hpp"
-#include "lmm/import/config.hpp"
-#include "lmm/import/import.hpp"
 #include "lmm/eval/search.hpp"
-#include "support/synthetic_bvh.hpp"
 
 namespace lmm::test {
 
-// Imports the walks (at 1.5, 2.5 and 1.3 m/s, times `speed_factor`) into `dir`/db.mmdb at `fps`,
-// loads it into `db` and builds `search` (test failures on any error).
-inline void load_synthetic_walks(const std::string& dir, std::shared_ptr<const Database>& db, FeatureSearch& search,
-                                 float speed_factor = 1.0f, float fps = 60.0f) {
-  pipeline::ImportOptions o;
-  o.fps = fps;
-  o.skeleton = pipeline::load_skeleton_config(write_text(dir + "/s.toml", biped_skeleton_toml()));
-  o.features = pipeline::load_feature_config(write_text(dir + "/f.toml", biped_features_toml()));
-  o.inputs = {write_text(dir + "/a.bvh", circle_walk_bvh(150.0f * speed_factor, 300.0f, 240, 30.0f)),
-              write_text(dir + "/b.bvh", circle_walk_bvh(250.0f * speed_factor, 500.0f, 240, 30.0f)),
-              write_text(dir + "/c.bvh", straight_walk_bvh(130.0f * speed_factor, 240, 30.0f))};
-  pipeline::import_database(o, dir + "/db.mmdb");
+// The committed database's path (LMM_TEST_SOURCE_DIR: the tests folder).
+inline std::string synthetic_walks_path() { return std::string(LMM_TEST_SOURCE_DIR) + "/data/synthetic-walks.mmdb"; }
+
+// Loads the synthetic walks into `db` and builds `search` (test failures on any error).
+inline void load_synthetic_walks(std::shared_ptr<const Database>& db, FeatureSearch& search) {
   std::string error;
-  db = Database::load_file(dir + "/db.mmdb", error);
+  db = Database::load_file(synthetic_walks_path(), error);
   ASSERT_NE(db, nullptr) << error;
   ASSERT_TRUE(search.build(db, error)) << error;
 }

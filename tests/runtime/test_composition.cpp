@@ -16,7 +16,7 @@ namespace {
 
 class CompositionTest : public testing::Test {
  protected:
-  void SetUp() override { test::load_synthetic_walks(test::temp_folder("composition"), db_, search_); }
+  void SetUp() override { test::load_synthetic_walks(db_, search_); }
 
   void start(DatabaseCharacter& c, const CharacterSettings& settings, Vec3 position, float heading) {
     std::string error;
