@@ -13,9 +13,10 @@
 # Usage: scripts/test.sh [--data DIR] [CONFIG...]
 #   --data DIR   the bandai-loco BVH folder (default: $LMM_DATA, else the quickstart cache)
 #   CONFIG       run only these configurations (runtime-only, asan, release, fuzz, wasm); default all
-# Environment: LMM_DATA, LMM_JOBS (build jobs, default 2), LMM_SKIP_INSTALL=1 (skip
-# install-deps.sh), CI=true (tests that need data fail instead of skipping when it is missing),
-# LMM_FUZZ_SECONDS (fuzz configuration: seconds per target, default 30).
+# Environment: LMM_DATA, LMM_JOBS (build jobs and tests run at once, default 2),
+# LMM_SKIP_INSTALL=1 (skip install-deps.sh), CI=true (tests that need data fail instead of
+# skipping when it is missing), LMM_FUZZ_SECONDS (fuzz configuration: seconds per target,
+# default 30).
 # The last line printed is "N passed, M failed" over all ctest runs; the exit status is non-zero
 # if any configuration failed to configure or build, or any test failed.
 set -euo pipefail
@@ -23,7 +24,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$(pwd)"
 
-usage() { sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 all_configs=(runtime-only asan release fuzz wasm)
 selected=()
@@ -70,11 +71,12 @@ total_failed=0
 declare -A result=()
 status=0
 
-# Runs ctest in build dir $1 (extra environment in the remaining args) and adds its counts.
+# Runs ctest in build dir $1, $jobs tests at a time (extra environment in the remaining args), and
+# adds its counts.
 run_ctest() {
   local dir="$1"; shift
   local log="$dir/ctest.log" rc=0
-  env "$@" ctest --test-dir "$dir" --output-on-failure --no-tests=error 2>&1 | tee "$log" || rc=$?
+  env "$@" ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$jobs" 2>&1 | tee "$log" || rc=$?
   local line
   line="$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)"
   if [[ -n "$line" ]]; then
