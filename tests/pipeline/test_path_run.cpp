@@ -23,13 +23,7 @@ using test::straight;
 namespace {
 
 // The synthetic walks database (two circles and a straight line) and its search.
-class PathRunTest : public testing::Test {
- protected:
-  void SetUp() override { test::load_synthetic_walks(db_, search_); }
-
-  std::shared_ptr<const Database> db_;
-  FeatureSearch search_;
-};
+class PathRunTest : public test::SyntheticWalksTest {};
 
 // Imports the synthetic walks at `speed_factor` times their speed and `fps` into a fresh folder
 // named `name`, loads them into `db` and builds `search` (test failures on any error).

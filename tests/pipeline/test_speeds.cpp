@@ -12,10 +12,8 @@ using namespace lmm::pipeline;
 
 namespace {
 
-class SpeedsTest : public testing::Test {
+class SpeedsTest : public test::SyntheticWalksTest {
  protected:
-  void SetUp() override { test::load_synthetic_walks(db_, search_); }
-
   // Desired forward speed of a character given `settings` after one update at full stick.
   float desired_forward_speed(const CharacterSettings& settings) {
     DatabaseCharacter c;
@@ -26,9 +24,6 @@ class SpeedsTest : public testing::Test {
     c.update(in, 1.0f / 60.0f);
     return length(c.desired_velocity());
   }
-
-  std::shared_ptr<const Database> db_;
-  FeatureSearch search_;
 };
 
 std::string config_error(const std::string& text) {

@@ -14,17 +14,12 @@ using namespace lmm;
 
 namespace {
 
-class CompositionTest : public testing::Test {
+class CompositionTest : public test::SyntheticWalksTest {
  protected:
-  void SetUp() override { test::load_synthetic_walks(db_, search_); }
-
   void start(DatabaseCharacter& c, const CharacterSettings& settings, Vec3 position, float heading) {
     std::string error;
     ASSERT_TRUE(c.init(db_, search_, settings, position, heading, error)) << error;
   }
-
-  std::shared_ptr<const Database> db_;
-  FeatureSearch search_;
 };
 
 TEST_F(CompositionTest, DatabaseCharacterResetEqualsAFreshInit) {

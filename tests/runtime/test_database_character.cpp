@@ -14,19 +14,14 @@ using namespace lmm;
 namespace {
 
 // The synthetic walks database (circles of two radii and a straight line) and its search.
-class CharacterTest : public testing::Test {
+class CharacterTest : public test::SyntheticWalksTest {
  protected:
-  void SetUp() override { test::load_synthetic_walks(db_, search_); }
-
   bool all_finite(const DatabaseCharacter& c) const {
     for (const Vec3& p : c.global_positions()) {
       if (!is_finite(p)) return false;
     }
     return true;
   }
-
-  std::shared_ptr<const Database> db_;
-  FeatureSearch search_;
 };
 
 }  // namespace

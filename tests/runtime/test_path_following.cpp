@@ -20,13 +20,7 @@ using test::straight;
 namespace {
 
 // The synthetic walks database (two circles and a straight line) and its search.
-class PathFollowerTest : public testing::Test {
- protected:
-  void SetUp() override { test::load_synthetic_walks(db_, search_); }
-
-  std::shared_ptr<const Database> db_;
-  FeatureSearch search_;
-};
+class PathFollowerTest : public test::SyntheticWalksTest {};
 
 // The error place_path gives for `samples` (a test failure when it accepts them).
 std::string place_error(std::vector<PathSample> samples) {

@@ -25,4 +25,13 @@ inline void load_synthetic_walks(std::shared_ptr<const Database>& db, FeatureSea
   ASSERT_TRUE(search.build(db, error)) << error;
 }
 
+// A fixture holding the synthetic walks and their search.
+class SyntheticWalksTest : public testing::Test {
+ protected:
+  void SetUp() override { load_synthetic_walks(db_, search_); }
+
+  std::shared_ptr<const Database> db_;
+  FeatureSearch search_;
+};
+
 }  // namespace lmm::test
