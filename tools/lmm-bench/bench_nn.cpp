@@ -232,12 +232,15 @@ Bundle read_bundle(const std::string& path) {
   return b;
 }
 
+#ifdef LMM_HAVE_FAISS
+// A bundle made in memory (by the training library), labelled `label`.
 Bundle bytes_bundle(const std::string& label, const std::vector<uint8_t>& bytes) {
   Bundle b{label, AlignedBuffer(bytes.size())};
   std::copy(bytes.begin(), bytes.end(), b.bytes.data());
   return b;
 }
 
+// Writes `b` to `path` atomically and reads it back (InputError on failure).
 void save_bundle(const Bundle& b, const std::string& path) {
   std::string error;
   if (!write_file_atomic(path, b.bytes.data(), b.bytes.size(), error) ||
@@ -245,6 +248,7 @@ void save_bundle(const Bundle& b, const std::string& path) {
     throw InputError(error);
   }
 }
+#endif
 
 // --preset: random-weight bundles (f32 and f16) of the preset and its FFN baseline for the
 // database's skeleton and schema. Needs the training library.
