@@ -39,6 +39,11 @@ struct SyntheticDatabase {
   std::vector<int32_t> group_items = {2, 20};
   std::vector<float> phase;    // phase.values when not empty: frames x phase_width
   uint64_t phase_width = 0;
+  // Annotations (version 3), each written when not empty.
+  std::string tag_names, event_names;
+  std::vector<int32_t> tag_masks, event_frames, event_name_index;  // frames x 2; events each
+  std::vector<uint8_t> no_entry;
+  std::vector<float> cost_bias;
 
   // Appends a phase group reading `channels` channels (2 x channels dims, offset 0, scale 1) and
   // stores a phase embedding of that width, each frame's values `phase_value(frame, column)`;
@@ -153,6 +158,13 @@ struct SyntheticDatabase {
     t.features.group_items = group_items;
     t.phase = phase;
     t.phase_width = phase_width;
+    t.annotations.tag_names = tag_names;
+    t.annotations.tag_masks = tag_masks;
+    t.annotations.no_entry = no_entry;
+    t.annotations.cost_bias = cost_bias;
+    t.annotations.event_names = event_names;
+    t.annotations.event_frames = event_frames;
+    t.annotations.event_name_index = event_name_index;
     BlobBuilder b;
     t.add_to(b);
     std::vector<uint8_t> out;

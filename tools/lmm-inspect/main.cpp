@@ -46,6 +46,37 @@ GroupStats group_stats(const Database& db, const FeatureGroup& g) {
 
 // Prints the skeleton height of a database (from its rest offsets and frames, as lmm-import
 // reports it) and returns it.
+// Prints the database's tags (frames each), no-entry and biased frame counts and events (count
+// per name), when it has any; returns them as JSON keys.
+JsonObject print_annotations(const Database& db) {
+  const FrameAnnotations& a = db.annotations();
+  std::vector<JsonObject> tags, events;
+  for (size_t t = 0; t < a.tag_names().size(); ++t) {
+    int frames = 0;
+    for (int f = 0; f < db.frame_count(); ++f) frames += (a.tags(f) >> t) & 1 ? 1 : 0;
+    tags.push_back(JsonObject().text("name", a.tag_names()[t]).number("frames", frames));
+    std::printf("  tag          %-20s %d frames\n", a.tag_names()[t].c_str(), frames);
+  }
+  int no_entry = 0, biased = 0;
+  for (int f = 0; f < db.frame_count(); ++f) {
+    no_entry += a.no_entry(f) ? 1 : 0;
+    biased += a.cost_bias(f) != 0.0f ? 1 : 0;
+  }
+  if (no_entry > 0) std::printf("  no-entry     %d frames\n", no_entry);
+  if (biased > 0) std::printf("  cost bias    %d frames\n", biased);
+  for (size_t n = 0; n < a.event_names().size(); ++n) {
+    int count = 0;
+    for (const DatabaseEvent& e : a.events()) count += e.name == int(n) ? 1 : 0;
+    events.push_back(JsonObject().text("name", a.event_names()[n]).number("count", count));
+    std::printf("  event        %-20s %d\n", a.event_names()[n].c_str(), count);
+  }
+  return JsonObject()
+      .objects("tags", tags)
+      .number("no_entry_frames", no_entry)
+      .number("cost_bias_frames", biased)
+      .objects("events", events);
+}
+
 SkeletonHeight print_height(const Database& db) {
   const SkeletonHeight h = measure_height(db.skeleton(), db.roles(),
                                           PoseFrames{db.positions(0), db.rotations(0), db.frame_count()});
@@ -162,6 +193,7 @@ int run(int argc, char** argv) {
               db.joint_count(), db.skeleton().joined_names().c_str(), db.schema().dims,
               db.schema().name.c_str());
   if (db.phase_channels() > 0) std::printf("  phases       %d channels (phase.values)\n", db.phase_channels());
+  const JsonObject annotations = print_annotations(db);
   const SkeletonHeight height = print_height(db);
   const JsonObject speeds = speeds_json(db.speeds(), "the database");
   std::printf("  %-28s %-21s %4s %6s %9s %9s %9s %9s\n", "group", "kind", "dims", "weight",
@@ -199,7 +231,8 @@ int run(int argc, char** argv) {
                    .number("phase_channels", db.phase_channels())
                    .text("schema", db.schema().name)
                    .objects("groups", groups)
-                   .objects("speeds", {speeds}));
+                   .objects("speeds", {speeds})
+                   .objects("annotations", {annotations}));
   }
   return 0;
 }

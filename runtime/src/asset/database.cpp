@@ -68,7 +68,7 @@ bool Database::parse(const uint8_t* data, size_t size, std::string& error) {
          read_source_unit_scale(view_, source_unit_scale_, error) && read_ranges(error) && read_frames(error) &&
          read_contact_joints(view_, joint_count(), contact_joints_, error) && read_contacts(error) &&
          read_schema_section(view_, joint_count(), schema_, error) && read_features(error) && read_phase(error) &&
-         (measure_root_speeds(), true);
+         annotations_.read(view_, frames_, error) && (measure_root_speeds(), true);
 }
 
 void Database::measure_root_speeds() {

@@ -19,6 +19,17 @@ void DatabaseFeatureTensors::add_to(BlobBuilder& b) const {
   b.add(t::kGroupItems, DType::I32, {group_items.size}, group_items.data);
 }
 
+void DatabaseAnnotationTensors::add_to(BlobBuilder& b) const {
+  namespace t = annotation_tensor;
+  if (!tag_names.empty()) b.add_text(t::kTagNames, tag_names);
+  if (tag_masks.size > 0) b.add(t::kTagMasks, DType::I32, {tag_masks.size / 2, 2}, tag_masks.data);
+  if (no_entry.size > 0) b.add(t::kNoEntry, DType::U8, {no_entry.size}, no_entry.data);
+  if (cost_bias.size > 0) b.add(t::kCostBias, DType::F32, {cost_bias.size}, cost_bias.data);
+  if (!event_names.empty()) b.add_text(t::kEventNames, event_names);
+  if (event_frames.size > 0) b.add(t::kEventFrames, DType::I32, {event_frames.size}, event_frames.data);
+  if (event_name_index.size > 0) b.add(t::kEventNameIndex, DType::I32, {event_name_index.size}, event_name_index.data);
+}
+
 void DatabaseTensors::add_to(BlobBuilder& b) const {
   namespace t = db_tensor;
   const uint64_t joints = parents.size, frames = joints == 0 ? 0 : positions.size / (joints * 3);
@@ -41,6 +52,7 @@ void DatabaseTensors::add_to(BlobBuilder& b) const {
   b.add(t::kContacts, DType::U8, {frames, contact_joints.size}, contacts.data);
   features.add_to(b);
   if (phase.size > 0) b.add(t::kPhase, DType::F32, {frames, phase_width}, phase.data);
+  annotations.add_to(b);
 }
 
 std::shared_ptr<const Database> write_database_file(const BlobBuilder& b, const std::string& out_path, size_t& bytes,

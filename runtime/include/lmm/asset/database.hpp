@@ -10,6 +10,7 @@
 
 #include "lmm/asset/blob.hpp"
 #include "lmm/asset/features.hpp"
+#include "lmm/asset/frame_annotations.hpp"
 #include "lmm/asset/skeleton.hpp"
 #include "lmm/asset/speed_profile.hpp"
 #include "lmm/core/math.hpp"
@@ -17,7 +18,7 @@
 namespace lmm {
 
 constexpr char kDatabaseKind[5] = "MMDB";       // blob kind tag of motion databases
-constexpr uint32_t kDatabaseVersion = 2;        // current version (2 added phase.values and the phase kind)
+constexpr uint32_t kDatabaseVersion = 3;        // current version (2: phase.values and the phase kind; 3: annotations)
 constexpr uint32_t kOldestDatabaseVersion = 1;  // oldest version the loader reads
 
 // Limits the loader enforces on joint data (every frame, every joint): positions in metres,
@@ -129,6 +130,8 @@ class Database {
   // Phase embedding of `frame` (2 x phase_channels() floats: amplitude x sin, amplitude x cos
   // per channel); only when phase_channels() > 0.
   const float* phase(int frame) const { return phase_ + size_t(frame) * 2 * size_t(phase_channels_); }
+  // Tags, no-entry frames, cost biases and events (empty for databases without them).
+  const FrameAnnotations& annotations() const { return annotations_; }
   // The validated blob the database reads from (e.g. to copy its sections into a bundle).
   const BlobView& blob() const { return view_; }
 
@@ -167,6 +170,7 @@ class Database {
   const float* feature_scale_ = nullptr;
   const float* phase_ = nullptr;
   int phase_channels_ = 0;
+  FrameAnnotations annotations_;
   uint64_t id_ = 0;
 };
 

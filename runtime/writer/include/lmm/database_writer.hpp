@@ -30,6 +30,21 @@ struct DatabaseFeatureTensors {
   void add_to(BlobBuilder& b) const;
 };
 
+// The annotation tensors of a database (lmm/asset/frame_annotations.hpp), each left out when
+// empty: tag names and each frame's TagMask as two i32 (low, high 32 bits); no-entry flags; cost
+// biases; events (frames ascending, each naming a line of event_names).
+struct DatabaseAnnotationTensors {
+  std::string tag_names;
+  Span<const int32_t> tag_masks;  // frames x 2
+  Span<const uint8_t> no_entry;   // frames
+  Span<const float> cost_bias;    // frames
+  std::string event_names;
+  Span<const int32_t> event_frames, event_name_index;  // events each
+
+  // Adds the tensors that are not empty to `b`.
+  void add_to(BlobBuilder& b) const;
+};
+
 // Every tensor of a database, as views of caller data (see DatabaseFeatureTensors); the frame
 // count is positions.size / (joints x 3). Nothing is checked here: write_database_file checks.
 struct DatabaseTensors {
@@ -45,6 +60,7 @@ struct DatabaseTensors {
   DatabaseFeatureTensors features;
   Span<const float> phase;  // phase.values (frames x phase_width), or empty to leave it out
   uint64_t phase_width = 0;
+  DatabaseAnnotationTensors annotations;
 
   // Adds every tensor to `b`.
   void add_to(BlobBuilder& b) const;

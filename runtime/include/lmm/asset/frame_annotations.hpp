@@ -1,0 +1,76 @@
+// Gameplay annotations of a motion database's frames (database version 3): tags, frames that may
+// be played into but never jumped to (no-entry), per-frame cost biases and named events. All are
+// optional; a database without them has no tags, no no-entry frames, zero biases and no events.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lmm/asset/blob.hpp"
+
+namespace lmm {
+
+constexpr int kMaxTags = 64;                 // tags per database: one bit each of a TagMask
+constexpr float kMaxCostBias = 1.0e6f;       // largest |cost bias| the loader accepts
+constexpr int kMaxEventNames = 1 << 16;      // distinct event names per database
+using TagMask = uint64_t;                    // bit t set: the frame has tag t
+
+// Tensor names of the annotations (shared by the writer and the reader).
+namespace annotation_tensor {
+constexpr const char* kTagNames = "tags.names";            // text: one tag name per line
+constexpr const char* kTagMasks = "tags.masks";            // i32 [frames, 2]: low and high 32 bits of a TagMask
+constexpr const char* kNoEntry = "frames.no_entry";        // u8 [frames]: 1 = never a search result
+constexpr const char* kCostBias = "frames.cost_bias";      // f32 [frames]: added to the frame's matching cost
+constexpr const char* kEventNames = "events.names";        // text: one event name per line
+constexpr const char* kEventFrames = "events.frames";      // i32 [events]: frame of each event, ascending
+constexpr const char* kEventNameIndex = "events.name";     // i32 [events]: index into events.names
+}  // namespace annotation_tensor
+
+// A named marker on one frame (e.g. a foot plant), `name` indexing FrameAnnotations::event_names().
+struct DatabaseEvent {
+  int frame = 0;
+  int name = 0;
+};
+
+// The annotations of a database, read in place from its blob (which must outlive them).
+class FrameAnnotations {
+ public:
+  // Reads the optional annotation tensors of `view` for `frames` frames; false with a message
+  // naming the tensor and frame at fault. Annotations need database version 3 or later.
+  bool read(const BlobView& view, int frames, std::string& error);
+
+  // Tag names in bit order (at most kMaxTags).
+  const std::vector<std::string>& tag_names() const { return tag_names_; }
+  // Bit index of tag `name`, or -1.
+  int tag(const std::string& name) const;
+  // Tags of `frame` (0 when the database has none).
+  TagMask tags(int frame) const {
+    return masks_ == nullptr ? 0 : TagMask(uint32_t(masks_[2 * size_t(frame)])) |
+                                       TagMask(uint32_t(masks_[2 * size_t(frame) + 1])) << 32;
+  }
+  // Whether `frame` may be played into but never jumped to.
+  bool no_entry(int frame) const { return no_entry_ != nullptr && no_entry_[frame] != 0; }
+  // Cost added to `frame`'s matching cost (0 when the database has none).
+  float cost_bias(int frame) const { return cost_bias_ == nullptr ? 0.0f : cost_bias_[frame]; }
+  // Whether any frame has a cost bias tensor (so a search must add them).
+  bool has_cost_bias() const { return cost_bias_ != nullptr; }
+  // Events in frame order.
+  const std::vector<DatabaseEvent>& events() const { return events_; }
+  // Distinct event names.
+  const std::vector<std::string>& event_names() const { return event_names_; }
+
+ private:
+  bool read_tags(const BlobView& view, int frames, std::string& error);
+  bool read_frame_flags(const BlobView& view, int frames, std::string& error);
+  bool read_events(const BlobView& view, int frames, std::string& error);
+
+  std::vector<std::string> tag_names_;
+  const int32_t* masks_ = nullptr;
+  const uint8_t* no_entry_ = nullptr;
+  const float* cost_bias_ = nullptr;
+  std::vector<DatabaseEvent> events_;
+  std::vector<std::string> event_names_;
+};
+
+}  // namespace lmm

@@ -1,0 +1,131 @@
+#include "lmm/asset/frame_annotations.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lmm/asset/database.hpp"
+
+namespace lmm {
+namespace {
+
+namespace t = annotation_tensor;
+
+constexpr uint32_t kFirstAnnotatedVersion = 3;
+
+// The name lines of text tensor `name`: non-empty, distinct, at most `limit`; false with a message.
+bool read_names(const TensorView& text, const char* name, size_t limit, std::vector<std::string>& names,
+                std::string& error) {
+  names = split_lines(text.text());
+  if (names.size() > limit) {
+    error = std::string(name) + " holds " + std::to_string(names.size()) + " names, more than " + std::to_string(limit);
+    return false;
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i].empty() || std::find(names.begin(), names.begin() + long(i), names[i]) != names.begin() + long(i)) {
+      error = std::string(name) + ": name " + std::to_string(i) + " ('" + names[i] + "') is empty or repeated";
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether `view` holds any annotation tensor.
+bool has_annotations(const BlobView& view) {
+  for (const char* name : {t::kTagNames, t::kTagMasks, t::kNoEntry, t::kCostBias, t::kEventNames, t::kEventFrames,
+                           t::kEventNameIndex}) {
+    if (view.find(name) != nullptr) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool FrameAnnotations::read(const BlobView& view, int frames, std::string& error) {
+  *this = FrameAnnotations{};
+  if (!has_annotations(view)) return true;
+  if (view.version() < kFirstAnnotatedVersion) {
+    error = "tags, no-entry frames, cost biases and events need database version " +
+            std::to_string(kFirstAnnotatedVersion) + ", but this is version " + std::to_string(view.version());
+    return false;
+  }
+  return read_tags(view, frames, error) && read_frame_flags(view, frames, error) && read_events(view, frames, error);
+}
+
+int FrameAnnotations::tag(const std::string& name) const {
+  const auto it = std::find(tag_names_.begin(), tag_names_.end(), name);
+  return it == tag_names_.end() ? -1 : int(it - tag_names_.begin());
+}
+
+bool FrameAnnotations::read_tags(const BlobView& view, int frames, std::string& error) {
+  if (view.find(t::kTagNames) == nullptr && view.find(t::kTagMasks) == nullptr) return true;
+  const TensorView* names = view.require_shape(t::kTagNames, DType::U8, {kAnyDim}, error);
+  const TensorView* masks = names ? view.require_shape(t::kTagMasks, DType::I32, {frames, 2}, error) : nullptr;
+  if (masks == nullptr || !read_names(*names, t::kTagNames, kMaxTags, tag_names_, error)) return false;
+  const TagMask known = tag_names_.size() == 64 ? ~TagMask(0) : (TagMask(1) << tag_names_.size()) - 1;
+  masks_ = masks->i32();
+  for (int f = 0; f < frames; ++f) {
+    if ((tags(f) & ~known) != 0) {
+      error = std::string(t::kTagMasks) + ": frame " + std::to_string(f) + " has a tag bit beyond the " +
+              std::to_string(tag_names_.size()) + " names of " + t::kTagNames;
+      return false;
+    }
+  }
+  return true;
+}
+
+bool FrameAnnotations::read_frame_flags(const BlobView& view, int frames, std::string& error) {
+  if (view.find(t::kNoEntry) != nullptr) {
+    const TensorView* no_entry = view.require_shape(t::kNoEntry, DType::U8, {frames}, error);
+    if (no_entry == nullptr) return false;
+    for (int f = 0; f < frames; ++f) {
+      if (no_entry->data[f] > 1) {
+        error = std::string(t::kNoEntry) + ": frame " + std::to_string(f) + " holds " +
+                std::to_string(no_entry->data[f]) + " (0 or 1 expected)";
+        return false;
+      }
+    }
+    no_entry_ = no_entry->data;
+  }
+  if (view.find(t::kCostBias) != nullptr) {
+    const TensorView* bias = view.require_shape(t::kCostBias, DType::F32, {frames}, error);
+    if (bias == nullptr) return false;
+    for (int f = 0; f < frames; ++f) {
+      if (!(std::fabs(bias->f32()[f]) <= kMaxCostBias)) {
+        error = std::string(t::kCostBias) + ": frame " + std::to_string(f) + " holds " +
+                std::to_string(bias->f32()[f]) + ", outside [-1e6, 1e6]";
+        return false;
+      }
+    }
+    cost_bias_ = bias->f32();
+  }
+  return true;
+}
+
+bool FrameAnnotations::read_events(const BlobView& view, int frames, std::string& error) {
+  if (view.find(t::kEventNames) == nullptr && view.find(t::kEventFrames) == nullptr &&
+      view.find(t::kEventNameIndex) == nullptr) {
+    return true;
+  }
+  const TensorView* names = view.require_shape(t::kEventNames, DType::U8, {kAnyDim}, error);
+  const TensorView* at = names ? view.require_shape(t::kEventFrames, DType::I32, {kAnyDim}, error) : nullptr;
+  const TensorView* which =
+      at ? view.require_shape(t::kEventNameIndex, DType::I32, {int64_t(at->dims[0])}, error) : nullptr;
+  if (which == nullptr || !read_names(*names, t::kEventNames, kMaxEventNames, event_names_, error)) return false;
+  for (uint64_t e = 0; e < at->dims[0]; ++e) {
+    const DatabaseEvent event{at->i32()[e], which->i32()[e]};
+    if (event.frame < 0 || event.frame >= frames || (e > 0 && event.frame < events_.back().frame)) {
+      error = std::string(t::kEventFrames) + ": event " + std::to_string(e) + " is at frame " +
+              std::to_string(event.frame) + " (frames in [0, " + std::to_string(frames) + "), ascending)";
+      return false;
+    }
+    if (event.name < 0 || size_t(event.name) >= event_names_.size()) {
+      error = std::string(t::kEventNameIndex) + ": event " + std::to_string(e) + " names entry " +
+              std::to_string(event.name) + " of " + std::to_string(event_names_.size());
+      return false;
+    }
+    events_.push_back(event);
+  }
+  return true;
+}
+
+}  // namespace lmm
