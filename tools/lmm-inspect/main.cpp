@@ -50,25 +50,24 @@ GroupStats group_stats(const Database& db, const FeatureGroup& g) {
 // per name), when it has any; returns them as JSON keys.
 JsonObject print_annotations(const Database& db) {
   const FrameAnnotations& a = db.annotations();
-  std::vector<JsonObject> tags, events;
-  for (size_t t = 0; t < a.tag_names().size(); ++t) {
-    int frames = 0;
-    for (int f = 0; f < db.frame_count(); ++f) frames += (a.tags(f) >> t) & 1 ? 1 : 0;
-    tags.push_back(JsonObject().text("name", a.tag_names()[t]).number("frames", frames));
-    std::printf("  tag          %-20s %d frames\n", a.tag_names()[t].c_str(), frames);
-  }
+  std::vector<int> tag_frames(a.tag_names().size(), 0), event_counts(a.event_names().size(), 0);
   int no_entry = 0, biased = 0;
   for (int f = 0; f < db.frame_count(); ++f) {
+    for (size_t t = 0; t < tag_frames.size(); ++t) tag_frames[t] += (a.tags(f) >> t) & 1 ? 1 : 0;
     no_entry += a.no_entry(f) ? 1 : 0;
     biased += a.cost_bias(f) != 0.0f ? 1 : 0;
   }
+  for (const DatabaseEvent& e : a.events()) ++event_counts[size_t(e.name)];
+  std::vector<JsonObject> tags, events;
+  for (size_t t = 0; t < tag_frames.size(); ++t) {
+    tags.push_back(JsonObject().text("name", a.tag_names()[t]).number("frames", tag_frames[t]));
+    std::printf("  tag          %-20s %d frames\n", a.tag_names()[t].c_str(), tag_frames[t]);
+  }
   if (no_entry > 0) std::printf("  no-entry     %d frames\n", no_entry);
   if (biased > 0) std::printf("  cost bias    %d frames\n", biased);
-  for (size_t n = 0; n < a.event_names().size(); ++n) {
-    int count = 0;
-    for (const DatabaseEvent& e : a.events()) count += e.name == int(n) ? 1 : 0;
-    events.push_back(JsonObject().text("name", a.event_names()[n]).number("count", count));
-    std::printf("  event        %-20s %d\n", a.event_names()[n].c_str(), count);
+  for (size_t n = 0; n < event_counts.size(); ++n) {
+    events.push_back(JsonObject().text("name", a.event_names()[n]).number("count", event_counts[n]));
+    std::printf("  event        %-20s %d\n", a.event_names()[n].c_str(), event_counts[n]);
   }
   return JsonObject()
       .objects("tags", tags)

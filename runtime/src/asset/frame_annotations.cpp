@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_set>
 
 #include "lmm/asset/database.hpp"
 
@@ -20,8 +21,9 @@ bool read_names(const TensorView& text, const char* name, size_t limit, std::vec
     error = std::string(name) + " holds " + std::to_string(names.size()) + " names, more than " + std::to_string(limit);
     return false;
   }
+  std::unordered_set<std::string> seen;  // a hash set: up to 65,536 names must not take quadratic time
   for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i].empty() || std::find(names.begin(), names.begin() + long(i), names[i]) != names.begin() + long(i)) {
+    if (names[i].empty() || !seen.insert(names[i]).second) {
       error = std::string(name) + ": name " + std::to_string(i) + " ('" + names[i] + "') is empty or repeated";
       return false;
     }
