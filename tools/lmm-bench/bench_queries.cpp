@@ -59,6 +59,53 @@ std::vector<float> controller_like_queries(const Database& db, int count, uint32
   return queries;
 }
 
+// The constraint of --require, --require-any and --exclude (tag names, comma-separated); throws
+// InputError naming the option and the unknown tag.
+TagConstraint constraint_option(const cxxopts::ParseResult& args, const FrameAnnotations& annotations) {
+  TagConstraint c;
+  for (auto [option, mask] : {std::pair<const char*, TagMask*>{"require", &c.require_all},
+                              {"require-any", &c.require_any}, {"exclude", &c.exclude}}) {
+    std::string error;
+    if (args.count(option) && !annotations.tag_mask(args[option].as<std::string>(), *mask, error)) {
+      throw InputError(std::string("--") + option + ": " + error);
+    }
+  }
+  return c;
+}
+
+// `count` seeded random constraints over the database's tags: require one tag, require any of
+// two, exclude one, or require one and exclude another. Throws InputError when it has no tags.
+std::vector<TagConstraint> random_constraints(const FrameAnnotations& annotations, int count, uint32_t seed) {
+  const int tags = int(annotations.tag_names().size());
+  if (tags == 0) throw InputError("--random-constraints: the database has no tags (see lmm-import's [tags])");
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> tag(0, tags - 1), kind(0, 3);
+  std::vector<TagConstraint> out(static_cast<size_t>(count));
+  for (TagConstraint& c : out) {
+    const TagMask a = TagMask(1) << tag(rng), b = TagMask(1) << tag(rng);
+    switch (kind(rng)) {
+      case 0: c.require_all = a; break;
+      case 1: c.require_any = a | b; break;
+      case 2: c.exclude = a; break;
+      default: c.require_all = a, c.exclude = b & ~a; break;
+    }
+  }
+  return out;
+}
+
+// The fraction of the database's frames that are entries under `params` (outside the excluded
+// clip ends, FeatureSearch::entry_allowed).
+double allowed_fraction(const FeatureSearch& search, const SearchParams& params) {
+  const Database& db = *search.database();
+  long allowed = 0;
+  for (const DatabaseRange& r : db.ranges()) {
+    for (int f = r.start; f < r.stop - std::max(0, params.ignore_range_end); ++f) {
+      allowed += search.entry_allowed(f, params.constraint);
+    }
+  }
+  return double(allowed) / double(db.frame_count());
+}
+
 // Median over repetitions of the mean microseconds per call of `one(q)` over all queries.
 double time_per_query(int count, const std::function<void(int)>& one) {
   std::vector<double> per_query;
@@ -113,12 +160,31 @@ int bench_features(int argc, char** argv) {
   return 0;
 }
 
+// The search parameters of each query: the default, with the constraint of the options (or a
+// random one per query with --random-constraints).
+std::vector<SearchParams> query_params(const cxxopts::ParseResult& args, const Database& db, int count) {
+  std::vector<SearchParams> params(static_cast<size_t>(count));
+  if (args["random-constraints"].as<bool>()) {
+    const std::vector<TagConstraint> random = random_constraints(db.annotations(), count, args["seed"].as<uint32_t>());
+    for (size_t q = 0; q < params.size(); ++q) params[q].constraint = random[q];
+  } else {
+    const TagConstraint constraint = constraint_option(args, db.annotations());
+    for (SearchParams& p : params) p.constraint = constraint;
+  }
+  return params;
+}
+
 // Times the runtime's accelerated search against brute force (and FAISS) on the same queries.
 int bench_search(int argc, char** argv) {
   cxxopts::Options o("lmm-bench search", "Accelerated exact search vs brute force (vs FAISS IndexFlatL2 "
                                          "when built with training), single thread, same queries.");
   add_query_options(o, "1000");
-  o.add_options()("seed", "query seed", cxxopts::value<uint32_t>()->default_value("7"));
+  o.add_options()("seed", "query seed", cxxopts::value<uint32_t>()->default_value("7"))
+      ("require", "only frames with all these tags (comma-separated)", cxxopts::value<std::string>())
+      ("require-any", "only frames with at least one of these tags", cxxopts::value<std::string>())
+      ("exclude", "no frame with any of these tags", cxxopts::value<std::string>())
+      ("random-constraints", "a random constraint over the database's tags per query",
+       cxxopts::value<bool>()->default_value("false"));
   cxxopts::ParseResult args;
   int code = 0;
   if (parse_or_stop(o, argc, argv, "db", args, code)) return code;
@@ -130,23 +196,27 @@ int bench_search(int argc, char** argv) {
   const int count = std::max(1, args["queries"].as<int>()), dims = db.schema().dims;
   std::vector<int> frames;
   const std::vector<float> queries = controller_like_queries(db, count, args["seed"].as<uint32_t>(), frames);
-  const SearchParams params;
+  const std::vector<SearchParams> params = query_params(args, db, count);
+  const bool constrained = std::any_of(params.begin(), params.end(),
+                                       [](const SearchParams& p) { return !p.constraint.allows_all(); });
   SearchResult out[10], ref[10];
   SearchScratch scratch = search.make_scratch();
-  int mismatches = 0;
+  int mismatches = 0, unanswered = 0;
   for (int q = 0; q < count; ++q) {
-    const int a = search.search(&queries[size_t(q) * dims], frames[size_t(q)], params, out, 1, scratch);
-    const int b = search.brute_force(&queries[size_t(q) * dims], frames[size_t(q)], params, ref, 1);
-    mismatches += (a != b || out[0].frame != ref[0].frame || out[0].cost != ref[0].cost) ? 1 : 0;
+    const int a = search.search(&queries[size_t(q) * dims], frames[size_t(q)], params[size_t(q)], out, 1, scratch);
+    const int b = search.brute_force(&queries[size_t(q) * dims], frames[size_t(q)], params[size_t(q)], ref, 1);
+    mismatches += (a != b || (a > 0 && (out[0].frame != ref[0].frame || out[0].cost != ref[0].cost))) ? 1 : 0;
+    unanswered += a == 0;
   }
-  auto accelerated = [&](int k) {
+  auto accelerated = [&](int k, const std::vector<SearchParams>& p) {
     return time_per_query(count, [&](int q) {
-      search.search(&queries[size_t(q) * dims], frames[size_t(q)], params, out, k, scratch);
+      search.search(&queries[size_t(q) * dims], frames[size_t(q)], p[size_t(q)], out, k, scratch);
     });
   };
-  const double us_aabb = accelerated(1), us_k3 = accelerated(3), us_k10 = accelerated(10);
+  const double us_aabb = accelerated(1, params), us_k3 = accelerated(3, params), us_k10 = accelerated(10, params);
+  const double us_free = constrained ? accelerated(1, std::vector<SearchParams>(size_t(count))) : us_aabb;
   const double us_brute = time_per_query(count, [&](int q) {
-    search.brute_force(&queries[size_t(q) * dims], frames[size_t(q)], params, out, 1);
+    search.brute_force(&queries[size_t(q) * dims], frames[size_t(q)], params[size_t(q)], out, 1);
   });
   double us_faiss = 0.0;
 #ifdef LMM_HAVE_FAISS
@@ -158,6 +228,15 @@ int bench_search(int argc, char** argv) {
               "  accelerated (boxes)  k=1 %9.2f us   k=3 %9.2f us   k=10 %9.2f us\n"
               "  brute force          k=1 %9.2f us   (%.1fx slower than accelerated)\n",
               db.frame_count(), dims, count, us_aabb, us_k3, us_k10, us_brute, us_brute / us_aabb);
+  const double allowed = constrained ? allowed_fraction(search, params.front()) : 1.0;
+  if (constrained) {
+    std::printf("  constrained          %s; without it k=1 %9.2f us (constrained / free %.2f); %d queries "
+                "found no allowed frame\n",
+                args["random-constraints"].as<bool>()
+                    ? "a random constraint per query"
+                    : ("entries allowed: " + format_number(100.0 * allowed) + "% of the frames").c_str(),
+                us_free, us_aabb / us_free, unanswered);
+  }
   if (us_faiss > 0.0) {
     std::printf("  FAISS IndexFlatL2    k=1 %9.2f us   (%.1fx slower than accelerated)\n", us_faiss,
                 us_faiss / us_aabb);
@@ -175,6 +254,12 @@ int bench_search(int argc, char** argv) {
         .number("us_brute", us_brute)
         .number("speedup_vs_brute", us_brute / us_aabb)
         .number("mismatches", mismatches);
+    if (constrained) {
+      json.number("us_aabb_unconstrained", us_free)
+          .number("constrained_vs_unconstrained", us_aabb / us_free)
+          .number("unanswered", unanswered);
+      if (!args["random-constraints"].as<bool>()) json.number("allowed_fraction", allowed);
+    }
     if (us_faiss > 0.0) json.number("us_faiss", us_faiss).number("speedup_vs_faiss", us_faiss / us_aabb);
     write_json(args["json"].as<std::string>(), json);
   }

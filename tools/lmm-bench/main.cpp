@@ -2,7 +2,8 @@
 //   lmm-bench import DIR_OR_BVH... [--runs 3] [--json PATH]   whole-import wall time
 //   lmm-bench features --db X.mmdb [--queries N] [--json PATH] runtime query feature cost
 //   lmm-bench search --db X.mmdb [--queries N] [--json PATH]   accelerated vs brute force
-//                                                              (vs FAISS flat when built with training)
+//                                                              (vs FAISS flat when built with training;
+//                                                              tag constraints: --require, --exclude, ...)
 //   lmm-bench nn (--model X.lmmw [--baseline Y.lmmw] | --preset NAME --db X.mmdb) [--json PATH]
 //                                                              runtime network inference (bench_nn.cpp)
 //   lmm-bench crowd (--model X.lmmw | --db X.mmdb) [--characters ...] [--threads T] [--lod ...] [--json PATH]
@@ -32,7 +33,8 @@ int run(int argc, char** argv) {
 #endif
   std::puts("usage: lmm-bench import DIR_OR_BVH... [--runs N] [--json PATH]\n"
             "       lmm-bench features --db X.mmdb [--queries N] [--json PATH]\n"
-            "       lmm-bench search --db X.mmdb [--queries N] [--json PATH]\n"
+            "       lmm-bench search --db X.mmdb [--queries N] [--require TAGS] [--require-any TAGS] [--exclude TAGS]\n"
+            "                        [--random-constraints] [--json PATH]\n"
             "       lmm-bench nn (--model X.lmmw [--baseline Y.lmmw] | --preset NAME --db X.mmdb) [--json PATH]\n"
             "       lmm-bench crowd (--model X.lmmw | --db X.mmdb) [--characters 1,64,1024,4096] [--threads 2] "
             "[--lod 1,2,4]\n"

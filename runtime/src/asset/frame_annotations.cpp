@@ -40,6 +40,19 @@ bool has_annotations(const BlobView& view) {
   return false;
 }
 
+// `text` without leading and trailing spaces and tabs.
+std::string trimmed(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t");
+  return first == std::string::npos ? "" : text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+// "tags: a, b" or "no tags".
+std::string tag_list(const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "tags: " : ", ") + n;
+  return list.empty() ? "no tags" : list;
+}
+
 }  // namespace
 
 bool FrameAnnotations::read(const BlobView& view, int frames, std::string& error) {
@@ -126,6 +139,23 @@ bool FrameAnnotations::read_events(const BlobView& view, int frames, std::string
       return false;
     }
     events_.push_back(event);
+  }
+  return true;
+}
+
+bool FrameAnnotations::tag_mask(const std::string& names, TagMask& mask, std::string& error) const {
+  mask = 0;
+  if (trimmed(names).empty()) return true;
+  for (size_t begin = 0; begin <= names.size();) {
+    const size_t end = std::min(names.find(',', begin), names.size());
+    const std::string name = trimmed(names.substr(begin, end - begin));
+    begin = end + 1;
+    const int bit = tag(name);
+    if (bit < 0) {
+      error = "unknown tag '" + name + "' in '" + names + "' (the database has " + tag_list(tag_names_) + ")";
+      return false;
+    }
+    mask |= TagMask(1) << bit;
   }
   return true;
 }

@@ -230,8 +230,11 @@ bool FeatureSearch::build(std::shared_ptr<const Database> database, std::string&
   const detail::SearchKernels kernels = kernels_for(path);
   large_bounds_ = kernels.large_bounds, small_bounds_ = kernels.small_bounds, block_costs_ = kernels.block_costs;
   dims_ = db.schema().dims;
+  const std::vector<int>& offsets = db.schema().trajectory_offsets;
+  look_ahead_ = offsets.empty() ? 0 : std::max(0, *std::max_element(offsets.begin(), offsets.end()));
   build_boxes();
   build_tables();
+  build_notes();
   return true;
 }
 
@@ -253,16 +256,16 @@ void FeatureSearch::build_boxes() {
   for (const DatabaseRange& r : db.ranges()) std::fill(clip_stop.begin() + r.start, clip_stop.begin() + r.stop, r.stop);
   const size_t smalls = (order.size() + kBlockFrames - 1) / kBlockFrames;
   frames_.assign(smalls * kBlockFrames, -1);
-  frame_reach_.assign(frames_.size(), 0);
-  small_reach_.assign(smalls, 0);
-  large_reach_.assign((smalls + kSmallPerLarge - 1) / kSmallPerLarge, 0);
+  frame_level_.reach.assign(frames_.size(), 0);
+  small_level_.reach.assign(smalls, 0);
+  large_level_.reach.assign((smalls + kSmallPerLarge - 1) / kSmallPerLarge, 0);
   for (size_t i = 0; i < order.size(); ++i) {
     frames_[i] = order[i];
-    frame_reach_[i] = clip_stop[size_t(order[i])] - order[i];
-    int& small_reach = small_reach_[i / kBlockFrames];
-    int& large_reach = large_reach_[i / kBlockFrames / kSmallPerLarge];
-    small_reach = std::max(small_reach, frame_reach_[i]);
-    large_reach = std::max(large_reach, frame_reach_[i]);
+    frame_level_.reach[i] = clip_stop[size_t(order[i])] - order[i];
+    int& small_reach = small_level_.reach[i / kBlockFrames];
+    int& large_reach = large_level_.reach[i / kBlockFrames / kSmallPerLarge];
+    small_reach = std::max(small_reach, frame_level_.reach[i]);
+    large_reach = std::max(large_reach, frame_level_.reach[i]);
   }
 }
 
@@ -272,7 +275,7 @@ void FeatureSearch::build_tables() {
   using detail::kSmallPerLarge;
   const Database& db = *db_;
   const size_t p = size_t(dims_);
-  const size_t smalls = small_reach_.size(), larges = large_reach_.size();
+  const size_t smalls = small_level_.reach.size(), larges = large_level_.reach.size();
   blocks_.assign(smalls * p * kBlockFrames, 0.0f);
   for (size_t i = 0; i < frames_.size() && frames_[i] >= 0; ++i) {
     float* column = &blocks_[i / kBlockFrames * p * kBlockFrames + i % kBlockFrames];
@@ -301,8 +304,43 @@ void FeatureSearch::build_tables() {
   }
   // A group's bounds span its large boxes' and a super group's its groups' (possibly across
   // clips and excluded clip ends: still a lower bound of every searchable frame in it).
-  merge_columns(large_min_, large_max_, large_reach_, p, group_min_, group_max_, group_reach_);
-  merge_columns(group_min_, group_max_, group_reach_, p, super_min_, super_max_, super_reach_);
+  merge_columns(large_min_, large_max_, large_level_.reach, p, group_min_, group_max_, group_level_.reach);
+  merge_columns(group_min_, group_max_, group_level_.reach, p, super_min_, super_max_, super_level_.reach);
+}
+
+void FeatureSearch::BoxNotes::merge(const BoxNotes& child) {
+  all |= child.all;
+  any |= child.any;
+  common &= child.common;
+  bias = std::min(bias, child.bias);
+  entry = entry || child.entry;
+}
+
+void FeatureSearch::build_notes() {
+  const FrameAnnotations& annotations = db_->annotations();
+  Level* const levels[] = {&frame_level_, &small_level_, &large_level_, &group_level_, &super_level_};
+  for (Level* level : levels) level->notes.clear();
+  if (!annotations.restricts_search()) return;
+  frame_level_.notes.assign(frames_.size(), BoxNotes{});
+  for (size_t i = 0; i < frames_.size() && frames_[i] >= 0; ++i) {
+    const int frame = frames_[i], last = frame + std::min(look_ahead_, frame_level_.reach[i] - 1);
+    BoxNotes& notes = frame_level_.notes[i];
+    notes.all = ~TagMask(0);
+    for (int f = frame; f <= last; ++f) {
+      notes.all &= annotations.tags(f);
+      notes.any |= annotations.tags(f);
+    }
+    notes.common = notes.any;
+    notes.bias = annotations.cost_bias(frame);
+    notes.entry = !annotations.no_entry(frame);
+  }
+  // Each level's boxes merge their children: 16 frames, 4 small boxes, 8 large boxes, 8 groups.
+  const size_t children[] = {detail::kBlockFrames, detail::kSmallPerLarge, detail::kLargeGroup, detail::kLargeGroup};
+  for (size_t l = 1; l < std::size(levels); ++l) {
+    levels[l]->notes.assign(levels[l]->reach.size(), BoxNotes{});
+    const std::vector<BoxNotes>& below = levels[l - 1]->notes;
+    for (size_t i = 0; i < below.size(); ++i) levels[l]->notes[i / children[l - 1]].merge(below[i]);
+  }
 }
 
 float FeatureSearch::frame_cost(const float* query, int frame) const {
@@ -315,15 +353,46 @@ SearchScratch FeatureSearch::make_scratch() const {
   return scratch;
 }
 
+bool FeatureSearch::searchable(const Level& level, size_t i, const SearchParams& params) const {
+  return level.reach[i] > excluded_frames(params) && (level.notes.empty() || level.notes[i].may_hold(params.constraint));
+}
+
+bool FeatureSearch::entry_allowed(int frame, int reach, const TagConstraint& constraint) const {
+  const FrameAnnotations& annotations = db_->annotations();
+  if (annotations.no_entry(frame)) return false;
+  if (constraint.allows_all()) return true;
+  const int last = frame + std::min(look_ahead_, reach - 1);
+  for (int f = frame; f <= last; ++f) {
+    if (!constraint.allows(annotations.tags(f))) return false;
+  }
+  return true;
+}
+
+bool FeatureSearch::entry_allowed(int frame, const TagConstraint& constraint) const {
+  const std::vector<DatabaseRange>& ranges = db_->ranges();
+  const auto range = std::upper_bound(ranges.begin(), ranges.end(), frame,
+                                      [](int f, const DatabaseRange& r) { return f < r.start; });
+  return range != ranges.begin() && frame < std::prev(range)->stop &&
+         entry_allowed(frame, std::prev(range)->stop - frame, constraint);
+}
+
+bool FeatureSearch::frame_allowed(size_t i, const SearchParams& params) const {
+  if (frame_level_.notes.empty()) return true;
+  const BoxNotes& notes = frame_level_.notes[i];
+  const TagConstraint& constraint = params.constraint;
+  // The summary decides but for a require_any of several tags none of which is held throughout.
+  return notes.may_hold(constraint) && (constraint.require_any == 0 || (notes.all & constraint.require_any) != 0 ||
+                                        entry_allowed(frames_[i], frame_level_.reach[i], constraint));
+}
+
 void FeatureSearch::search_block(int current_frame, const SearchParams& params, int s, const float* costs,
                                  SearchResult* out, int k, int& found) const {
-  const int excluded = excluded_frames(params);
   const size_t first = size_t(s) * detail::kBlockFrames;
-  for (size_t i = 0; i < size_t(detail::kBlockFrames); ++i) {
-    const float cost = params.transition_cost + costs[i];
-    const int frame = frames_[first + i];
-    if (frame_reach_[first + i] <= excluded || cost > kth_cost(out, k, found, params) ||
-        skipped(frame, current_frame, params)) {
+  for (size_t i = first; i < first + detail::kBlockFrames; ++i) {
+    const float cost = params.transition_cost + costs[i - first] + lowest_bias(frame_level_, i);
+    const int frame = frames_[i];
+    if (frame_level_.reach[i] <= excluded_frames(params) || cost > kth_cost(out, k, found, params) ||
+        skipped(frame, current_frame, params) || !frame_allowed(i, params)) {
       continue;
     }
     insert_sorted(out, k, found, frame, cost);
@@ -335,14 +404,15 @@ void FeatureSearch::search_large_box(const float* q, int current_frame, const Se
   using detail::kBlockFrames;
   using detail::kSmallPerLarge;
   const size_t p = size_t(dims_);
-  const int excluded = excluded_frames(params);
   float bounds[kSmallPerLarge], costs[kBlockFrames];
   const size_t table = size_t(l) * p * kSmallPerLarge;
   small_bounds_(q, dims_, &small_min_[table], &small_max_[table], bounds);
-  const int first = l * kSmallPerLarge, last = std::min(static_cast<int>(small_reach_.size()), first + kSmallPerLarge);
+  const int first = l * kSmallPerLarge;
+  const int last = std::min(static_cast<int>(small_level_.reach.size()), first + kSmallPerLarge);
   for (int s = first; s < last; ++s) {
-    if (small_reach_[size_t(s)] <= excluded ||
-        params.transition_cost + bounds[s - first] > kth_cost(out, k, found, params)) {
+    if (!searchable(small_level_, size_t(s), params) ||
+        params.transition_cost + bounds[s - first] + lowest_bias(small_level_, size_t(s)) >
+            kth_cost(out, k, found, params)) {
       continue;
     }
     block_costs_(q, dims_, &blocks_[size_t(s) * p * kBlockFrames], costs);
@@ -350,52 +420,52 @@ void FeatureSearch::search_large_box(const float* q, int current_frame, const Se
   }
 }
 
-int FeatureSearch::searchable_children(float* bounds, const SearchParams& params, const std::vector<int>& reach,
-                                       int first, int last) const {
-  const int excluded = excluded_frames(params);
+int FeatureSearch::searchable_children(float* bounds, const SearchParams& params, const Level& level, int first,
+                                       int last) const {
   int best = -1;
   for (int i = first; i < last; ++i) {
-    bounds[i - first] += params.transition_cost;
-    if (reach[size_t(i)] > excluded && (best < 0 || bounds[i - first] < bounds[best - first])) best = i;
+    bounds[i - first] += params.transition_cost + lowest_bias(level, size_t(i));
+    if (searchable(level, size_t(i), params) && (best < 0 || bounds[i - first] < bounds[best - first])) best = i;
   }
   return best;
 }
 
 template <class Search>
-void FeatureSearch::search_children(const float* bounds, const SearchParams& params, const std::vector<int>& reach,
-                                    int first, int last, int best, const SearchResult* out, int k, const int& found,
+void FeatureSearch::search_children(const float* bounds, const SearchParams& params, const Level& level, int first,
+                                    int last, int best, const SearchResult* out, int k, const int& found,
                                     const Search& search_child) const {
   if (best < 0) return;
-  const int excluded = excluded_frames(params);
   if (!(bounds[best - first] > kth_cost(out, k, found, params))) search_child(best);
   for (int i = first; i < last; ++i) {
-    if (i == best || reach[size_t(i)] <= excluded || bounds[i - first] > kth_cost(out, k, found, params)) continue;
+    if (i == best || bounds[i - first] > kth_cost(out, k, found, params) || !searchable(level, size_t(i), params)) {
+      continue;
+    }
     search_child(i);
   }
 }
 
 template <class Search>
 void FeatureSearch::search_boxes(const float* q, const SearchParams& params, int node, const std::vector<float>& mins,
-                                 const std::vector<float>& maxs, const std::vector<int>& reach, SearchResult* out,
-                                 int k, int& found, const Search& search_child) const {
+                                 const std::vector<float>& maxs, const Level& level, SearchResult* out, int k,
+                                 int& found, const Search& search_child) const {
   using detail::kLargeGroup;
   const size_t at = size_t(node) * size_t(dims_) * kLargeGroup;
   float bounds[kLargeGroup];
   large_bounds_(q, dims_, &mins[at], &maxs[at], bounds);
-  const int first = node * kLargeGroup, last = std::min(static_cast<int>(reach.size()), first + kLargeGroup);
-  const int best = searchable_children(bounds, params, reach, first, last);
-  search_children(bounds, params, reach, first, last, best, out, k, found, search_child);
+  const int first = node * kLargeGroup, last = std::min(static_cast<int>(level.reach.size()), first + kLargeGroup);
+  const int best = searchable_children(bounds, params, level, first, last);
+  search_children(bounds, params, level, first, last, best, out, k, found, search_child);
 }
 
 void FeatureSearch::search_super(const float* q, int current_frame, const SearchParams& params, int u,
                                  SearchResult* out, int k, int& found) const {
-  search_boxes(q, params, u, group_min_, group_max_, group_reach_, out, k, found,
+  search_boxes(q, params, u, group_min_, group_max_, group_level_, out, k, found,
                [&](int g) { search_group(q, current_frame, params, g, out, k, found); });
 }
 
 void FeatureSearch::search_group(const float* q, int current_frame, const SearchParams& params, int g,
                                  SearchResult* out, int k, int& found) const {
-  search_boxes(q, params, g, large_min_, large_max_, large_reach_, out, k, found,
+  search_boxes(q, params, g, large_min_, large_max_, large_level_, out, k, found,
                [&](int l) { search_large_box(q, current_frame, params, l, out, k, found); });
 }
 
@@ -406,8 +476,10 @@ int FeatureSearch::start(const float* query, int current_frame, const SearchPara
   for (int d = 0; d < dims_; ++d) {
     if (!std::isfinite(q[d])) return -1;  // no answer for a non-finite query
   }
-  if (current_frame >= 0 && current_frame < db_->frame_count()) {
-    const float cost = frame_cost(q, current_frame);
+  const FrameAnnotations& annotations = db_->annotations();
+  if (current_frame >= 0 && current_frame < db_->frame_count() &&
+      params.constraint.allows(annotations.tags(current_frame))) {
+    const float cost = frame_cost(q, current_frame) + annotations.cost_bias(current_frame);
     if (cost <= params.max_cost) insert_sorted(out, k, found, current_frame, cost);
   }
   return found;
@@ -427,9 +499,9 @@ int FeatureSearch::search(const float* query, int current_frame, const SearchPar
   for (size_t t = 0; t * table < super_min_.size(); ++t) {
     large_bounds_(q, dims_, &super_min_[t * table], &super_max_[t * table], &bounds[t * detail::kLargeGroup]);
   }
-  const int supers = static_cast<int>(super_reach_.size());
-  const int best = searchable_children(bounds, params, super_reach_, 0, supers);
-  search_children(bounds, params, super_reach_, 0, supers, best, out, k, found,
+  const int supers = static_cast<int>(super_level_.reach.size());
+  const int best = searchable_children(bounds, params, super_level_, 0, supers);
+  search_children(bounds, params, super_level_, 0, supers, best, out, k, found,
                   [&](int u) { search_super(q, current_frame, params, u, out, k, found); });
   return found;
 }
@@ -443,14 +515,16 @@ int FeatureSearch::brute_force(const float* query, int current_frame, const Sear
   if (current_frame >= db_->frame_count()) current_frame = -1;
   // Every frame, a block at a time through the portable kernel (with its own test of each frame,
   // independent of search_block's).
+  const FrameAnnotations& annotations = db_->annotations();
   float costs[detail::kBlockFrames];
-  for (size_t s = 0; s < small_reach_.size(); ++s) {
+  for (size_t s = 0; s < small_level_.reach.size(); ++s) {
     block_costs_scalar(q, dims_, &blocks_[s * size_t(dims_) * detail::kBlockFrames], costs);
     for (size_t i = s * detail::kBlockFrames; i < (s + 1) * detail::kBlockFrames; ++i) {
-      const float cost = params.transition_cost + costs[i % detail::kBlockFrames];
-      if (frame_reach_[i] > excluded_frames(params) && !skipped(frames_[i], current_frame, params) &&
-          cost <= params.max_cost) {
-        insert_sorted(out, k, found, frames_[i], cost);
+      const int frame = frames_[i], reach = frame_level_.reach[i];
+      if (reach <= excluded_frames(params) || skipped(frame, current_frame, params)) continue;
+      const float cost = params.transition_cost + costs[i % detail::kBlockFrames] + annotations.cost_bias(frame);
+      if (cost <= params.max_cost && entry_allowed(frame, reach, params.constraint)) {
+        insert_sorted(out, k, found, frame, cost);
       }
     }
   }

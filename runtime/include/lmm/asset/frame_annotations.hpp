@@ -27,6 +27,23 @@ constexpr const char* kEventFrames = "events.frames";      // i32 [events]: fram
 constexpr const char* kEventNameIndex = "events.name";     // i32 [events]: index into events.names
 }  // namespace annotation_tensor
 
+// Which frames a search may return, by their tags: a frame is allowed when it has every tag of
+// `require_all`, at least one of `require_any` (when not 0) and none of `exclude`. The default
+// allows every frame. Built once from tag names (FrameAnnotations::tag_mask), used per update.
+struct TagConstraint {
+  TagMask require_all = 0;
+  TagMask require_any = 0;  // 0: no such condition
+  TagMask exclude = 0;
+
+  // Whether a frame with `tags` is allowed.
+  bool allows(TagMask tags) const {
+    return (tags & require_all) == require_all && (require_any == 0 || (tags & require_any) != 0) &&
+           (tags & exclude) == 0;
+  }
+  // Whether every frame is allowed.
+  bool allows_all() const { return require_all == 0 && require_any == 0 && exclude == 0; }
+};
+
 // A named marker on one frame (e.g. a foot plant), `name` indexing FrameAnnotations::event_names().
 struct DatabaseEvent {
   int frame = 0;
@@ -44,6 +61,9 @@ class FrameAnnotations {
   const std::vector<std::string>& tag_names() const { return tag_names_; }
   // Bit index of tag `name`, or -1.
   int tag(const std::string& name) const;
+  // The mask of the comma-separated tag names in `names` ("" gives 0; spaces around a name are
+  // ignored); false with a message naming the first unknown tag and listing the known ones.
+  bool tag_mask(const std::string& names, TagMask& mask, std::string& error) const;
   // Tags of `frame` (0 when the database has none).
   TagMask tags(int frame) const {
     return masks_ == nullptr ? 0 : TagMask(uint32_t(masks_[2 * size_t(frame)])) |
@@ -55,6 +75,8 @@ class FrameAnnotations {
   float cost_bias(int frame) const { return cost_bias_ == nullptr ? 0.0f : cost_bias_[frame]; }
   // Whether any frame has a cost bias tensor (so a search must add them).
   bool has_cost_bias() const { return cost_bias_ != nullptr; }
+  // Whether the database has tags, no-entry flags or cost biases (so a search must consult them).
+  bool restricts_search() const { return masks_ != nullptr || no_entry_ != nullptr || cost_bias_ != nullptr; }
   // Events in frame order.
   const std::vector<DatabaseEvent>& events() const { return events_; }
   // Distinct event names.

@@ -23,6 +23,8 @@ struct SearchParams {
   // Answers costing more are left out (fewer than k may be found); a finite limit lets the
   // search skip the boxes whose bound exceeds it from the start.
   float max_cost = INFINITY;
+  // Frames allowed as answers, by their tags (see FeatureSearch::search); the default allows all.
+  TagConstraint constraint;
 };
 
 // One search answer: a frame and its squared distance (plus transition cost).
@@ -57,36 +59,84 @@ class FeatureSearch {
   // group with the lowest bound are searched first, to tighten the bound early; the answer does
   // not depend on the visiting order. `scratch` must come from make_scratch of this index. A
   // query with a non-finite value has no answer (returns 0).
+  // Annotations (database version 3) restrict and bias the answers: a frame other than
+  // `current_frame` is an answer only when it is not no-entry and params.constraint allows every
+  // frame of its look-ahead (from it to the furthest future trajectory sample of the schema,
+  // within its clip), so the tags hold while its trajectory is played; `current_frame` only when
+  // the constraint allows its own tags. Every frame's cost bias is added to its cost. Boxes
+  // carry a summary of their frames' tags and biases, so boxes that cannot hold an answer are
+  // skipped whole.
   int search(const float* query, int current_frame, const SearchParams& params, SearchResult* out, int k,
              SearchScratch& scratch) const;
-  // The same answer computed without the boxes or the SIMD kernels: every frame through the
-  // portable kernel (reference and benchmark baseline).
+  // The same answer computed without the boxes, their tag summaries or the SIMD kernels: every
+  // frame through the portable kernel, its look-ahead's tags read one frame at a time
+  // (reference and benchmark baseline).
   int brute_force(const float* query, int current_frame, const SearchParams& params, SearchResult* out, int k) const;
   // Number of feature dimensions.
   int dims() const { return dims_; }
   // The kernel path chosen by build (Auto resolved).
   KernelPath path() const { return path_; }
+  // Whether `frame` may be an answer other than the current frame under `constraint`: not
+  // no-entry, and the constraint allows every frame of its look-ahead (clip ends and
+  // SearchParams aside).
+  bool entry_allowed(int frame, const TagConstraint& constraint) const;
+  // Frames after a frame that its look-ahead spans (the schema's furthest future trajectory
+  // offset, 0 without one).
+  int look_ahead() const { return look_ahead_; }
   // The database this index was built over (null before build).
   const std::shared_ptr<const Database>& database() const { return db_; }
 
  private:
+  // What an entry frame or a box holds, for skipping it under a constraint (boxes merge their
+  // children's).
+  struct BoxNotes {
+    TagMask all = 0;               // tags some frame holds on every frame of its look-ahead
+    TagMask any = 0;               // tags some frame meets somewhere in its look-ahead
+    TagMask common = ~TagMask(0);  // tags every frame meets somewhere in its look-ahead
+    float bias = INFINITY;         // lowest cost bias of its frames
+    bool entry = false;            // some frame is not no-entry
+
+    // Whether a frame allowed by `constraint` may be here (for a frame: exactly whether it is
+    // one, but for a require_any of several tags none of which it holds throughout).
+    bool may_hold(const TagConstraint& constraint) const {
+      return entry && (all & constraint.require_all) == constraint.require_all &&
+             (constraint.require_any == 0 || (any & constraint.require_any) != 0) && (common & constraint.exclude) == 0;
+    }
+    // Widens this summary to cover `child`'s frames too.
+    void merge(const BoxNotes& child);
+  };
+  // One level of the tree: frames (in tree order), small boxes, large boxes, groups or super groups.
+  struct Level {
+    // Per frame or box, the most frames from one of its frames to its clip's stop (it holds a
+    // searchable frame when this exceeds the excluded clip end; 0 for no frame).
+    std::vector<int> reach;
+    std::vector<BoxNotes> notes;  // per frame or box; empty when the database has no annotations
+  };
+
   float frame_cost(const float* query, int frame) const;
-  // Adds the transition cost to bounds[0..last - first) of children first..last - 1 (with
-  // `reach`); returns the searchable child with the lowest bound (-1 when none is searchable).
-  int searchable_children(float* bounds, const SearchParams& params, const std::vector<int>& reach, int first,
-                          int last) const;
+  // The lowest cost bias of item i of `level` (0 without annotations).
+  static float lowest_bias(const Level& level, size_t i) { return level.notes.empty() ? 0.0f : level.notes[i].bias; }
+  // Whether item i of `level` may hold an answer under `params`.
+  bool searchable(const Level& level, size_t i, const SearchParams& params) const;
+  // entry_allowed for `frame`, `reach` frames before its clip's stop, read one frame at a time
+  // without the summaries (brute_force's test, and the search's for require_any).
+  bool entry_allowed(int frame, int reach, const TagConstraint& constraint) const;
+  // Whether frame i (in tree order) is an answer under `params`, besides its cost.
+  bool frame_allowed(size_t i, const SearchParams& params) const;
+  // Adds the transition cost and lowest biases to bounds[0..last - first) of children first..last
+  // - 1 of `level`; returns the searchable child with the lowest bound (-1 when none is searchable).
+  int searchable_children(float* bounds, const SearchParams& params, const Level& level, int first, int last) const;
   // Calls search_child(i) for `best` (from searchable_children), then for every other searchable
   // child i of first..last - 1 whose bound does not exceed the k-th cost at the time.
   template <class Search>
-  void search_children(const float* bounds, const SearchParams& params, const std::vector<int>& reach, int first,
-                       int last, int best, const SearchResult* out, int k, const int& found,
-                       const Search& search_child) const;
+  void search_children(const float* bounds, const SearchParams& params, const Level& level, int first, int last,
+                       int best, const SearchResult* out, int k, const int& found, const Search& search_child) const;
   // Bounds the children of `node` (boxes of one level: kLargeGroup children per node, their
-  // bounds in mins / maxs, their reach in `reach`) and calls search_child on the searchable ones
-  // whose bound does not exceed the k-th cost, the lowest bound first.
+  // bounds in mins / maxs) and calls search_child on the searchable ones whose bound does not
+  // exceed the k-th cost, the lowest bound first.
   template <class Search>
   void search_boxes(const float* query, const SearchParams& params, int node, const std::vector<float>& mins,
-                    const std::vector<float>& maxs, const std::vector<int>& reach, SearchResult* out, int k, int& found,
+                    const std::vector<float>& maxs, const Level& level, SearchResult* out, int k, int& found,
                     const Search& search_child) const;
   // Searches the searchable groups of super group `super` whose bound does not exceed the k-th
   // cost, the lowest bound first.
@@ -109,9 +159,12 @@ class FeatureSearch {
   void build_boxes();
   // Fills blocks_ and the bound tables from db_ (after the boxes are laid out).
   void build_tables();
+  // Fills the notes of every level from db_'s annotations (none when it has none).
+  void build_notes();
 
   std::shared_ptr<const Database> db_;
   int dims_ = 0;
+  int look_ahead_ = 0;
   KernelPath path_ = KernelPath::Scalar;
   // The distance kernels of path_ (see runtime/src/eval/search_kernels.hpp): box bounds of a
   // large-box table and of a small-box table, and a block's frame costs.
@@ -121,10 +174,7 @@ class FeatureSearch {
   // The frames in search-tree order: small box s holds frames_[16s..16s+16) (-1: none), large box
   // l small boxes 4l..4l+3, group g large boxes 8g..8g+7, super group u groups 8u..8u+7.
   std::vector<int> frames_;
-  // Per frame (in tree order), small box, large box, group and super group: the most frames from
-  // one of its frames to its clip's stop (it holds a searchable frame when this exceeds the
-  // excluded clip end; 0 for no frame).
-  std::vector<int> frame_reach_, small_reach_, large_reach_, group_reach_, super_reach_;
+  Level frame_level_, small_level_, large_level_, group_level_, super_level_;
   // Structure-of-arrays copies (unused columns zero): the features of small box s as block s
   // ([dim][16 frames]); the bounds of the small boxes of large box l as table l ([dim][4 boxes]);
   // the bounds of large boxes 8g..8g+7 (group g) as table g ([dim][8 boxes]); the bounds of
