@@ -1,5 +1,6 @@
 #include "lmm/character/database_character.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace lmm {
@@ -49,6 +50,8 @@ void DatabaseCharacter::start(Vec3 position, float heading) {
   steering_.init(settings_, db.schema().trajectory_offsets, db.fps(), position, facing);
   playback_.init(db_, db.ranges()[0].start);
   end_zone_searched_ = false;
+  constraint_changed_ = !settings_.search.constraint.allows_all();
+  constraint_unmet_ = false;
   out_ = playback_.sample();
   out_.positions[0] = steering_.simulation().position;
   out_.rotations[0] = facing;
@@ -67,8 +70,13 @@ void DatabaseCharacter::update(const GamepadInput& input, float raw_dt) {
   // Entering the clip's excluded end zone searches at once (only the current frame can keep
   // playing from there); the last frame must leave.
   const bool entering_end_zone = frame >= stop - settings_.search.ignore_range_end && !end_zone_searched_;
-  if (steering_.search_due() || at_clip_end || entering_end_zone) {
-    search_and_transition(at_clip_end);
+  // Frames the constraint does not allow are left before they are played (once per regular
+  // search while no allowed frame exists).
+  const bool leaving = (!constraint_unmet_ || steering_.search_due()) && leaving_constraint(dt);
+  if (constraint_changed_ || leaving) ++stats_.constraint_searches;
+  if (steering_.search_due() || at_clip_end || entering_end_zone || constraint_changed_ || leaving) {
+    constraint_changed_ = false;
+    search_and_transition(at_clip_end || leaving);
     end_zone_searched_ = playback_.frame() >= playback_.clip_stop() - settings_.search.ignore_range_end;
   }
   playback_.advance(dt, settings_.inertialization_halflife, out_);
@@ -95,10 +103,29 @@ void DatabaseCharacter::search_and_transition(bool must_leave) {
   query.run();
   steering_.searched(stats_);
   const SearchMatchJob match{search_, query_, must_leave ? -1 : frame, settings_.search, &search_scratch_, &result_};
-  if (match.run() && result_.frame != frame) {
+  const bool found = match.run();
+  constraint_unmet_ = !found && !settings_.search.constraint.allows_all();
+  stats_.unsatisfied_searches += constraint_unmet_;
+  if (found && result_.frame != frame) {
     playback_.jump(result_.frame, out_, animated_rotations_);
     ++stats_.transitions;
   }
+}
+
+void DatabaseCharacter::set_constraint(const TagConstraint& constraint) {
+  settings_.search.constraint = constraint;
+  constraint_changed_ = true;
+  constraint_unmet_ = false;
+}
+
+bool DatabaseCharacter::leaving_constraint(float dt) const {
+  const TagConstraint& constraint = settings_.search.constraint;
+  if (constraint.allows_all()) return false;
+  const int frame = playback_.frame(), steps = static_cast<int>(std::ceil(dt * db_->fps())) + 1;
+  for (int f = frame; f <= std::min(frame + steps, playback_.clip_stop() - 1); ++f) {
+    if (!constraint.allows(db_->annotations().tags(f))) return true;
+  }
+  return false;
 }
 
 void DatabaseCharacter::played_trajectory(Vec3* positions, Vec3* directions) const {

@@ -42,6 +42,19 @@ class DatabaseCharacter final : public CharacterBase {
   // Back to the first frame of clip 0 at `position` facing `heading`, as after init; no allocation.
   void reset(Vec3 position, float heading) override;
 
+  // The tag constraint searches honour from the next update on (SearchParams::constraint;
+  // CharacterSettings::search.constraint at init; reset keeps it). That update searches, and
+  // whenever the frames about to be played leave the constraint the character transitions at
+  // once. When no frame is allowed it keeps playing (stats().unsatisfied_searches counts it,
+  // constraint_held() tells) and tries again at its next regular search. No allocation.
+  void set_constraint(const TagConstraint& constraint);
+  // The tag constraint searches honour.
+  const TagConstraint& constraint() const { return settings_.search.constraint; }
+  // Tags of the frame being played (0 when the database has none).
+  TagMask current_tags() const { return db_->annotations().tags(playback_.frame()); }
+  // Whether the constraint allows the frame being played.
+  bool constraint_held() const { return settings_.search.constraint.allows(current_tags()); }
+
   // Database frame being played.
   int current_frame() const { return playback_.frame(); }
   // The trajectory the played pose's features describe, in world space from the output root: one
@@ -55,6 +68,9 @@ class DatabaseCharacter final : public CharacterBase {
   const std::vector<int>& parents() const override { return db_->skeleton().parents; }
   void release_world_state() override { feet_.release_all(); }
   void start(Vec3 position, float heading);
+  // Whether an update of `dt` seconds from the playing frame would play a frame the constraint
+  // does not allow (the frames up to one past where it would stop, within the clip).
+  bool leaving_constraint(float dt) const;
   void search_and_transition(bool must_leave);
 
   std::shared_ptr<const Database> db_;
@@ -62,6 +78,8 @@ class DatabaseCharacter final : public CharacterBase {
   CharacterSettings settings_;
   DatabasePlayback playback_;
   bool end_zone_searched_ = false;        // searched since playback entered the clip's end zone
+  bool constraint_changed_ = false;       // set_constraint since the last update
+  bool constraint_unmet_ = false;         // the last search found no frame the constraint allows
   std::vector<Quat> animated_rotations_;  // output rotations before the foot-lock IK
 
   std::vector<float> query_;
