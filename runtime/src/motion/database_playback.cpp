@@ -10,6 +10,8 @@ void DatabasePlayback::init(std::shared_ptr<const Database> db, int frame) {
   inertializer_.resize(db_->joint_count());
   range_ = clip_index(*db_, frame);
   frame_time_ = frame;
+  played_ = PlayedSpan{frame_time_, frame_time_, false};  // nothing played yet
+  started_ = true;
   sample(frame_time_);
   sample_joint_velocities(frame_time_);
 }
@@ -22,6 +24,8 @@ void DatabasePlayback::jump(int frame, const PoseBuffers& out, const std::vector
   inertializer_.keep_shown_velocities(sample_);
   range_ = clip_index(*db_, frame);
   frame_time_ = frame;
+  played_ = PlayedSpan{frame_time_, frame_time_, false};  // nothing played yet
+  started_ = true;
   sample(frame_time_);
   sample_joint_velocities(frame_time_);
   const Quat d_rot = sample_.rotations[0];
@@ -30,9 +34,28 @@ void DatabasePlayback::jump(int frame, const PoseBuffers& out, const std::vector
 }
 
 void DatabasePlayback::advance(float dt, float halflife, PoseBuffers& out) {
+  // The first advance after init or a jump plays its start frame too; later ones continue.
+  const double from = frame_time_;
   frame_time_ = std::min(frame_time_ + double(dt) * db_->fps(), double(clip_stop() - 1));
+  played_ = PlayedSpan{from, frame_time_, started_};
+  started_ = false;
   sample(frame_time_);
   inertializer_.apply(sample_, halflife, dt, out);
+}
+
+int DatabasePlayback::events(CharacterEvent* out, int capacity) const {
+  const std::vector<DatabaseEvent>& all = db_->annotations().events();
+  const int first = static_cast<int>(std::floor(played_.from));
+  auto e = std::lower_bound(all.begin(), all.end(), first, [](const DatabaseEvent& a, int f) { return a.frame < f; });
+  int count = 0;
+  for (; e != all.end() && e->frame <= played_.to; ++e) {
+    if (!played_.contains(e->frame)) continue;
+    if (count < capacity) {
+      out[count] = CharacterEvent{e->name, e->frame, static_cast<float>((e->frame - played_.from) / db_->fps())};
+    }
+    ++count;
+  }
+  return count;
 }
 
 Vec3 DatabasePlayback::local_root_velocity() const {

@@ -55,6 +55,11 @@ class DatabaseCharacter final : public CharacterBase {
   // Whether the constraint allows the frame being played.
   bool constraint_held() const { return settings_.search.constraint.allows(current_tags()); }
 
+  // The event markers of the frames the last update played (in the clip played, also during a
+  // transition), in order, each once: writes up to `capacity` to `out` and returns how many
+  // there were (more than `capacity`: the rest are lost). No allocation.
+  int events(CharacterEvent* out, int capacity) const { return playback_.events(out, capacity); }
+
   // Database frame being played.
   int current_frame() const { return playback_.frame(); }
   // The trajectory the played pose's features describe, in world space from the output root: one

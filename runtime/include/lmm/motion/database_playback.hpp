@@ -12,6 +12,23 @@
 
 namespace lmm {
 
+// The frame times the last advance() played, in its clip: (from, to], or [from, to] when playback
+// started there (init or a jump) so that `from` itself was played too.
+struct PlayedSpan {
+  double from = 0.0, to = 0.0;
+  bool from_included = true;
+
+  // Whether frame `frame` (of the clip played) was played in the span.
+  bool contains(int frame) const { return (frame > from || (from_included && frame == from)) && frame <= to; }
+};
+
+// An event marker (FrameAnnotations::events) whose frame an update played.
+struct CharacterEvent {
+  int name = 0;       // index into the database's FrameAnnotations::event_names()
+  int frame = 0;      // database frame of the marker
+  float time = 0.0f;  // seconds into the update at which its frame was played
+};
+
 // Plays one clip at a time from a fractional frame; see the file comment.
 class DatabasePlayback {
  public:
@@ -28,6 +45,11 @@ class DatabasePlayback {
   Vec3 local_root_velocity() const;
   Vec3 local_root_angular() const;
 
+  // The frame times the last advance() played (none after init or a jump).
+  const PlayedSpan& played() const { return played_; }
+  // The events of the frames the last advance() played, in frame order (time measured from the
+  // span's start): writes up to `capacity` to `out` and returns how many there were. No allocation.
+  int events(CharacterEvent* out, int capacity) const;
   // Database frame being played (the whole part of the fractional frame).
   int frame() const { return frame_; }
   // Clip (range index) being played.
@@ -52,6 +74,8 @@ class DatabasePlayback {
 
   std::shared_ptr<const Database> db_;
   double frame_time_ = 0.0;  // fractional database frame
+  PlayedSpan played_;
+  bool started_ = true;  // init or jump since the last advance
   int frame_ = 0;
   int range_ = 0;
   PoseBuffers sample_;
