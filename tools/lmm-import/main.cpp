@@ -88,6 +88,18 @@ int run(int argc, char** argv) {
     contact_joints.push_back(
         JsonObject().text("joint", c.joint).number("ratio", c.ratio).number("height_threshold_m", c.height_threshold));
   }
+  std::vector<JsonObject> tags;
+  std::string tag_counts;
+  for (const TagCount& t : s.tags) {
+    tag_counts += fmt::format("{}{} {} ({:.1f}%)", tag_counts.empty() ? "" : ", ", t.tag, t.frames,
+                              100.0 * t.frames / std::max(1, s.frames));
+    tags.push_back(JsonObject().text("tag", t.tag).number("frames", t.frames));
+  }
+  if (!tag_counts.empty()) spdlog::info("tagged frames: {}", tag_counts);
+  if (s.events > 0 || s.no_entry_frames > 0 || s.biased_frames > 0) {
+    spdlog::info("{} events, {} no-entry frames, {} frames with a cost bias", s.events, s.no_entry_frames,
+                 s.biased_frames);
+  }
   if (args.count("json")) {
     write_json(args["json"].as<std::string>(),
                JsonObject()
@@ -105,7 +117,11 @@ int run(int argc, char** argv) {
                    .text("up_axis", up_axis_name(opt.skeleton.up_axis))
                    .objects("contact_joints", contact_joints)
                    .number("rest_height_m", s.height.rest)
-                   .number("standing_height_m", s.height.standing));
+                   .number("standing_height_m", s.height.standing)
+                   .objects("tags", tags)
+                   .number("events", s.events)
+                   .number("no_entry_frames", s.no_entry_frames)
+                   .number("biased_frames", s.biased_frames));
   }
   return 0;
 }

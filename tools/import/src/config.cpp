@@ -14,80 +14,11 @@
 #include "lmm/common/report.hpp"
 #include "lmm/import/motion.hpp"
 
+#include "tag_config.hpp"
+#include "toml_reading.hpp"
+
 namespace lmm::pipeline {
 namespace {
-
-// Reads a TOML file; parse errors become InputError "path:line: description".
-toml::table parse_toml(const std::string& path) {
-  try {
-    return toml::parse_file(path);
-  } catch (const toml::parse_error& e) {
-    throw InputError(path + ":" + std::to_string(e.source().begin.line) + ": " +
-                     std::string(e.description()));
-  }
-}
-
-// Throws when `table` has a key outside `allowed`.
-void check_keys(const toml::table& table, const std::set<std::string>& allowed,
-                const std::string& where) {
-  for (const auto& [key, value] : table) {
-    if (allowed.count(std::string(key.str())) == 0) {
-      throw InputError(where + ": unknown key '" + std::string(key.str()) + "'");
-    }
-  }
-}
-
-// Accepted range of a config number (unit for messages).
-struct Range {
-  double lo, hi;
-  const char* unit;
-};
-
-// A number at `key` within `range` (default when absent); throws naming the key and the range
-// when it is present with another type or out of range.
-float number(const toml::table& table, const char* key, float fallback, Range range, const std::string& where) {
-  const toml::node* node = table.get(key);
-  if (node == nullptr) return fallback;
-  const auto value = node->value<double>();
-  if (!value || !std::isfinite(*value)) throw InputError(where + ": '" + key + "' must be a number");
-  if (!(*value >= range.lo && *value <= range.hi)) {
-    throw InputError(where + ": '" + key + "' = " + format_number(*value) + " is outside " +
-                     range_text(range.lo, range.hi) + range.unit);
-  }
-  return static_cast<float>(*value);
-}
-
-// Throws naming `what` when `name` is empty or holds a control character or '=': names are
-// stored one per line, roles as "name=joint".
-void check_name(const std::string& name, const std::string& what) {
-  const bool control =
-      std::any_of(name.begin(), name.end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); });
-  const char* problem = name.empty() ? "is empty" : control ? "contains a control character"
-                        : name.find('=') != std::string::npos ? "contains '='" : nullptr;
-  if (problem != nullptr) throw InputError(what + " '" + printable(name) + "' " + problem);
-}
-
-std::string text(const toml::table& table, const char* key, const std::string& where) {
-  const auto value = table[key].value<std::string>();
-  if (!value) throw InputError(where + ": '" + key + "' must be a string");
-  return *value;
-}
-
-// An array of names at `key` (empty when absent), each checked by check_name.
-std::vector<std::string> strings(const toml::table& table, const char* key, const std::string& where) {
-  std::vector<std::string> out;
-  const toml::node* node = table.get(key);
-  if (node == nullptr) return out;
-  const toml::array* array = node->as_array();
-  if (array == nullptr) throw InputError(where + ": '" + key + "' must be an array of strings");
-  for (const toml::node& item : *array) {
-    const auto s = item.value<std::string>();
-    if (!s) throw InputError(where + ": '" + key + "' must be an array of strings");
-    check_name(*s, where + ": '" + key + "' entry");
-    out.push_back(*s);
-  }
-  return out;
-}
 
 // Feature dims of a group once resolved (feature_group_dims of its items).
 int group_dims(const FeatureGroupConfig& config) {
@@ -95,14 +26,6 @@ int group_dims(const FeatureGroupConfig& config) {
   group.kind = config.kind;
   group.items.resize(config.bones.size() + config.seconds.size() + size_t(config.channels));
   return feature_group_dims(group);
-}
-
-const toml::table& subtable(const toml::table& root, const char* key, const std::string& where) {
-  static const toml::table empty;
-  const toml::node* node = root.get(key);
-  if (node == nullptr) return empty;
-  if (!node->is_table()) throw InputError(where + ": '" + key + "' must be a table");
-  return *node->as_table();
 }
 
 // The 'channels' of a phase group: an integer in [1, kMaxPhaseChannels]; throws naming the key.
@@ -210,7 +133,8 @@ int SkeletonConfig::resolve(const Skeleton& skeleton, const std::string& name, c
 
 SkeletonConfig load_skeleton_config(const std::string& path) {
   const toml::table root = parse_toml(path);
-  check_keys(root, {"name", "unit_scale", "up_axis", "collapse", "roles", "mirror", "simulation", "contacts", "checks"},
+  check_keys(root, {"name", "unit_scale", "up_axis", "collapse", "roles", "mirror", "simulation", "contacts", "checks",
+                    "tags", "events"},
              path);
   SkeletonConfig c;
   c.source = path;
@@ -274,6 +198,7 @@ SkeletonConfig load_skeleton_config(const std::string& path) {
   const toml::table& checks = subtable(root, "checks", path);
   check_keys(checks, {"height_range"}, path + " [checks]");
   parse_height_range(checks, path + " [checks]", c);
+  c.tags = read_tag_config(root, path, c.contact_joints.size());
   return c;
 }
 

@@ -1,5 +1,6 @@
 #include "database_writing.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "lmm/common/errors.hpp"
@@ -58,6 +59,64 @@ DatabaseFeatureTensors FeatureSection::tensors() const {
   t.group_item_count = counts;
   t.group_items = items;
   t.group_weight = weights;
+  return t;
+}
+
+namespace {
+
+// Index of `name` in `names` (joined with '\n' into `text`), adding it when new.
+int32_t name_index(const std::string& name, std::vector<std::string>& names, std::string& text) {
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it != names.end()) return int32_t(it - names.begin());
+  names.push_back(name);
+  text += name + "\n";
+  return int32_t(names.size() - 1);
+}
+
+bool any_set(const std::vector<uint8_t>& flags) {
+  return std::any_of(flags.begin(), flags.end(), [](uint8_t f) { return f != 0; });
+}
+
+bool any_nonzero(const std::vector<float>& values) {
+  return std::any_of(values.begin(), values.end(), [](float v) { return v != 0.0f; });
+}
+
+}  // namespace
+
+AnnotationSection::AnnotationSection(const std::vector<std::string>& names,
+                                     const std::vector<const ClipAnnotations*>& clips)
+    : tag_frames(names.size(), 0) {
+  for (const std::string& name : names) tag_names += name + "\n";
+  std::vector<std::string> events;
+  int32_t start = 0;
+  for (const ClipAnnotations* clip : clips) {
+    for (const TagMask tags : clip->tags) {
+      tag_masks.push_back(int32_t(uint32_t(tags)));
+      tag_masks.push_back(int32_t(uint32_t(tags >> 32)));
+      for (size_t t = 0; t < names.size(); ++t) tag_frames[t] += int(tags >> t & 1);
+    }
+    no_entry.insert(no_entry.end(), clip->no_entry.begin(), clip->no_entry.end());
+    cost_bias.insert(cost_bias.end(), clip->cost_bias.begin(), clip->cost_bias.end());
+    for (const auto& [frame, name] : clip->events) {
+      event_frames.push_back(start + frame);
+      event_name_index.push_back(name_index(name, events, event_names));
+    }
+    start += int32_t(clip->tags.size());
+  }
+  if (names.empty()) tag_masks.clear();
+  if (!any_set(no_entry)) no_entry.clear();
+  if (!any_nonzero(cost_bias)) cost_bias.clear();
+}
+
+DatabaseAnnotationTensors AnnotationSection::tensors() const {
+  DatabaseAnnotationTensors t;
+  t.tag_names = tag_names;
+  t.tag_masks = tag_masks;
+  t.no_entry = no_entry;
+  t.cost_bias = cost_bias;
+  t.event_names = event_names;
+  t.event_frames = event_frames;
+  t.event_name_index = event_name_index;
   return t;
 }
 

@@ -10,6 +10,7 @@
 #include "lmm/asset/features.hpp"
 #include "lmm/asset/speed_profile.hpp"
 #include "lmm/database_writer.hpp"
+#include "lmm/import/tags.hpp"
 
 namespace lmm::pipeline {
 
@@ -27,6 +28,22 @@ struct FeatureSection {
   FeatureSection(const FeatureSchema& schema, std::vector<float> raw);
   // The tensors as the writer takes them: views of this section, which must outlive their use.
   DatabaseFeatureTensors tensors() const;
+};
+
+// The annotation tensors of a database (docs/formats/mmdb.md) from the annotations of its clips,
+// laid end to end in order: tag names and masks when `tag_names` is not empty, no-entry flags
+// and cost biases when a frame has one, events when there are any.
+struct AnnotationSection {
+  std::string tag_names, event_names;  // one per line
+  std::vector<int32_t> tag_masks;      // frames x 2 (low, high 32 bits)
+  std::vector<uint8_t> no_entry;
+  std::vector<float> cost_bias;
+  std::vector<int32_t> event_frames, event_name_index;
+  std::vector<int> tag_frames;  // frames with each tag
+
+  AnnotationSection(const std::vector<std::string>& tag_names, const std::vector<const ClipAnnotations*>& clips);
+  // The tensors as the writer takes them: views of this section, which must outlive their use.
+  DatabaseAnnotationTensors tensors() const;
 };
 
 // write_database_file(b, out_path) that throws InputError on failure; returns the size in bytes

@@ -28,6 +28,10 @@ struct ParsedFile {
   Clip clip;
   std::string error;
   std::string note;  // a warning about the file (leading frames dropped), or ""
+  int file_frames = 0;  // frames in the file
+  int dropped = 0;      // leading frames dropped (a pose before the take)
+  FileAnnotations annotations;  // of its sidecar
+  std::vector<KeptPart> parts;  // the file frames imported, as one clip each
 };
 
 // Everything derived once from the reference skeleton and the configs.
@@ -92,7 +96,8 @@ void check_clip_frames(const Clip& clip, const std::string& how) {
 void drop_leading_pose(ParsedFile& parsed) {
   const LeadingJump jump = find_leading_jump(parsed.skeleton, parsed.clip, kMaxJointJumpSpeed);
   if (jump.frames == 0) return;
-  drop_leading_frames(parsed.clip, jump.frames);
+  keep_frames(parsed.clip, jump.frames, parsed.clip.frames - jump.frames);
+  parsed.dropped = jump.frames;
   parsed.note = parsed.path + ": dropped the first " + std::to_string(jump.frames) + " frame" +
                 (jump.frames == 1 ? "" : "s") + ", a pose before the take (a T-pose?): joint '" +
                 parsed.skeleton.names[size_t(jump.joint)] + "' moves at " + format_number(jump.speed) +
@@ -114,8 +119,11 @@ ParsedFile parse_file(const std::string& path, const SkeletonConfig& config) {
     collapse_simulation_root(parsed.skeleton, parsed.clip);
     convert_up_axis(config.up_axis, parsed.skeleton, parsed.clip);
     check_clip_frames(parsed.clip, "the file has");
+    parsed.file_frames = parsed.clip.frames;
     drop_leading_pose(parsed);
     check_clip_frames(parsed.clip, "after dropping the leading pose, the clip has");
+    parsed.annotations = load_file_annotations(path, config.tags, parsed.file_frames, parsed.dropped);
+    parsed.parts = kept_parts(parsed.annotations, parsed.file_frames, parsed.dropped);
   } catch (const std::exception& e) {  // InputError, or e.g. bad_alloc on a hostile file
     parsed.error = file_error(path, e.what());
   }
@@ -287,13 +295,40 @@ void check_clip_values(const ProcessedClip& pc, const Skeleton& skeleton) {
   }
 }
 
-ProcessedClip process_clip(const ParsedFile& file, const Plan& plan, bool mirrored, float fps) {
+// The annotations of `pc`, made from `mapping` of `file`: its file tags and sidecar, the derived
+// standing tag and foot plants of `tags`.
+ClipAnnotations annotate_clip(const ParsedFile& file, const ProcessedClip& pc, const PartMapping& mapping,
+                              const Skeleton& skeleton, const Plan& plan, const TagConfig& tags) {
+  ClipAnnotations a = map_file_annotations(file.annotations, tags.file_tags(file.clip.name), mapping, tags);
+  if (tags.standing) {
+    const TagMask standing = TagMask(1) << tags.tag(kStandingTag);
+    const StandingMotion motion =
+        standing_motion(skeleton, pc.clip, pc.velocities, pc.angular_velocities, plan.contacts.joints);
+    const std::vector<uint8_t> still = standing_frames(*tags.standing, motion);
+    for (size_t f = 0; f < still.size(); ++f) a.tags[f] |= still[f] != 0 ? standing : 0;
+  }
+  add_foot_plants(tags.foot_plants, pc.contacts, a);
+  return a;
+}
+
+// The clip of file frames `part` of `file`, named after the file and, when the file is split by
+// excluded ranges, its frames.
+Clip part_clip(const ParsedFile& file, const KeptPart& part) {
+  Clip clip = file.clip;
+  keep_frames(clip, part.first - file.dropped, part.last - part.first + 1);
+  if (file.parts.size() > 1) clip.name += " (frames " + std::to_string(part.first) + "-" + std::to_string(part.last) + ")";
+  return clip;
+}
+
+ProcessedClip process_clip(const ParsedFile& file, const KeptPart& part, const Plan& plan, bool mirrored,
+                           const ImportOptions& options) {
+  const Clip source = part_clip(file, part);
   ProcessedClip out;
-  out.name = file.clip.name + (mirrored ? " (mirrored)" : "");
+  out.name = source.name + (mirrored ? " (mirrored)" : "");
   out.mirrored = mirrored;
   Skeleton skeleton = file.skeleton;
-  out.clip = resample(file.clip, fps);
-  check_clip_frames(out.clip, std::to_string(file.clip.frames) + " frames at " + format_number(file.clip.fps) +
+  out.clip = resample(source, options.fps);
+  check_clip_frames(out.clip, std::to_string(source.frames) + " frames at " + format_number(source.fps) +
                                   " Hz resample to");
   if (mirrored) out.clip = mirror(out.clip, file.skeleton, plan.mirror);
   add_simulation_bone(plan.simulation, skeleton, out.clip);
@@ -301,7 +336,17 @@ ProcessedClip process_clip(const ParsedFile& file, const Plan& plan, bool mirror
   out.contacts = compute_contacts(plan.contacts, skeleton, out.clip, out.velocities, out.angular_velocities);
   out.features = clip_features(plan.schema, skeleton, out);
   check_clip_values(out, skeleton);
+  const PartMapping mapping{part, source.fps, out.clip.fps, out.clip.frames, mirrored};
+  out.annotations = annotate_clip(file, out, mapping, skeleton, plan, options.skeleton.tags);
   return out;
+}
+
+// The clips of every part of `file`, mirrored or not.
+std::vector<ProcessedClip> process_parts(const ParsedFile& file, const Plan& plan, bool mirrored,
+                                         const ImportOptions& options) {
+  std::vector<ProcessedClip> clips;
+  for (const KeptPart& part : file.parts) clips.push_back(process_clip(file, part, plan, mirrored, options));
+  return clips;
 }
 
 // Processes every file (and its mirrored copy) on the worker threads. A file that fails is a bad
@@ -309,14 +354,14 @@ ProcessedClip process_clip(const ParsedFile& file, const Plan& plan, bool mirror
 std::vector<ProcessedClip> process_files(const std::vector<const ParsedFile*>& files, const Plan& plan,
                                          const ImportOptions& options, ImportSummary& summary) {
   const size_t variants = options.mirror ? 2 : 1;
-  std::vector<ProcessedClip> processed(files.size() * variants);
+  std::vector<std::vector<ProcessedClip>> processed(files.size() * variants);
   std::vector<std::string> errors(processed.size());
   std::mutex report;
   int done = 0;
   parallel_for(int(processed.size()), options.threads, [&](int i) {
     const ParsedFile& file = *files[size_t(i) / variants];
     try {
-      processed[size_t(i)] = process_clip(file, plan, size_t(i) % variants == 1, options.fps);
+      processed[size_t(i)] = process_parts(file, plan, size_t(i) % variants == 1, options);
     } catch (const std::exception& e) {  // InputError, or e.g. bad_alloc
       errors[size_t(i)] = file_error(file.path, e.what());
     }
@@ -331,7 +376,10 @@ std::vector<ProcessedClip> process_files(const std::vector<const ParsedFile*>& f
       reject_file(*failed, options, summary);
       continue;
     }
-    for (size_t v = 0; v < variants; ++v) clips.push_back(std::move(processed[f * variants + v]));
+    for (size_t v = 0; v < variants; ++v) {
+      for (ProcessedClip& clip : processed[f * variants + v]) clips.push_back(std::move(clip));
+    }
+    ++summary.files;
   }
   return clips;
 }
@@ -382,6 +430,20 @@ double moving_ratio(const std::vector<ProcessedClip>& clips) {
   return frames == 0 ? 0.0 : double(moving) / double(frames);
 }
 
+// The annotation tensors of `clips` under the tags of `config`, with their counts in `summary`.
+AnnotationSection annotation_section(const std::vector<ProcessedClip>& clips, const TagConfig& config,
+                                     ImportSummary& summary) {
+  std::vector<const ClipAnnotations*> annotations;
+  for (const ProcessedClip& c : clips) annotations.push_back(&c.annotations);
+  AnnotationSection section(config.names, annotations);
+  for (size_t t = 0; t < config.names.size(); ++t) summary.tags.push_back(TagCount{config.names[t], section.tag_frames[t]});
+  summary.events = int(section.event_frames.size());
+  summary.no_entry_frames = int(std::count(section.no_entry.begin(), section.no_entry.end(), uint8_t(1)));
+  summary.biased_frames =
+      int(std::count_if(section.cost_bias.begin(), section.cost_bias.end(), [](float b) { return b != 0.0f; }));
+  return section;
+}
+
 // The float components of `values` (Vec3 or Quat: packed floats) as one array.
 template <typename T>
 Span<const float> components(const std::vector<T>& values) {
@@ -393,8 +455,9 @@ Span<const float> components(const std::vector<T>& values) {
 // and reads it back; `unit_scale` (metres per source file unit) is stored as meta.unit_scale.
 // Throws InputError naming `out_path`; nothing is written when the database does not load, and
 // a file that does not read back is removed.
-void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, float fps, float unit_scale,
+void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, const ImportOptions& options,
                     const std::string& out_path, ImportSummary& summary) {
+  const float fps = options.fps, unit_scale = options.skeleton.unit_scale;
   uint64_t total_frames = 0;
   for (const ProcessedClip& c : clips) total_frames += uint64_t(c.clip.frames);
   if (total_frames > uint64_t(std::numeric_limits<int32_t>::max())) {
@@ -408,6 +471,7 @@ void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, f
   const auto contacts = gather<uint8_t>(clips, [](const ProcessedClip& c) -> const auto& { return c.contacts; });
   const FeatureSection features(plan.schema,
                                 gather<float>(clips, [](const ProcessedClip& c) -> const auto& { return c.features; }));
+  const AnnotationSection annotations = annotation_section(clips, options.skeleton.tags, summary);
 
   std::vector<int32_t> starts, stops, mirrored, parents(plan.skeleton.parents.begin(), plan.skeleton.parents.end());
   std::string range_names, joint_names;
@@ -440,6 +504,7 @@ void write_database(const std::vector<ProcessedClip>& clips, const Plan& plan, f
   tensors.contact_joints = contact_joints;
   tensors.contacts = contacts;
   tensors.features = features.tensors();
+  tensors.annotations = annotations.tensors();
   BlobBuilder b;
   tensors.add_to(b);
 
@@ -597,8 +662,7 @@ ImportSummary import_database(const ImportOptions& options, const std::string& o
   const Plan plan = make_plan(good, options);
   const std::vector<ProcessedClip> clips = process_files(good, plan, options, summary);
   if (clips.empty()) throw InputError("every input file was bad; nothing written");
-  write_database(clips, plan, options.fps, options.skeleton.unit_scale, out_path, summary);
-  summary.files = int(clips.size()) / (options.mirror ? 2 : 1);
+  write_database(clips, plan, options, out_path, summary);
   for (const std::string& warning : sanity_warnings(summary, options.skeleton, axis_hint)) {
     if (options.warn) options.warn(warning);
   }

@@ -366,11 +366,11 @@ LeadingJump find_leading_jump(const Skeleton& skeleton, const Clip& clip, float 
   return jump;
 }
 
-void drop_leading_frames(Clip& clip, int frames) {
-  const auto first = long(frames) * long(clip.joints);
-  clip.positions.erase(clip.positions.begin(), clip.positions.begin() + first);
-  clip.rotations.erase(clip.rotations.begin(), clip.rotations.begin() + first);
-  clip.frames -= frames;
+void keep_frames(Clip& clip, int first, int frames) {
+  const auto begin = long(first) * long(clip.joints), end = begin + long(frames) * long(clip.joints);
+  clip.positions = std::vector<Vec3>(clip.positions.begin() + begin, clip.positions.begin() + end);
+  clip.rotations = std::vector<Quat>(clip.rotations.begin() + begin, clip.rotations.begin() + end);
+  clip.frames = frames;
 }
 
 std::vector<int> mirror_pairs(const Skeleton& skeleton,
@@ -518,11 +518,11 @@ void compute_velocities(const Clip& clip, std::vector<Vec3>& velocities,
   }
 }
 
-std::vector<uint8_t> compute_contacts(const ContactSettings& settings, const Skeleton& skeleton,
-                                      const Clip& clip, const std::vector<Vec3>& velocities,
-                                      const std::vector<Vec3>& angular_velocities) {
-  const size_t count = settings.joints.size();
-  std::vector<uint8_t> raw(size_t(clip.frames) * count);
+JointMotion joint_motion(const Skeleton& skeleton, const Clip& clip, const std::vector<Vec3>& velocities,
+                         const std::vector<Vec3>& angular_velocities, const std::vector<int>& joints) {
+  JointMotion motion;
+  motion.speeds.resize(size_t(clip.frames) * joints.size());
+  motion.heights.resize(motion.speeds.size());
   std::vector<Vec3> gp(size_t(clip.joints)), gv(size_t(clip.joints)), ga(size_t(clip.joints));
   std::vector<Quat> gr(size_t(clip.joints));
   for (int f = 0; f < clip.frames; ++f) {
@@ -530,12 +530,23 @@ std::vector<uint8_t> compute_contacts(const ContactSettings& settings, const Ske
     forward_kinematics_velocity(skeleton.parents.data(), clip.joints, &clip.positions[i],
                                 &clip.rotations[i], &velocities[i], &angular_velocities[i],
                                 gp.data(), gr.data(), gv.data(), ga.data());
-    for (size_t c = 0; c < count; ++c) {
-      const int j = settings.joints[c];
-      const float rest = settings.rest_heights.empty() ? 0.0f : settings.rest_heights[c];
-      raw[size_t(f) * count + c] =
-          length(gv[size_t(j)]) < settings.velocity_threshold && gp[size_t(j)].y < rest + settings.height_threshold;
+    for (size_t c = 0; c < joints.size(); ++c) {
+      motion.speeds[size_t(f) * joints.size() + c] = length(gv[size_t(joints[c])]);
+      motion.heights[size_t(f) * joints.size() + c] = gp[size_t(joints[c])].y;
     }
+  }
+  return motion;
+}
+
+std::vector<uint8_t> compute_contacts(const ContactSettings& settings, const Skeleton& skeleton,
+                                      const Clip& clip, const std::vector<Vec3>& velocities,
+                                      const std::vector<Vec3>& angular_velocities) {
+  const size_t count = settings.joints.size();
+  const JointMotion motion = joint_motion(skeleton, clip, velocities, angular_velocities, settings.joints);
+  std::vector<uint8_t> raw(size_t(clip.frames) * count);
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const float rest = settings.rest_heights.empty() ? 0.0f : settings.rest_heights[i % count];
+    raw[i] = motion.speeds[i] < settings.velocity_threshold && motion.heights[i] < rest + settings.height_threshold;
   }
   const int half = static_cast<int>(std::lround(settings.filter_seconds * clip.fps));
   std::vector<uint8_t> out(raw.size());

@@ -11,6 +11,7 @@
 #include "lmm/motion/controller.hpp"
 #include "lmm/asset/features.hpp"
 #include "lmm/import/motion.hpp"
+#include "lmm/import/tags.hpp"
 #include "lmm/asset/skeleton.hpp"
 
 namespace lmm::pipeline {
@@ -49,6 +50,7 @@ struct SkeletonConfig {
   std::optional<float> contact_height_above_rest;  // m above each joint's resting height (relative form)
   float contact_filter = 0.05f;    // seconds
   float min_height = 1.0f, max_height = 2.5f;  // [checks] height_range: expected skeleton height, m
+  TagConfig tags;  // [tags] and [events]: declared and derived tags, foot-plant events
 
   // Joint index of `name` (a role or a joint name) in `skeleton`. Throws InputError naming
   // `needed_by` (the config entry that uses `name`), `name`, this config and the available

@@ -30,6 +30,12 @@ struct ContactJointSummary {
   float height_threshold = 0.0f;  // m above the ground (the resting height plus height_above_rest)
 };
 
+// Frames of the database that carry one tag.
+struct TagCount {
+  std::string tag;
+  int frames = 0;
+};
+
 // What an import produced.
 struct ImportSummary {
   int files = 0;          // BVH files imported
@@ -45,6 +51,10 @@ struct ImportSummary {
   SkeletonHeight height;       // over the imported frames (mirrored copies included)
   size_t bytes = 0;            // size of the written file
   SpeedProfile speeds;         // the controller speeds the database gives (Database::speeds)
+  std::vector<TagCount> tags;  // per declared tag, in bit order (empty when the config declares none)
+  int events = 0;              // events written
+  int no_entry_frames = 0;     // frames marked no-entry
+  int biased_frames = 0;       // frames with a non-zero cost bias
 };
 
 // One processed clip, ready to be packed into a database.
@@ -55,6 +65,7 @@ struct ProcessedClip {
   std::vector<Vec3> velocities, angular_velocities;
   std::vector<uint8_t> contacts;  // frames x contact joints
   std::vector<float> features;    // frames x dims, raw (unnormalised)
+  ClipAnnotations annotations;    // tags, no-entry, cost biases and events of its frames
 };
 
 // The BVH files named by `inputs` (directories searched recursively, sorted). Throws InputError
@@ -104,7 +115,10 @@ constexpr double kStandingMovingRatio = 0.1;
 // or reference pose before a file's take (find_leading_jump) is dropped with a warning naming
 // the file; a clip of fewer than kMinClipFrames frames is a bad file. The files are turned to
 // Y-up from the config's up_axis, and a root named kSimulationBoneName (lmm-sim's output) is
-// removed (collapse_simulation_root).
+// removed (collapse_simulation_root). Tags, no-entry frames, cost biases and events come from the
+// config's [tags] / [events] and each file's sidecar (load_file_annotations; a bad sidecar makes a
+// bad file); excluded ranges split a file into one clip per kept part (kept_parts). Annotation
+// tensors are written only when something is declared.
 ImportSummary import_database(const ImportOptions& options, const std::string& out_path);
 
 }  // namespace lmm::pipeline

@@ -87,8 +87,8 @@ struct LeadingJump {
 // The first k < kMaxLeadingPoseFrames whose global joint positions move faster than
 // `max_speed` (m/s) into frame k + 1, as frames = k + 1; frames = 0 when there is none.
 LeadingJump find_leading_jump(const Skeleton& skeleton, const Clip& clip, float max_speed);
-// Removes the first `frames` frames of `clip` (fewer than its frame count).
-void drop_leading_frames(Clip& clip, int frames);
+// Keeps `frames` frames of `clip` from frame `first` (a range within the clip) and drops the others.
+void keep_frames(Clip& clip, int first, int frames);
 
 // Fewest frames a clip needs: velocities and contact speeds are differences between frames.
 constexpr int kMinClipFrames = 2;
@@ -148,6 +148,14 @@ struct ContactSettings {
   std::vector<float> rest_heights;   // per joint: its resting height, added to height_threshold
   float filter_seconds = 0.05f;      // median filter half-width
 };
+
+// Global speed (m/s) and height above the ground (m) of each of `joints` in every frame of
+// `clip` (frames x joints.size() each), from its local velocities.
+struct JointMotion {
+  std::vector<float> speeds, heights;
+};
+JointMotion joint_motion(const Skeleton& skeleton, const Clip& clip, const std::vector<Vec3>& velocities,
+                         const std::vector<Vec3>& angular_velocities, const std::vector<int>& joints);
 
 // Contact labels (frames x joints.size(), 0 / 1) from global speed and height, median filtered.
 std::vector<uint8_t> compute_contacts(const ContactSettings& settings, const Skeleton& skeleton,
