@@ -52,6 +52,9 @@ void DatabaseCharacter::start(Vec3 position, float heading) {
   end_zone_searched_ = false;
   constraint_changed_ = !settings_.search.constraint.allows_all();
   constraint_unmet_ = false;
+  action_ = Action{};
+  action_ended_ = action_end_pending_ = leave_pending_ = false;
+  action_end_time_ = 0.0f;
   out_ = playback_.sample();
   out_.positions[0] = steering_.simulation().position;
   out_.rotations[0] = facing;
@@ -65,6 +68,33 @@ void DatabaseCharacter::start(Vec3 position, float heading) {
 void DatabaseCharacter::update(const GamepadInput& input, float raw_dt) {
   begin_root_motion();
   const float dt = steering_.begin_update(input, raw_dt, out_.positions[0], stats_);
+  action_ended_ = action_end_pending_;
+  action_end_pending_ = false;
+  if (action_.active && action_.settings.interruptible &&
+      length(steering_.desired_velocity()) > kActionInterruptSpeed) {
+    end_action(true, 0.0f);
+  }
+  if (!action_.active) match_if_due(dt);
+  playback_.advance(dt, settings_.inertialization_halflife, out_);
+  const bool in_place = action_.active && action_.settings.root == ActionRoot::InPlace;
+  steering_.integrate_root(in_place ? Vec3{} : playback_.local_root_velocity(),
+                           in_place ? Vec3{} : playback_.local_root_angular(), dt, out_.positions[0],
+                           out_.rotations[0], out_.velocities[0], out_.angular[0], !action_.active);
+  update_globals(db_->skeleton().parents);
+  animated_rotations_ = out_.rotations;  // the pose before IK: what transitions blend from
+  if (settings_.foot_lock) {
+    feet_.apply(db_->contacts(playback_.frame()), settings_.foot_unlock_distance, settings_.foot_blend_halflife, dt,
+                db_->skeleton().parents, out_, global_positions_, global_rotations_);
+  }
+  if (action_.active) {
+    steering_.hold_at(out_.positions[0], out_.rotations[0], out_.velocities[0]);
+    if (playback_.frame() >= action_.last) end_action(true, dt);
+  }
+  steering_.end_update(out_.positions[0], out_.rotations[0]);
+  end_root_motion();
+}
+
+void DatabaseCharacter::match_if_due(float dt) {
   const int frame = playback_.frame(), stop = playback_.clip_stop();
   const bool at_clip_end = frame >= stop - 1;
   // Entering the clip's excluded end zone searches at once (only the current frame can keep
@@ -74,22 +104,11 @@ void DatabaseCharacter::update(const GamepadInput& input, float raw_dt) {
   // search while no allowed frame exists).
   const bool leaving = (!constraint_unmet_ || steering_.search_due()) && leaving_constraint(dt);
   if (constraint_changed_ || leaving) ++stats_.constraint_searches;
-  if (steering_.search_due() || at_clip_end || entering_end_zone || constraint_changed_ || leaving) {
-    constraint_changed_ = false;
-    search_and_transition(at_clip_end || leaving);
+  if (steering_.search_due() || at_clip_end || entering_end_zone || constraint_changed_ || leaving || leave_pending_) {
+    search_and_transition(at_clip_end || leaving || leave_pending_);
+    constraint_changed_ = leave_pending_ = false;
     end_zone_searched_ = playback_.frame() >= playback_.clip_stop() - settings_.search.ignore_range_end;
   }
-  playback_.advance(dt, settings_.inertialization_halflife, out_);
-  steering_.integrate_root(playback_.local_root_velocity(), playback_.local_root_angular(), dt, out_.positions[0],
-                           out_.rotations[0], out_.velocities[0], out_.angular[0]);
-  update_globals(db_->skeleton().parents);
-  animated_rotations_ = out_.rotations;  // the pose before IK: what transitions blend from
-  if (settings_.foot_lock) {
-    feet_.apply(db_->contacts(playback_.frame()), settings_.foot_unlock_distance, settings_.foot_blend_halflife, dt,
-                db_->skeleton().parents, out_, global_positions_, global_rotations_);
-  }
-  steering_.end_update(out_.positions[0], out_.rotations[0]);
-  end_root_motion();
 }
 
 void DatabaseCharacter::search_and_transition(bool must_leave) {
@@ -110,6 +129,65 @@ void DatabaseCharacter::search_and_transition(bool must_leave) {
     playback_.jump(result_.frame, out_, animated_rotations_);
     ++stats_.transitions;
   }
+}
+
+bool DatabaseCharacter::play_action(int first, int last, const ActionSettings& settings) {
+  const Database& db = *db_;
+  if (first < 0 || last < first || last >= db.frame_count() || clip_index(db, first) != clip_index(db, last)) {
+    return false;
+  }
+  playback_.jump(first, out_, animated_rotations_);
+  ++stats_.transitions;
+  action_ = Action{true, last, settings};
+  leave_pending_ = false;
+  return true;
+}
+
+bool DatabaseCharacter::play_action(TagMask tags, const ActionSettings& settings) {
+  const FrameAnnotations& a = db_->annotations();
+  const auto holds = [&](int f) { return (a.tags(f) & tags) == tags; };
+  int best = -1, best_last = -1;
+  float best_distance = INFINITY;
+  for (const DatabaseRange& r : db_->ranges()) {
+    for (int f = r.start; tags != 0 && f < r.stop; ++f) {
+      if (!holds(f) || (f > r.start && holds(f - 1))) continue;  // not the first frame of a run
+      int last = f;
+      while (last + 1 < r.stop && holds(last + 1)) ++last;
+      const float distance = pose_distance(playback_.frame(), f);
+      if (distance < best_distance) best = f, best_last = last, best_distance = distance;
+    }
+  }
+  return best >= 0 && play_action(best, best_last, settings);
+}
+
+void DatabaseCharacter::cancel_action() {
+  if (action_.active) end_action(false, 0.0f);
+}
+
+void DatabaseCharacter::end_action(bool now, float time) {
+  action_.active = false;
+  (now ? action_ended_ : action_end_pending_) = true;
+  action_end_time_ = time;
+  leave_pending_ = true;
+}
+
+float DatabaseCharacter::pose_distance(int a, int b) const {
+  float sum = 0.0f;
+  for (const FeatureGroup& g : db_->schema().groups) {
+    if (g.kind == FeatureKind::TrajectoryPosition || g.kind == FeatureKind::TrajectoryDirection) continue;
+    for (int d = g.first_dim; d < g.first_dim + feature_group_dims(g); ++d) {
+      const float t = db_->features(a)[d] - db_->features(b)[d];
+      sum += t * t;
+    }
+  }
+  return sum;
+}
+
+int DatabaseCharacter::events(CharacterEvent* out, int capacity) const {
+  const int count = playback_.events(out, capacity);
+  if (!action_ended_) return count;
+  if (count < capacity) out[count] = CharacterEvent{kActionEndEvent, playback_.frame(), action_end_time_};
+  return count + 1;
 }
 
 void DatabaseCharacter::set_constraint(const TagConstraint& constraint) {

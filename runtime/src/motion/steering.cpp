@@ -99,6 +99,15 @@ void Steering::end_update(Vec3 root_position, Quat root_rotation) {
   history_next_ = (history_next_ + 1) % kHistoryCapacity;
 }
 
+void Steering::hold_at(Vec3 position, Quat rotation, Vec3 velocity) {
+  sim_.position = on_ground(position);
+  sim_.rotation = rotation;
+  sim_.velocity = on_ground(velocity);
+  sim_.acceleration = Vec3{};
+  sim_.angular_velocity = Vec3{};
+  predict_trajectory();
+}
+
 void Steering::move(const GroundMove& m) {
   sim_.position = m.point(sim_.position);
   sim_.velocity = m.direction(sim_.velocity);
@@ -136,9 +145,9 @@ void Steering::predict_trajectory() {
 }
 
 void Steering::integrate_root(Vec3 local_velocity, Vec3 local_angular, float dt, Vec3& position, Quat& rotation,
-                              Vec3& velocity, Vec3& angular) const {
+                              Vec3& velocity, Vec3& angular, bool pull) const {
   integrate_root_motion(local_velocity, local_angular, dt, position, rotation, velocity, angular);
-  if (!settings_.adjust_to_simulation || settings_.root_owner == RootOwner::Game) return;
+  if (!pull || !settings_.adjust_to_simulation || settings_.root_owner == RootOwner::Game) return;
   pull_towards(sim_.position, velocity, settings_.adjustment_halflife, settings_.adjustment_max_ratio, dt, position);
   const float blend = 1.0f - std::exp(-dt * 0.69314718f / settings_.adjustment_halflife);
   Vec3 turn = to_scaled_angle_axis(sim_.rotation * inverse(rotation)) * blend;

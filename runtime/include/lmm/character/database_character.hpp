@@ -27,6 +27,21 @@ struct CharacterSettings : SteeringSettings {
   float foot_blend_halflife = 0.05f;   // s: IK offset fade-out after a release
 };
 
+// How a one-shot action moves the character's root.
+enum class ActionRoot {
+  Animated,  // with the action's own root motion
+  InPlace,   // the root stays where the action started
+};
+
+// How DatabaseCharacter::play_action plays an action.
+struct ActionSettings {
+  ActionRoot root = ActionRoot::Animated;
+  bool interruptible = false;  // a stick push (desired speed above kActionInterruptSpeed) ends it early
+};
+
+constexpr float kActionInterruptSpeed = 0.2f;  // m/s of desired velocity that interrupts an interruptible action
+constexpr int kActionEndEvent = -1;            // CharacterEvent::name of the event that ends an action
+
 // One character driven by database motion matching. Not thread-safe itself; distinct
 // characters may update concurrently over one shared Database and FeatureSearch.
 class DatabaseCharacter final : public CharacterBase {
@@ -55,10 +70,27 @@ class DatabaseCharacter final : public CharacterBase {
   // Whether the constraint allows the frame being played.
   bool constraint_held() const { return settings_.search.constraint.allows(current_tags()); }
 
+  // Plays database frames first..last (one clip) as a one-shot action: an inertialized
+  // transition into `first` now, then the frames in order without searching (steering resumes
+  // when the action ends), a kActionEndEvent event in the update that reaches `last`, and
+  // motion matching under the constraint from the next update. False, changing nothing, when
+  // the frames are not in one clip. No allocation.
+  bool play_action(int first, int last, const ActionSettings& settings = {});
+  // play_action over the run of frames (consecutive, in one clip) holding every tag of `tags`
+  // (not 0) whose first frame's pose is closest to the pose played; false when no frame has
+  // them. Scans the database once; no allocation.
+  bool play_action(TagMask tags, const ActionSettings& settings = {});
+  // Ends the playing action (its kActionEndEvent is reported by the next update, which
+  // searches); no effect without one.
+  void cancel_action();
+  // Whether an action is playing.
+  bool action_playing() const { return action_.active; }
+
   // The event markers of the frames the last update played (in the clip played, also during a
   // transition), in order, each once: writes up to `capacity` to `out` and returns how many
   // there were (more than `capacity`: the rest are lost). No allocation.
-  int events(CharacterEvent* out, int capacity) const { return playback_.events(out, capacity); }
+  // An action that ended in that update adds a kActionEndEvent last.
+  int events(CharacterEvent* out, int capacity) const;
 
   // Database frame being played.
   int current_frame() const { return playback_.frame(); }
@@ -77,6 +109,20 @@ class DatabaseCharacter final : public CharacterBase {
   // does not allow (the frames up to one past where it would stop, within the clip).
   bool leaving_constraint(float dt) const;
   void search_and_transition(bool must_leave);
+  // Searches when due (the stick, the clip end, the constraint or a finished action asks for it).
+  void match_if_due(float dt);
+  // Ends the action: its end event at `time` seconds into this update (`now`) or at the start of
+  // the next; the next update searches.
+  void end_action(bool now, float time);
+  // Squared distance of the pose features (no trajectory group) of database frames a and b.
+  float pose_distance(int a, int b) const;
+
+  // The one-shot action playing, if any.
+  struct Action {
+    bool active = false;
+    int last = 0;
+    ActionSettings settings;
+  };
 
   std::shared_ptr<const Database> db_;
   const FeatureSearch* search_ = nullptr;
@@ -85,6 +131,11 @@ class DatabaseCharacter final : public CharacterBase {
   bool end_zone_searched_ = false;        // searched since playback entered the clip's end zone
   bool constraint_changed_ = false;       // set_constraint since the last update
   bool constraint_unmet_ = false;         // the last search found no frame the constraint allows
+  Action action_;
+  bool action_ended_ = false;        // the last update ended an action (its end event)
+  bool action_end_pending_ = false;  // cancelled between updates: the next update reports the end
+  bool leave_pending_ = false;       // an action ended: the next update searches and leaves its frames
+  float action_end_time_ = 0.0f;     // seconds into the update of the action's end event
   std::vector<Quat> animated_rotations_;  // output rotations before the foot-lock IK
 
   std::vector<float> query_;

@@ -65,14 +65,17 @@ class Steering {
   void searched(CharacterStats& stats);
   // Remembers this update's desired motion and the character root (call once per update).
   void end_update(Vec3 root_position, Quat root_rotation);
+  // Puts the simulated root on the character root (`position`, `rotation`, moving at world
+  // `velocity`), e.g. while an action drives the root, so that steering resumes from there.
+  void hold_at(Vec3 position, Quat rotation, Vec3 velocity);
   // Moves the simulated root, its history and its trajectory rigidly (teleport); no allocation.
   void move(const GroundMove& move);
   // Who owns the root from now on (a root-owner change keeps every other setting).
   void set_root_owner(RootOwner owner) { settings_.root_owner = owner; }
   // Integrates the root over dt from character-space velocities, pulled towards the simulated
-  // root when the settings ask for it; returns world velocities too.
+  // root when the settings ask for it and `pull`; returns world velocities too.
   void integrate_root(Vec3 local_velocity, Vec3 local_angular, float dt, Vec3& position, Quat& rotation, Vec3& velocity,
-                      Vec3& angular) const;
+                      Vec3& angular, bool pull = true) const;
 
   // The spring-simulated root.
   const SimulatedRoot& simulation() const { return sim_; }

@@ -1,0 +1,151 @@
+// One-shot actions of a DatabaseCharacter (issue 42): the synthetic walks with an "act" tag on
+// two runs of frames, entered from walking, played through, cancelled, interrupted.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "lmm/character/database_character.hpp"
+#include "support/allocation_counter.hpp"
+#include "support/annotated_walks.hpp"
+
+using namespace lmm;
+
+namespace {
+
+constexpr TagMask kAct = 1;
+
+class CharacterActionsTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::shared_ptr<const Database> plain;
+    FeatureSearch unused;
+    test::load_synthetic_walks(plain, unused);
+    for (const DatabaseRange& r : plain->ranges()) starts_.push_back(r.start);
+    test::WalkAnnotations notes;
+    notes.tag_names = "act\n";
+    notes.tags = [this](int frame, int clip) {
+      const int at = frame - starts_[size_t(clip)];
+      return (clip == 1 && at >= 100 && at <= 250) || (clip == 4 && at >= 50 && at <= 120) ? kAct : TagMask(0);
+    };
+    test::load_annotated_walks(notes, buffer_, db_, search_);
+  }
+  DatabaseCharacter walking_character() {
+    DatabaseCharacter c;
+    std::string error;
+    EXPECT_TRUE(c.init(db_, search_, CharacterSettings{}, Vec3{}, 0.0f, error)) << error;
+    for (int u = 0; u < 120; ++u) c.update(forward(), 1.0f / 60.0f);
+    return c;
+  }
+  static GamepadInput forward() {
+    GamepadInput in;
+    in.left_y = 1.0f;
+    return in;
+  }
+  // Updates until the action ends (at most `limit` updates) and returns the frames played, checking
+  // that no search ran meanwhile and that the end event fires once, in the last update.
+  std::vector<int> play_through(DatabaseCharacter& c, const GamepadInput& in, float dt, int limit) {
+    std::vector<int> frames;
+    const int searches = c.stats().searches;
+    CharacterEvent events[32];
+    for (int u = 0; u < limit && c.action_playing(); ++u) {
+      c.update(in, dt);
+      frames.push_back(c.current_frame());
+      const int count = c.events(events, 32);
+      const int ends = int(std::count_if(events, events + std::min(count, 32),
+                                         [](const CharacterEvent& e) { return e.name == kActionEndEvent; }));
+      EXPECT_EQ(ends, c.action_playing() ? 0 : 1) << "update " << u;
+    }
+    EXPECT_FALSE(c.action_playing());
+    EXPECT_EQ(c.stats().searches, searches) << "searched during the action";
+    return frames;
+  }
+
+  std::vector<int> starts_;
+  AlignedBuffer buffer_;
+  std::shared_ptr<const Database> db_;
+  FeatureSearch search_;
+};
+
+}  // namespace
+
+TEST_F(CharacterActionsTest, PlaysATaggedRunFromItsFirstToItsLastFrameThenMatchesAgain) {
+  for (float dt : {1.0f / 60.0f, 0.1f}) {
+    DatabaseCharacter c = walking_character();
+    const int transitions = c.stats().transitions;
+    ASSERT_TRUE(c.play_action(kAct));
+    EXPECT_EQ(c.stats().transitions, transitions + 1);
+    const int first = c.current_frame();
+    EXPECT_TRUE(c.current_tags() & kAct);
+    EXPECT_FALSE(first > 0 && db_->annotations().tags(first - 1) & kAct) << "not the first frame of its run";
+    const std::vector<int> frames = play_through(c, forward(), dt, 1000);
+    for (size_t i = 1; i < frames.size(); ++i) EXPECT_GE(frames[i], frames[i - 1]) << "in order";
+    const int last = frames.back();
+    EXPECT_TRUE(last == starts_[1] + 250 || last == starts_[4] + 120 || !(db_->annotations().tags(last) & kAct))
+        << "ended at " << last;
+    EXPECT_GE(last, first + (first >= starts_[4] ? 70 : 150) - 1);
+    // The next update searches and leaves the action's frames.
+    c.update(forward(), dt);
+    EXPECT_FALSE(c.current_tags() & kAct);
+  }
+}
+
+TEST_F(CharacterActionsTest, InPlaceActionsKeepTheRootAndAnimatedOnesMoveIt) {
+  for (ActionRoot root : {ActionRoot::InPlace, ActionRoot::Animated}) {
+    DatabaseCharacter c = walking_character();
+    const Vec3 start = c.root_position();
+    ASSERT_TRUE(c.play_action(starts_[2] + 10, starts_[2] + 200, ActionSettings{root, false}));
+    play_through(c, GamepadInput{}, 1.0f / 60.0f, 1000);
+    const float moved = length(on_ground(c.root_position() - start));
+    if (root == ActionRoot::InPlace) {
+      EXPECT_LT(moved, 1e-4f);
+    } else {
+      EXPECT_GT(moved, 1.0f);  // 190 frames of a walk
+    }
+  }
+}
+
+TEST_F(CharacterActionsTest, CancelAndStickInterruptEndTheActionWithItsEvent) {
+  DatabaseCharacter c = walking_character();
+  ASSERT_TRUE(c.play_action(kAct));
+  for (int u = 0; u < 10; ++u) c.update(GamepadInput{}, 1.0f / 60.0f);
+  c.cancel_action();
+  EXPECT_FALSE(c.action_playing());
+  const int searches = c.stats().searches;
+  c.update(forward(), 1.0f / 60.0f);
+  CharacterEvent events[32];
+  const int count = c.events(events, 32);
+  ASSERT_GE(count, 1);
+  EXPECT_EQ(events[count - 1].name, kActionEndEvent);
+  EXPECT_EQ(c.stats().searches, searches + 1);
+  // An interruptible action ends as soon as the stick asks for motion; a plain one does not.
+  for (bool interruptible : {true, false}) {
+    ASSERT_TRUE(c.play_action(kAct, ActionSettings{ActionRoot::Animated, interruptible}));
+    c.update(GamepadInput{}, 1.0f / 60.0f);
+    c.update(forward(), 1.0f / 60.0f);
+    EXPECT_EQ(c.action_playing(), !interruptible);
+    c.cancel_action();
+  }
+}
+
+TEST_F(CharacterActionsTest, RefusesFramesOutsideOneClipAndUnknownTags) {
+  DatabaseCharacter c = walking_character();
+  const int frame = c.current_frame();
+  EXPECT_FALSE(c.play_action(starts_[1] - 5, starts_[1] + 5));
+  EXPECT_FALSE(c.play_action(-1, 3));
+  EXPECT_FALSE(c.play_action(5, 4));
+  EXPECT_FALSE(c.play_action(0, db_->frame_count()));
+  EXPECT_FALSE(c.play_action(TagMask(2)));  // no frame has tag 1
+  EXPECT_FALSE(c.play_action(TagMask(0)));
+  EXPECT_FALSE(c.action_playing());
+  EXPECT_EQ(c.current_frame(), frame);
+}
+
+TEST_F(CharacterActionsTest, ActionsAllocateNothing) {
+  DatabaseCharacter c = walking_character();
+  test::start_counting_allocations();
+  ASSERT_TRUE(c.play_action(kAct));
+  for (int u = 0; u < 400; ++u) c.update(forward(), 1.0f / 60.0f);
+  EXPECT_EQ(test::stop_counting_allocations(), 0);
+}
