@@ -128,3 +128,75 @@ TEST_F(ConstrainedCharacterTest, ConstrainedUpdatesDoNotAllocate) {
   wander(c, 600, 1.0f / 60.0f, TagConstraint{});
   EXPECT_EQ(test::stop_counting_allocations(), 0);
 }
+
+namespace {
+
+// The walks with "standing" on frames 100-399 of clips 2 and 5, "action" on 100-199 of clip 5
+// (a standing gesture idle must avoid), "odd" on the odd clips.
+class IdleCharacterTest : public ConstrainedCharacterTest {
+ protected:
+  static constexpr TagMask kStanding = 1, kAction = 2, kOddClip = 4;
+  void SetUp() override {
+    test::WalkAnnotations notes;
+    notes.tag_names = "standing\naction\nodd\n";
+    notes.tags = [this](int frame, int clip) {
+      const int at = frame - db_start(clip);
+      const TagMask standing = (clip == 2 || clip == 5) && at >= 100 && at < 400 ? kStanding : 0;
+      const TagMask action = clip == 5 && at >= 100 && at < 200 ? kAction : 0;
+      return standing | action | (clip % 2 ? kOddClip : 0);
+    };
+    test::load_annotated_walks(notes, buffer_, db_, search_);
+  }
+  DatabaseCharacter walking(const TagConstraint& constraint = {}) {
+    DatabaseCharacter c = character(constraint);
+    GamepadInput in;
+    in.left_y = 1.0f;
+    for (int u = 0; u < 60; ++u) c.update(in, 1.0f / 60.0f);
+    return c;
+  }
+};
+
+}  // namespace
+
+TEST_F(IdleCharacterTest, AReleasedStickPlaysStandingFramesAndAPushLeavesThem) {
+  DatabaseCharacter c = walking();
+  EXPECT_FALSE(c.idle());
+  for (int u = 0; u < 120; ++u) {
+    c.update(GamepadInput{}, 1.0f / 60.0f);
+    EXPECT_TRUE(c.idle());
+    EXPECT_EQ(c.current_tags() & (kStanding | kAction), kStanding) << "update " << u << " frame " << c.current_frame();
+  }
+  GamepadInput push;
+  push.left_y = 1.0f;
+  c.update(push, 1.0f / 60.0f);
+  EXPECT_FALSE(c.idle());
+  EXPECT_FALSE(c.current_tags() & kStanding) << "still standing after the push";
+}
+
+TEST_F(IdleCharacterTest, IdleHonoursTheGamesConstraintOrYieldsToIt) {
+  // Only odd clips: idle stands in clip 5's standing frames.
+  DatabaseCharacter odd = walking(TagConstraint{kOddClip, 0, 0});
+  for (int u = 0; u < 60; ++u) odd.update(GamepadInput{}, 1.0f / 60.0f);
+  EXPECT_EQ(odd.current_tags() & (kStanding | kAction | kOddClip), kStanding | kOddClip);
+  // A game constraint excluding standing contradicts idle: the game's constraint wins.
+  DatabaseCharacter moving = walking(TagConstraint{0, 0, kStanding});
+  for (int u = 0; u < 60; ++u) moving.update(GamepadInput{}, 1.0f / 60.0f);
+  EXPECT_FALSE(moving.current_tags() & kStanding);
+  EXPECT_TRUE(moving.constraint_held());
+  EXPECT_EQ(moving.stats().unsatisfied_searches, 0);
+}
+
+TEST_F(IdleCharacterTest, IdleIsOffWithoutStandingFramesOrWhenDisabled) {
+  CharacterSettings settings;
+  settings.idle.require = "";
+  DatabaseCharacter c;
+  std::string error;
+  ASSERT_TRUE(c.init(db_, search_, settings, Vec3{}, 0.0f, error)) << error;
+  for (int u = 0; u < 60; ++u) c.update(GamepadInput{}, 1.0f / 60.0f);
+  EXPECT_FALSE(c.idle());
+  settings.idle.require = "action";
+  settings.idle.exclude = "standing";  // no frame is an action but not standing
+  ASSERT_TRUE(c.init(db_, search_, settings, Vec3{}, 0.0f, error)) << error;
+  c.update(GamepadInput{}, 1.0f / 60.0f);
+  EXPECT_FALSE(c.idle());
+}

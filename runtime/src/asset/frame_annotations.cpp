@@ -53,6 +53,19 @@ std::string tag_list(const std::vector<std::string>& names) {
   return list.empty() ? "no tags" : list;
 }
 
+// Calls visit(name) on each comma-separated name of `names` (trimmed; none in a blank string)
+// until it returns false; whether every call returned true.
+template <class Visit>
+bool each_name(const std::string& names, const Visit& visit) {
+  if (trimmed(names).empty()) return true;
+  for (size_t begin = 0; begin <= names.size();) {
+    const size_t end = std::min(names.find(',', begin), names.size());
+    if (!visit(trimmed(names.substr(begin, end - begin)))) return false;
+    begin = end + 1;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool FrameAnnotations::read(const BlobView& view, int frames, std::string& error) {
@@ -145,19 +158,22 @@ bool FrameAnnotations::read_events(const BlobView& view, int frames, std::string
 
 bool FrameAnnotations::tag_mask(const std::string& names, TagMask& mask, std::string& error) const {
   mask = 0;
-  if (trimmed(names).empty()) return true;
-  for (size_t begin = 0; begin <= names.size();) {
-    const size_t end = std::min(names.find(',', begin), names.size());
-    const std::string name = trimmed(names.substr(begin, end - begin));
-    begin = end + 1;
+  return each_name(names, [&](const std::string& name) {
     const int bit = tag(name);
-    if (bit < 0) {
-      error = "unknown tag '" + name + "' in '" + names + "' (the database has " + tag_list(tag_names_) + ")";
-      return false;
-    }
-    mask |= TagMask(1) << bit;
-  }
-  return true;
+    if (bit < 0) error = "unknown tag '" + name + "' in '" + names + "' (the database has " + tag_list(tag_names_) + ")";
+    mask |= bit < 0 ? 0 : TagMask(1) << bit;
+    return bit >= 0;
+  });
+}
+
+TagMask FrameAnnotations::known_tags(const std::string& names) const {
+  TagMask mask = 0;
+  each_name(names, [&](const std::string& name) {
+    const int bit = tag(name);
+    mask |= bit < 0 ? 0 : TagMask(1) << bit;
+    return true;
+  });
+  return mask;
 }
 
 }  // namespace lmm

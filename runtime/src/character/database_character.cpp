@@ -4,6 +4,18 @@
 #include <cmath>
 
 namespace lmm {
+namespace {
+
+// Whether some frame of `db` has every tag `constraint` requires (not 0) and none it excludes.
+bool any_frame_allowed(const Database& db, const TagConstraint& constraint) {
+  for (int f = 0; constraint.require_all != 0 && f < db.frame_count(); ++f) {
+    if (constraint.allows(db.annotations().tags(f))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool DatabaseCharacter::init(std::shared_ptr<const Database> database, const FeatureSearch& search,
                              const CharacterSettings& settings, Vec3 position, float heading, std::string& error) {
   if (database == nullptr) {
@@ -33,6 +45,11 @@ bool DatabaseCharacter::init(std::shared_ptr<const Database> database, const Fea
   search_ = &search;
   settings_ = settings;
   if (settings.speeds_from_data) db.speeds().apply(settings_.controller);
+  game_constraint_ = settings.search.constraint;
+  transition_cost_ = settings.search.transition_cost;
+  idle_constraint_ = TagConstraint{db.annotations().known_tags(settings.idle.require), 0,
+                                   db.annotations().known_tags(settings.idle.exclude)};
+  if (!any_frame_allowed(db, idle_constraint_)) idle_constraint_ = TagConstraint{};  // no idle frame: idle off
   resize_output(db.joint_count());
   query_.assign(size_t(db.schema().dims), 0.0f);
   search_scratch_ = search.make_scratch();
@@ -50,7 +67,9 @@ void DatabaseCharacter::start(Vec3 position, float heading) {
   steering_.init(settings_, db.schema().trajectory_offsets, db.fps(), position, facing);
   playback_.init(db_, db.ranges()[0].start);
   end_zone_searched_ = false;
-  constraint_changed_ = !settings_.search.constraint.allows_all();
+  idle_ = false;
+  apply_constraint();
+  constraint_changed_ = !game_constraint_.allows_all();
   constraint_unmet_ = false;
   action_ = Action{};
   action_ended_ = action_end_pending_ = leave_pending_ = false;
@@ -74,6 +93,7 @@ void DatabaseCharacter::update(const GamepadInput& input, float raw_dt) {
       length(steering_.desired_velocity()) > kActionInterruptSpeed) {
     end_action(true, 0.0f);
   }
+  update_idle();
   if (!action_.active) match_if_due(dt);
   playback_.advance(dt, settings_.inertialization_halflife, out_);
   const bool in_place = action_.active && action_.settings.root == ActionRoot::InPlace;
@@ -121,10 +141,16 @@ void DatabaseCharacter::search_and_transition(bool must_leave) {
   query.query = query_;
   query.run();
   steering_.searched(stats_);
-  const SearchMatchJob match{search_, query_, must_leave ? -1 : frame, settings_.search, &search_scratch_, &result_};
-  const bool found = match.run();
+  const int current = must_leave ? -1 : frame;
+  bool found = SearchMatchJob{search_, query_, current, settings_.search, &search_scratch_, &result_}.run();
   constraint_unmet_ = !found && !settings_.search.constraint.allows_all();
-  stats_.unsatisfied_searches += constraint_unmet_;
+  if (!found && idle_) {  // no idle frame under the game's constraint: the game's alone
+    SearchParams game = settings_.search;
+    game.constraint = game_constraint_;
+    game.transition_cost = transition_cost_;
+    found = SearchMatchJob{search_, query_, current, game, &search_scratch_, &result_}.run();
+  }
+  stats_.unsatisfied_searches += !found && !game_constraint_.allows_all();
   if (found && result_.frame != frame) {
     playback_.jump(result_.frame, out_, animated_rotations_);
     ++stats_.transitions;
@@ -191,9 +217,31 @@ int DatabaseCharacter::events(CharacterEvent* out, int capacity) const {
 }
 
 void DatabaseCharacter::set_constraint(const TagConstraint& constraint) {
-  settings_.search.constraint = constraint;
+  game_constraint_ = constraint;
+  apply_constraint();
   constraint_changed_ = true;
   constraint_unmet_ = false;
+}
+
+void DatabaseCharacter::update_idle() {
+  const bool idle = idle_constraint_.require_all != 0 && !action_.active &&
+                    length(steering_.desired_velocity()) < settings_.idle.release_speed;
+  if (idle == idle_) return;
+  idle_ = idle;
+  apply_constraint();
+  constraint_changed_ = true;
+  constraint_unmet_ = false;
+}
+
+void DatabaseCharacter::apply_constraint() {
+  TagConstraint c = game_constraint_;
+  if (idle_) {
+    c.require_all |= idle_constraint_.require_all;
+    c.exclude |= idle_constraint_.exclude & ~c.require_all;
+  }
+  const bool contradictory = (c.require_all & c.exclude) != 0 || (c.require_any != 0 && (c.require_any & ~c.exclude) == 0);
+  settings_.search.constraint = contradictory ? game_constraint_ : c;
+  settings_.search.transition_cost = transition_cost_ + (idle_ ? settings_.idle.transition_cost : 0.0f);
 }
 
 bool DatabaseCharacter::leaving_constraint(float dt) const {

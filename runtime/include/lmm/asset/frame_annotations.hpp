@@ -64,6 +64,8 @@ class FrameAnnotations {
   // The mask of the comma-separated tag names in `names` ("" gives 0; spaces around a name are
   // ignored); false with a message naming the first unknown tag and listing the known ones.
   bool tag_mask(const std::string& names, TagMask& mask, std::string& error) const;
+  // The mask of those comma-separated tag names the database has (the others are ignored).
+  TagMask known_tags(const std::string& names) const;
   // Tags of `frame` (0 when the database has none).
   TagMask tags(int frame) const {
     return masks_ == nullptr ? 0 : TagMask(uint32_t(masks_[2 * size_t(frame)])) |

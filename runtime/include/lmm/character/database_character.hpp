@@ -19,9 +19,23 @@
 
 namespace lmm {
 
+// How a released stick settles a database character into idle frames: while the desired speed
+// is below release_speed (and no action plays) searches also require `require` and exclude
+// `exclude` (comma-separated tag names), so it stands still instead of shuffling or turning on
+// the spot; a stick push lifts that in the same update. Idle is off when the database has none
+// of the `require` tags (and when they contradict the game's constraint); when no frame holds
+// both the game's constraint and idle's, the game's alone is searched.
+struct IdleSettings {
+  std::string require = "standing";  // lmm-import's derived tag: root and feet still
+  std::string exclude = "action";    // standing gestures and other actions (tags the database lacks are ignored)
+  float release_speed = 0.05f;       // m/s of desired velocity under which the stick counts as released
+  float transition_cost = 0.0f;      // added to the search's transition cost while idle
+};
+
 // Tunables of a database-driven character (the shared ones in SteeringSettings).
 struct CharacterSettings : SteeringSettings {
   SearchParams search;
+  IdleSettings idle;
   bool foot_lock = false;              // lock contact joints with two-joint IK
   float foot_unlock_distance = 0.25f;  // m: a lock stretched further than this releases
   float foot_blend_halflife = 0.05f;   // s: IK offset fade-out after a release
@@ -63,12 +77,14 @@ class DatabaseCharacter final : public CharacterBase {
   // once. When no frame is allowed it keeps playing (stats().unsatisfied_searches counts it,
   // constraint_held() tells) and tries again at its next regular search. No allocation.
   void set_constraint(const TagConstraint& constraint);
-  // The tag constraint searches honour.
-  const TagConstraint& constraint() const { return settings_.search.constraint; }
+  // The tag constraint the game set (idle adds its own while the stick rests).
+  const TagConstraint& constraint() const { return game_constraint_; }
+  // Whether the character is idle (stick released, idle frames required).
+  bool idle() const { return idle_; }
   // Tags of the frame being played (0 when the database has none).
   TagMask current_tags() const { return db_->annotations().tags(playback_.frame()); }
   // Whether the constraint allows the frame being played.
-  bool constraint_held() const { return settings_.search.constraint.allows(current_tags()); }
+  bool constraint_held() const { return game_constraint_.allows(current_tags()); }
 
   // Plays database frames first..last (one clip) as a one-shot action: an inertialized
   // transition into `first` now, then the frames in order without searching (steering resumes
@@ -109,6 +125,10 @@ class DatabaseCharacter final : public CharacterBase {
   // does not allow (the frames up to one past where it would stop, within the clip).
   bool leaving_constraint(float dt) const;
   void search_and_transition(bool must_leave);
+  // Enters or leaves idle from the desired speed (a change searches in this update).
+  void update_idle();
+  // The search's constraint and transition cost from the game's constraint and idle.
+  void apply_constraint();
   // Searches when due (the stick, the clip end, the constraint or a finished action asks for it).
   void match_if_due(float dt);
   // Ends the action: its end event at `time` seconds into this update (`now`) or at the start of
@@ -130,6 +150,10 @@ class DatabaseCharacter final : public CharacterBase {
   DatabasePlayback playback_;
   bool end_zone_searched_ = false;        // searched since playback entered the clip's end zone
   bool constraint_changed_ = false;       // set_constraint since the last update
+  TagConstraint game_constraint_;         // set_constraint's (settings_.search.constraint adds idle's)
+  TagConstraint idle_constraint_;         // IdleSettings resolved (require_all 0: idle off)
+  float transition_cost_ = 0.0f;          // the settings' transition cost (idle adds its own)
+  bool idle_ = false;
   bool constraint_unmet_ = false;         // the last search found no frame the constraint allows
   Action action_;
   bool action_ended_ = false;        // the last update ended an action (its end event)
