@@ -72,7 +72,7 @@ TEST(ControllerConfig, ErrorsNameTheFileKeyAndRange) {
   EXPECT_NE(range.find("bad.toml:3: [speeds]: 'run_side' = -1 is outside [0.01, 100] m/s"), std::string::npos) << range;
   EXPECT_NE(config_error("[springs]\nvelocity_halflife = \"fast\"\n").find("'velocity_halflife' must be a number"),
             std::string::npos);
-  EXPECT_NE(config_error("walk_forward = 1\n").find("outside the [speeds] and [springs] tables"), std::string::npos);
+  EXPECT_NE(config_error("walk_forward = 1\n").find("outside the [speeds], [springs] and [states.NAME] tables"), std::string::npos);
   EXPECT_NE(config_error("[speeds]\nrun_back = 2\nrun_back = 3\n").find("'run_back' is given twice"), std::string::npos);
   EXPECT_NE(config_error("[springs]\nwalk_side = 1\n").find("[springs]: unknown key 'walk_side'"), std::string::npos);
   const std::string path = test::write_text(test::temp_folder("speeds") + "/slow.toml", "[speeds]\nrun_forward = 0.5\n");

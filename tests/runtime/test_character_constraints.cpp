@@ -200,3 +200,41 @@ TEST_F(IdleCharacterTest, IdleIsOffWithoutStandingFramesOrWhenDisabled) {
   c.update(GamepadInput{}, 1.0f / 60.0f);
   EXPECT_FALSE(c.idle());
 }
+
+TEST_F(ConstrainedCharacterTest, StatesFromAControllerConfigSwitchByName) {
+  const char* config =
+      "[speeds]\nwalk_forward = 1.4\n"
+      "[states.even]\nrequire = [\"even\"]\n"
+      "[states.odd]\nrequire = [\"odd\"]\ntransition_cost = 0.5\n"
+      "[states.early_odd]\nrequire = [\"odd\", \"early\"]\nidle = false\n"
+      "[states.not_early]\nrequire_any = [\"even\", \"odd\"]\nexclude = [\"early\"]\n";
+  std::vector<ControllerValue> values;
+  std::vector<StateConfig> configs;
+  std::string error;
+  ASSERT_TRUE(parse_controller_config(config, values, error, &configs)) << error;
+  ASSERT_EQ(configs.size(), 4u);
+  EXPECT_EQ(configs[2].require, (std::vector<std::string>{"odd", "early"}));
+  EXPECT_FALSE(configs[2].idle);
+  EXPECT_EQ(configs[1].transition_cost, 0.5f);
+  DatabaseCharacter c = character(TagConstraint{});
+  ASSERT_TRUE(c.set_states(configs, error)) << error;
+  EXPECT_FALSE(c.set_state("armed"));
+  EXPECT_EQ(c.state(), "");
+  const TagConstraint expected[] = {{kEven, 0, 0}, {kOdd, 0, 0}, {kOdd | kEarly, 0, 0}, {0, kEven | kOdd, kEarly}};
+  for (int round = 0; round < 8; ++round) {
+    const StateConfig& state = configs[size_t(round % 4)];
+    ASSERT_TRUE(c.set_state(state.name));
+    EXPECT_EQ(c.state(), state.name);
+    EXPECT_EQ(wander(c, 300, 1.0f / 60.0f, expected[round % 4]), 0) << state.name;
+  }
+}
+
+TEST_F(ConstrainedCharacterTest, StatesNamingUnknownTagsAreRefused) {
+  DatabaseCharacter c = character(TagConstraint{});
+  std::string error;
+  StateConfig armed{"armed", {"armed"}, {}, {}, 0.0f, true};
+  EXPECT_FALSE(c.set_states({StateConfig{"even", {"even"}, {}, {}, 0.0f, true}, armed}, error));
+  EXPECT_NE(error.find("state 'armed'"), std::string::npos) << error;
+  EXPECT_NE(error.find("unknown tag 'armed'"), std::string::npos) << error;
+  EXPECT_FALSE(c.set_state("even"));  // nothing was defined
+}

@@ -163,7 +163,7 @@ TEST(ControllerConfig, ParsesTheTablesAndAppliesOnlyTheKeysGiven) {
       {"[speeds]\nrun_forward = 2 m/s\n", "2: [speeds]: 'run_forward' must be a number"},
       {"[speeds]\nrun_forward = nan\n", "2: [speeds]: 'run_forward' must be a number"},
       {"[speeds\n", "1: unknown table '[speeds'"},
-      {"run_forward = 2\n", "1: 'run_forward = 2' is outside the [speeds] and [springs] tables"},
+      {"run_forward = 2\n", "1: 'run_forward = 2' is outside the [speeds], [springs] and [states.NAME] tables"},
       {"[springs]\nrun_forward = 2\n", "2: [springs]: unknown key 'run_forward'"},
       {"[speeds]\nrun_forward\n", "2: expected 'key = number'"},
       // Issue 40: these were accepted.
@@ -183,6 +183,44 @@ TEST(ControllerConfig, ParsesTheTablesAndAppliesOnlyTheKeysGiven) {
     EXPECT_NE(error.find(message), std::string::npos) << error;
     EXPECT_EQ(values.size(), 1u) << "a failed parse leaves the values alone";
   }
+}
+
+TEST(ControllerConfig, StateTablesParseAndBadOnesNameTheLineAndKey) {
+  std::vector<ControllerValue> values;
+  std::vector<StateConfig> states;
+  std::string error;
+  ASSERT_TRUE(parse_controller_config("[states.armed]\nrequire = [ \"armed\" , \"walk\" ]  # comment\nexclude = []\n"
+                                      "[states.cut-scene_2]\nidle = false\ntransition_cost = 1e6\n",
+                                      values, error, &states))
+      << error;
+  ASSERT_EQ(states.size(), 2u);
+  EXPECT_EQ(states[0].name, "armed");
+  EXPECT_EQ(states[0].require, (std::vector<std::string>{"armed", "walk"}));
+  EXPECT_TRUE(states[0].exclude.empty());
+  EXPECT_TRUE(states[0].idle);
+  EXPECT_EQ(states[1].name, "cut-scene_2");
+  EXPECT_FALSE(states[1].idle);
+  EXPECT_EQ(states[1].transition_cost, 1e6f);
+  const std::pair<const char*, const char*> bad[] = {
+      {"[states.]\n", "1: unknown table '[states.]'"},
+      {"[states.a b]\n", "1: unknown table"},
+      {"[states.a]\nrequire = \"walk\"\n", "2: [states.a]: 'require' must be an array of tag names"},
+      {"[states.a]\nrequire = [\"walk\", ]\n", "2: [states.a]: 'require' must be an array"},
+      {"[states.a]\nexclude = [\"a,b\"]\n", "2: [states.a]: 'exclude' must be an array"},
+      {"[states.a]\nidle = yes\n", "2: [states.a]: 'idle' must be true or false"},
+      {"[states.a]\ntransition_cost = -1\n", "2: [states.a]: 'transition_cost' must be a number in [0, 1e+06]"},
+      {"[states.a]\nspeed = 1\n", "2: [states.a]: unknown key 'speed'"},
+      {"[states.a]\nidle = true\nidle = false\n", "3: [states.a]: 'idle' is given twice"},
+      {"[states.a]\n[states.a]\n", "2: table [states.a] is given twice"},
+  };
+  for (const auto& [text, message] : bad) {
+    EXPECT_FALSE(parse_controller_config(text, values, error, &states)) << text;
+    EXPECT_NE(error.find(message), std::string::npos) << error;
+  }
+  std::string many;
+  for (int i = 0; i <= kMaxStates; ++i) many += "[states.s" + std::to_string(i) + "]\n";
+  EXPECT_FALSE(parse_controller_config(many, values, error, &states));
+  EXPECT_NE(error.find("more than 256"), std::string::npos) << error;
 }
 
 TEST(Controller, DesiredRotationFollowsMotionOrCamera) {

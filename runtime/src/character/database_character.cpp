@@ -50,6 +50,9 @@ bool DatabaseCharacter::init(std::shared_ptr<const Database> database, const Fea
   idle_constraint_ = TagConstraint{db.annotations().known_tags(settings.idle.require), 0,
                                    db.annotations().known_tags(settings.idle.exclude)};
   if (!any_frame_allowed(db, idle_constraint_)) idle_constraint_ = TagConstraint{};  // no idle frame: idle off
+  states_.clear();
+  state_ = -1;
+  idle_allowed_ = true;
   resize_output(db.joint_count());
   query_.assign(size_t(db.schema().dims), 0.0f);
   search_scratch_ = search.make_scratch();
@@ -69,7 +72,7 @@ void DatabaseCharacter::start(Vec3 position, float heading) {
   end_zone_searched_ = false;
   idle_ = false;
   apply_constraint();
-  constraint_changed_ = !game_constraint_.allows_all();
+  constraint_changed_ = !game_constraint_.allows_all() || state_ >= 0;
   constraint_unmet_ = false;
   action_ = Action{};
   action_ended_ = action_end_pending_ = leave_pending_ = false;
@@ -223,8 +226,46 @@ void DatabaseCharacter::set_constraint(const TagConstraint& constraint) {
   constraint_unmet_ = false;
 }
 
+bool DatabaseCharacter::set_states(const std::vector<StateConfig>& configs, std::string& error) {
+  const FrameAnnotations& a = db_->annotations();
+  std::vector<State> states;
+  for (const StateConfig& config : configs) {
+    State state{config.name, {}, config.transition_cost, config.idle};
+    const std::pair<const std::vector<std::string>*, TagMask*> sets[] = {{&config.require, &state.constraint.require_all},
+                                                                        {&config.require_any, &state.constraint.require_any},
+                                                                        {&config.exclude, &state.constraint.exclude}};
+    for (const auto& [names, mask] : sets) {
+      for (const std::string& name : *names) {
+        std::string problem;
+        TagMask bit = 0;
+        if (!a.tag_mask(name, bit, problem)) {
+          error = "state '" + config.name + "': " + problem;
+          return false;
+        }
+        *mask |= bit;
+      }
+    }
+    states.push_back(std::move(state));
+  }
+  states_ = std::move(states);
+  state_ = -1;
+  return true;
+}
+
+bool DatabaseCharacter::set_state(std::string_view name) {
+  for (size_t i = 0; i < states_.size(); ++i) {
+    if (states_[i].name != name) continue;
+    state_ = int(i);
+    transition_cost_ = states_[i].transition_cost;
+    idle_allowed_ = states_[i].idle;
+    set_constraint(states_[i].constraint);
+    return true;
+  }
+  return false;
+}
+
 void DatabaseCharacter::update_idle() {
-  const bool idle = idle_constraint_.require_all != 0 && !action_.active &&
+  const bool idle = idle_constraint_.require_all != 0 && idle_allowed_ && !action_.active &&
                     length(steering_.desired_velocity()) < settings_.idle.release_speed;
   if (idle == idle_) return;
   idle_ = idle;

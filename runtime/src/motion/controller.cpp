@@ -1,6 +1,7 @@
 #include "lmm/motion/controller.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -95,29 +96,102 @@ bool parse_value(const std::string& table, const std::string& line, std::vector<
   return true;
 }
 
+// Whether `name` is a state name: letters, digits, '_' and '-', not empty.
+bool valid_state_name(const std::string& name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+}
+
+// Whether `table` names a [states.NAME] table.
+bool state_table(const std::string& table) { return table.rfind("states.", 0) == 0; }
+
 // The table a `[name]` header line opens; false with a message for an unknown, malformed or
-// repeated header (`seen` holds the tables opened so far).
+// repeated header, or one state table too many (`seen` holds the tables opened so far).
 bool parse_table_header(const std::string& line, std::vector<std::string>& seen, std::string& table,
                         std::string& error) {
   const size_t close = line.find(']');
   table = close == std::string::npos ? "" : trim(line.substr(1, close - 1));
-  if (close != line.size() - 1 || (table != "speeds" && table != "springs")) {
-    error = "unknown table '" + line + "' (a controller config has [speeds] and [springs])";
+  const bool state = state_table(table) && valid_state_name(table.substr(7));
+  if (close != line.size() - 1 || (table != "speeds" && table != "springs" && !state)) {
+    error = "unknown table '" + line + "' (a controller config has [speeds], [springs] and [states.NAME], NAME "
+            "of letters, digits, '_' and '-')";
     return false;
   }
   if (std::find(seen.begin(), seen.end(), table) != seen.end()) {
     error = "table [" + table + "] is given twice";
     return false;
   }
+  if (state && std::count_if(seen.begin(), seen.end(), state_table) >= kMaxStates) {
+    error = "more than " + std::to_string(kMaxStates) + " [states.NAME] tables";
+    return false;
+  }
   seen.push_back(table);
   return true;
 }
 
+// A one-line array of quoted names (`["a", "b"]`, none empty or holding a comma or a control
+// character); false when `text` is not one.
+bool parse_name_array(const std::string& text, std::vector<std::string>& names) {
+  names.clear();
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
+  const std::string inside = trim(text.substr(1, text.size() - 2));
+  for (size_t at = 0; at < inside.size();) {
+    const size_t close = inside.find('"', at + 1);
+    if (inside[at] != '"' || close == std::string::npos) return false;
+    const std::string name = inside.substr(at + 1, close - at - 1);
+    const bool bad = name.empty() || std::any_of(name.begin(), name.end(), [](char c) {
+      return std::iscntrl(static_cast<unsigned char>(c)) || c == ',';
+    });
+    if (bad) return false;
+    names.push_back(name);
+    const size_t comma = inside.find_first_not_of(" \t", close + 1);
+    if (comma == std::string::npos) break;
+    if (inside[comma] != ',') return false;
+    at = inside.find_first_not_of(" \t", comma + 1);
+    if (at == std::string::npos) return false;
+  }
+  return true;
+}
+
+// One `key = value` line of a [states.NAME] table into `state` (`keys`: those given so far);
+// false with a message.
+bool parse_state_value(const std::string& line, StateConfig& state, std::vector<std::string>& keys,
+                       std::string& error) {
+  const size_t equals = line.find('=');
+  const std::string key = trim(line.substr(0, equals)), value = equals == std::string::npos ? "" : trim(line.substr(equals + 1));
+  const std::string where = "[states." + state.name + "]: ";
+  if (equals == std::string::npos || key.empty()) {
+    error = "expected 'key = value', got '" + line + "'";
+  } else if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+    error = where + "'" + key + "' is given twice";
+  } else if (key == "require" || key == "require_any" || key == "exclude") {
+    std::vector<std::string>& names = key == "require" ? state.require : key == "exclude" ? state.exclude : state.require_any;
+    if (!parse_name_array(value, names)) error = where + "'" + key + "' must be an array of tag names, e.g. [\"walk\"]";
+  } else if (key == "idle") {
+    if (value != "true" && value != "false") error = where + "'idle' must be true or false";
+    state.idle = value == "true";
+  } else if (key == "transition_cost") {
+    char* end = nullptr;
+    const double cost = std::strtod(value.c_str(), &end);
+    state.transition_cost = float(cost);
+    if (value.empty() || end != value.c_str() + value.size() || !(cost >= 0.0 && cost <= kMaxStateTransitionCost)) {
+      error = where + "'transition_cost' must be a number in [0, " + number_text(kMaxStateTransitionCost) + "]";
+    }
+  } else {
+    error = where + "unknown key '" + key + "' (require, require_any, exclude, transition_cost, idle)";
+  }
+  keys.push_back(key);
+  return error.empty();
+}
+
 }  // namespace
 
-bool parse_controller_config(const std::string& text, std::vector<ControllerValue>& values, std::string& error) {
+bool parse_controller_config(const std::string& text, std::vector<ControllerValue>& values, std::string& error,
+                             std::vector<StateConfig>* states) {
   std::vector<ControllerValue> parsed;
-  std::vector<std::string> tables;
+  std::vector<StateConfig> parsed_states;
+  std::vector<std::string> tables, state_keys;
   std::istringstream in(text);
   std::string raw, table;
   for (int line_number = 1; std::getline(in, raw); ++line_number) {
@@ -125,9 +199,14 @@ bool parse_controller_config(const std::string& text, std::vector<ControllerValu
     std::string problem;
     if (line.empty()) continue;
     if (line.front() == '[') {
-      parse_table_header(line, tables, table, problem);
+      if (parse_table_header(line, tables, table, problem) && state_table(table)) {
+        parsed_states.push_back(StateConfig{table.substr(7), {}, {}, {}, 0.0f, true});
+        state_keys.clear();
+      }
     } else if (table.empty()) {
-      problem = "'" + line + "' is outside the [speeds] and [springs] tables";
+      problem = "'" + line + "' is outside the [speeds], [springs] and [states.NAME] tables";
+    } else if (state_table(table)) {
+      parse_state_value(line, parsed_states.back(), state_keys, problem);
     } else {
       parse_value(table, line, parsed, problem);
     }
@@ -137,6 +216,7 @@ bool parse_controller_config(const std::string& text, std::vector<ControllerValu
     }
   }
   values = std::move(parsed);
+  if (states != nullptr) *states = std::move(parsed_states);
   return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lmm/asset/database.hpp"
@@ -77,6 +78,17 @@ class DatabaseCharacter final : public CharacterBase {
   // once. When no frame is allowed it keeps playing (stats().unsatisfied_searches counts it,
   // constraint_held() tells) and tries again at its next regular search. No allocation.
   void set_constraint(const TagConstraint& constraint);
+  // Defines the game states set_state switches among (a controller config's [states], see
+  // parse_controller_config), replacing earlier ones; false with a message naming the state and
+  // the tag the database lacks (nothing changes). Allocates: call at load time.
+  bool set_states(const std::vector<StateConfig>& states, std::string& error);
+  // Switches to the state named `name`: its constraint (as set_constraint), its transition cost
+  // and whether a released stick idles. False, changing nothing, when no state has that name.
+  // No allocation.
+  bool set_state(std::string_view name);
+  // The name of the state set last ("" before any).
+  std::string_view state() const { return state_ < 0 ? std::string_view() : states_[size_t(state_)].name; }
+
   // The tag constraint the game set (idle adds its own while the stick rests).
   const TagConstraint& constraint() const { return game_constraint_; }
   // Whether the character is idle (stick released, idle frames required).
@@ -154,6 +166,16 @@ class DatabaseCharacter final : public CharacterBase {
   TagConstraint idle_constraint_;         // IdleSettings resolved (require_all 0: idle off)
   float transition_cost_ = 0.0f;          // the settings' transition cost (idle adds its own)
   bool idle_ = false;
+  bool idle_allowed_ = true;  // the state lets a released stick idle
+  // A StateConfig with its tag names resolved.
+  struct State {
+    std::string name;
+    TagConstraint constraint;
+    float transition_cost = 0.0f;
+    bool idle = true;
+  };
+  std::vector<State> states_;
+  int state_ = -1;  // index into states_ (-1: none set)
   bool constraint_unmet_ = false;         // the last search found no frame the constraint allows
   Action action_;
   bool action_ended_ = false;        // the last update ended an action (its end event)

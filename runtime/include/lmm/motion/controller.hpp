@@ -32,12 +32,28 @@ struct ControllerValue {
   float value = 0.0f;
 };
 
+// A game state of a controller config ([states.NAME]): the tag constraint (tag names) and search
+// settings a character switches to by name (DatabaseCharacter::set_state).
+struct StateConfig {
+  std::string name;
+  std::vector<std::string> require, require_any, exclude;  // TagConstraint's sets
+  float transition_cost = 0.0f;                            // the search's transition cost in this state
+  bool idle = true;                                        // whether a released stick idles in this state
+};
+
+constexpr float kMaxStateTransitionCost = 1.0e6f;  // [states.NAME] transition_cost range: [0, this]
+constexpr int kMaxStates = 256;                    // [states.NAME] tables per config
+
 // Parses a controller config (docs/configs.md#controller-configs): the TOML subset of a
-// [speeds] and a [springs] table of `key = number` lines and '#' comments. Keys: walk_forward,
-// walk_side, walk_back, run_forward, run_side, run_back (m/s, in [0.01, kMaxSpeed]) and
-// velocity_halflife, rotation_halflife (s, in [0.001, 10]). False with a message "LINE: ..."
-// naming the table, key and accepted range at fault; `values` holds the keys given, in order.
-bool parse_controller_config(const std::string& text, std::vector<ControllerValue>& values, std::string& error);
+// [speeds] and a [springs] table of `key = number` lines, [states.NAME] tables and '#'
+// comments. Keys: walk_forward, walk_side, walk_back, run_forward, run_side, run_back (m/s, in
+// [0.01, kMaxSpeed]) and velocity_halflife, rotation_halflife (s, in [0.001, 10]); a state's
+// require, require_any, exclude (one-line arrays of quoted tag names), transition_cost (in [0,
+// kMaxStateTransitionCost]) and idle (true / false); NAME is letters, digits, '_' and '-'. False
+// with a message "LINE: ..." naming the table, key and accepted range at fault; `values` holds
+// the keys given, in order, and `states` (when not null) the states, in order.
+bool parse_controller_config(const std::string& text, std::vector<ControllerValue>& values, std::string& error,
+                             std::vector<StateConfig>* states = nullptr);
 // Writes parsed values into `settings` (keys parse_controller_config accepted; others ignored).
 void apply_controller_values(const std::vector<ControllerValue>& values, ControllerSettings& settings);
 
