@@ -99,12 +99,13 @@ void read_file_rules(const toml::table& tags, const std::string& path, TagConfig
 }
 
 StandingSettings read_standing(const toml::table& table, const std::string& where) {
-  check_keys(table, {"max_root_speed", "max_turn_rate", "max_contact_speed", "min_duration"}, where);
+  check_keys(table, {"max_root_speed", "max_turn_rate", "max_contact_speed", "max_joint_speed", "min_duration"}, where);
   StandingSettings s;
   const Range speed{0.0, kMaxStandingSpeed, " m/s"};
   s.max_root_speed = number(table, "max_root_speed", s.max_root_speed, speed, where);
   s.max_turn_rate = number(table, "max_turn_rate", s.max_turn_rate, Range{0.0, kMaxStandingTurnRate, " deg/s"}, where);
   s.max_contact_speed = number(table, "max_contact_speed", s.max_contact_speed, speed, where);
+  if (table.get("max_joint_speed") != nullptr) s.max_joint_speed = number(table, "max_joint_speed", 0.0f, speed, where);
   s.min_duration = number(table, "min_duration", s.min_duration, Range{0.0, kMaxStandingDuration, " s"}, where);
   return s;
 }

@@ -172,6 +172,13 @@ StandingMotion standing_motion(const Skeleton& skeleton, const Clip& clip, const
   }
   motion.contact_speeds = joint_motion(skeleton, clip, velocities, angular_velocities, contact_joints).speeds;
   motion.contact_joints = int(contact_joints.size());
+  std::vector<int> body;  // every joint but the simulation bone
+  for (int j = 1; j < clip.joints; ++j) body.push_back(j);
+  const std::vector<float> speeds = joint_motion(skeleton, clip, velocities, angular_velocities, body).speeds;
+  for (size_t f = 0; f < size_t(clip.frames) && !body.empty(); ++f) {
+    const auto first = speeds.begin() + long(f * body.size());
+    motion.fastest_joint.push_back(*std::max_element(first, first + long(body.size())));
+  }
   motion.fps = clip.fps;
   return motion;
 }
@@ -183,7 +190,8 @@ std::vector<uint8_t> standing_frames(const StandingSettings& settings, const Sta
   for (size_t f = 0; f < frames; ++f) {
     const auto contact = motion.contact_speeds.begin() + long(f * joints);
     still[f] = motion.root_speed[f] < settings.max_root_speed && std::fabs(motion.turn_rate[f]) < max_turn &&
-               std::all_of(contact, contact + long(joints), [&](float s) { return s < settings.max_contact_speed; });
+               std::all_of(contact, contact + long(joints), [&](float s) { return s < settings.max_contact_speed; }) &&
+               (motion.fastest_joint.empty() || motion.fastest_joint[f] < settings.max_joint_speed);
   }
   const size_t min_run = size_t(std::max(1.0, std::ceil(double(settings.min_duration) * motion.fps - 1e-4)));
   for (size_t start = 0; start < frames;) {

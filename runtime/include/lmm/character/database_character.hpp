@@ -27,8 +27,8 @@ namespace lmm {
 // of the `require` tags (and when they contradict the game's constraint); when no frame holds
 // both the game's constraint and idle's, the game's alone is searched.
 struct IdleSettings {
-  std::string require = "standing";  // lmm-import's derived tag: root and feet still
-  std::string exclude = "action";    // standing gestures and other actions (tags the database lacks are ignored)
+  std::string require = "standing";  // lmm-import's derived tag: root, feet (and in bandai.toml every joint) still
+  std::string exclude;               // tags idle frames must not have (those the database lacks are ignored)
   float release_speed = 0.05f;       // m/s of desired velocity under which the stick counts as released
   float transition_cost = 0.0f;      // added to the search's transition cost while idle
 };
@@ -122,6 +122,8 @@ class DatabaseCharacter final : public CharacterBase {
 
   // Database frame being played.
   int current_frame() const { return playback_.frame(); }
+  // The frame the last transition (search or action) jumped to (-1 before the first).
+  int last_entry_frame() const { return last_entry_; }
   // The trajectory the played pose's features describe, in world space from the output root: one
   // position and one direction per trajectory offset of the schema (what a search matches a query
   // against). `positions` and `directions` hold that many entries. No allocation.
@@ -181,7 +183,8 @@ class DatabaseCharacter final : public CharacterBase {
   bool action_ended_ = false;        // the last update ended an action (its end event)
   bool action_end_pending_ = false;  // cancelled between updates: the next update reports the end
   bool leave_pending_ = false;       // an action ended: the next update searches and leaves its frames
-  float action_end_time_ = 0.0f;     // seconds into the update of the action's end event
+  float action_end_time_ = 0.0f;
+  int last_entry_ = -1;     // seconds into the update of the action's end event
   std::vector<Quat> animated_rotations_;  // output rotations before the foot-lock IK
 
   std::vector<float> query_;

@@ -4,6 +4,7 @@
 // X.tags.toml), mapped through the importer's dropped leading frames, resampling and mirroring.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,6 +26,7 @@ struct StandingSettings {
   float max_root_speed = 0.1f;     // m/s: horizontal speed of the simulation bone
   float max_turn_rate = 10.0f;     // deg/s: turning rate of the simulation bone about the vertical
   float max_contact_speed = 0.15f; // m/s: speed of every [contacts] joint
+  float max_joint_speed = INFINITY;  // m/s: speed of every joint (a body at rest, not gesturing), when given
   float min_duration = 0.5f;       // s
 };
 
@@ -148,6 +150,7 @@ ClipAnnotations map_file_annotations(const FileAnnotations& file, TagMask file_t
 // the contact joints (frames x contact joints).
 struct StandingMotion {
   std::vector<float> root_speed, turn_rate, contact_speeds;
+  std::vector<float> fastest_joint;  // per frame: the fastest joint's global speed (m/s), the simulation bone aside
   int contact_joints = 0;
   float fps = 60.0f;
 };
@@ -158,7 +161,8 @@ StandingMotion standing_motion(const Skeleton& skeleton, const Clip& clip, const
                                const std::vector<Vec3>& angular_velocities, const std::vector<int>& contact_joints);
 
 // 1 on each frame of a run of at least settings.min_duration (rounded up to frames) in which the
-// root speed, turning rate and every contact speed are below their limits; 0 elsewhere.
+// root speed, turning rate, every contact speed and the fastest joint's speed are below their
+// limits; 0 elsewhere.
 std::vector<uint8_t> standing_frames(const StandingSettings& settings, const StandingMotion& motion);
 
 // Adds event names[c] on each frame whose contact label of joint c (`contacts`: frames x
