@@ -43,6 +43,9 @@ cxxopts::Options make_options() {
       ("blend-time", "--model: seconds of latent blending per transition", cxxopts::value<float>()->default_value("0.2"))
       ("max-prediction", "--model: seconds before the projector replaces a prediction", cxxopts::value<float>()->default_value("2"))
       ("transition-cost", "cost added to every transition candidate", cxxopts::value<float>()->default_value("0"))
+      ("random-constraints", "--db: a random tag constraint at every input key (require, exclude or require any of "
+       "the database's tags)")
+      ("state", "--db: game state (a [states.NAME] of --controller) to start in", cxxopts::value<std::string>())
       ("schema", "expected feature schema name (error when the database differs)", cxxopts::value<std::string>()->default_value(""))
       ("out", "output folder (motion.bvh, root.csv, plot.svg)", cxxopts::value<std::string>())
       ("units", "BVH length unit: file (that of the imported BVH files), m, cm, mm or metres per unit",
@@ -81,6 +84,30 @@ void print_requests(const char* kind, const RequestErrors& e) {
 }
 
 // The clips most strafing frames were played from (at most `count`, most first) with their share.
+// Prints the gameplay measurements of database characters (docs/cli-sim-path.md).
+void print_gameplay(const GameplayMetrics& g) {
+  long events = g.action_ends;
+  for (const auto& e : g.events) events += e.second;
+  std::printf("  gameplay: constraint violations %ld, forbidden entries %ld, unsatisfied searches %ld, events %ld "
+              "(%ld updates mismatched), action ends %ld\n",
+              g.constraint_violations, g.forbidden_entries, g.unsatisfied_searches, events, g.event_mismatches,
+              g.action_ends);
+  if (g.idle_updates > 0) {
+    const double standing = double(g.idle_standing_updates);
+    std::printf("  idle: %.1f%% of settled released-stick updates on standing frames, foot speed %.2f cm/s, root "
+                "turn %.2f deg/s; %zu pushes moved again in %.2f s (max)\n",
+                100.0 * standing / double(g.idle_updates), standing > 0 ? g.idle_foot_speed_sum_cm_s / standing : 0.0,
+                standing > 0 ? g.idle_root_turn_sum_deg_s / standing : 0.0, g.resume_s.size(),
+                g.resume_s.empty() ? 0.0 : *std::max_element(g.resume_s.begin(), g.resume_s.end()));
+  }
+  for (const ActionRecord& a : g.actions) {
+    std::printf("  action %s: frames %d..%d (its run ends at %d), %s, %s, moving %.2f s after its end, fastest joint "
+                "%.1f m/s\n",
+                a.tags.c_str(), a.first, a.last, a.run_last, a.in_order ? "in order" : "OUT OF ORDER",
+                a.ended ? "ended" : "NOT ENDED", a.resume_s, a.max_joint_speed_m_s);
+  }
+}
+
 std::vector<JsonObject> top_strafe_clips(const Database& db, const std::vector<int>& frames_per_clip, size_t count) {
   std::vector<size_t> order;
   long total = 0;
@@ -112,7 +139,25 @@ CharacterSettings database_settings(const cxxopts::ParseResult& args) {
   return settings;
 }
 
+// The game states of --controller ([states.NAME] tables; none without a config).
+std::vector<StateConfig> controller_states(const cxxopts::ParseResult& args) {
+  const std::string path = args["controller"].as<std::string>();
+  if (args.count("state") && path.empty()) throw InputError("--state needs --controller FILE with [states." +
+                                                            args["state"].as<std::string>() + "]");
+  return path.empty() ? std::vector<StateConfig>{} : load_controller_config(path).states;
+}
+
+// A key at time 0 that sets state `name` (--state).
+InputKey start_state(const std::string& name) {
+  InputKey key;
+  key.gameplay.state = name;
+  return key;
+}
+
 LearnedSettings learned_settings(const cxxopts::ParseResult& args) {
+  if (args.count("random-constraints") || args.count("state")) {
+    throw InputError("--random-constraints and --state need --db (learned characters have no tag constraints yet)");
+  }
   if (args.count("foot-lock")) throw InputError("--foot-lock needs --db (the learned character has no foot IK)");
   LearnedSettings settings;
   settings.adjust_to_simulation = !args.count("no-adjust");
@@ -184,7 +229,12 @@ int run(int argc, char** argv) {
     CharacterSettings settings = database_settings(args);
     settings.controller = resolve_controller(args["controller"].as<std::string>(), db->speeds(), "the database");
     settings.speeds_from_data = false;
-    m = run_simulation(db, search, settings, scripts, seconds, dt, tracks);
+    const std::vector<StateConfig> states = controller_states(args);
+    for (size_t c = 0; c < scripts.size(); ++c) {
+      if (args.count("random-constraints")) add_random_constraints(scripts[c], *db, args["seed"].as<uint32_t>() + uint32_t(c));
+      if (args.count("state")) scripts[c].keys.insert(scripts[c].keys.begin(), start_state(args["state"].as<std::string>()));
+    }
+    m = run_simulation(db, search, settings, scripts, seconds, dt, tracks, states);
   }
   const Skeleton& skeleton = learned ? model->skeleton() : db->skeleton();
   std::string unit_note;
@@ -207,10 +257,11 @@ int run(int argc, char** argv) {
     std::printf("  strafing frames played from sideways / backward clips: %.1f%%\n", 100.0 * m.strafe_clip_share);
     strafe_clips = top_strafe_clips(*db, m.strafe_frames_per_clip, 5);
   }
+  if (m.gameplay.measured) print_gameplay(m.gameplay);
   if (m.sanitized_inputs > 0) spdlog::warn("{} non-finite input values were treated as zero", m.sanitized_inputs);
   if (args.count("out")) write_outputs(args["out"].as<std::string>(), skeleton, tracks, dt, unit_scale);
   if (args.count("json")) {
-    write_json(args["json"].as<std::string>(),
+    JsonObject report =
                JsonObject()
                    .number("characters", m.characters)
                    .number("frames", m.frames)
@@ -239,7 +290,9 @@ int run(int argc, char** argv) {
                    .number("forward_speed_ratio", m.forward.speed_ratio)
                    .objects("strafe_clips", strafe_clips)
                    .text("controller", learned ? "learned" : "database")
-                   .boolean("foot_lock", !learned && args.count("foot-lock") > 0));
+                   .boolean("foot_lock", !learned && args.count("foot-lock") > 0);
+    if (m.gameplay.measured) report.object("gameplay", m.gameplay.json());
+    write_json(args["json"].as<std::string>(), report);
   }
   return 0;
 }

@@ -77,6 +77,7 @@ void DatabaseCharacter::start(Vec3 position, float heading) {
   action_ = Action{};
   action_ended_ = action_end_pending_ = leave_pending_ = false;
   action_end_time_ = 0.0f;
+  last_entry_ = -1;
   out_ = playback_.sample();
   out_.positions[0] = steering_.simulation().position;
   out_.rotations[0] = facing;
@@ -156,6 +157,7 @@ void DatabaseCharacter::search_and_transition(bool must_leave) {
   stats_.unsatisfied_searches += !found && !game_constraint_.allows_all();
   if (found && result_.frame != frame) {
     playback_.jump(result_.frame, out_, animated_rotations_);
+    last_entry_ = result_.frame;
     ++stats_.transitions;
   }
 }
@@ -166,6 +168,7 @@ bool DatabaseCharacter::play_action(int first, int last, const ActionSettings& s
     return false;
   }
   playback_.jump(first, out_, animated_rotations_);
+  last_entry_ = first;
   ++stats_.transitions;
   action_ = Action{true, last, settings};
   leave_pending_ = false;

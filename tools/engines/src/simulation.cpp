@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 
@@ -27,6 +28,31 @@ struct MetricsAccumulator {
   double trajectory_sum = 0.0;
   long trajectory_count = 0;
 };
+
+// The gameplay cells of a script row (optional columns; see load_input_script); throws
+// InputError naming `where` for a bad action_in_place.
+GameplayCommand gameplay_command(const std::map<std::string, size_t>& column, const std::vector<std::string>& cells,
+                                 const std::string& where) {
+  const auto cell = [&](const char* name) {
+    const auto it = column.find(name);
+    std::string text = it == column.end() ? "" : cells[it->second];
+    std::replace(text.begin(), text.end(), '|', ',');
+    return text;
+  };
+  GameplayCommand c;
+  c.state = cell("state");
+  c.require = cell("require");
+  c.require_any = cell("require_any");
+  c.exclude = cell("exclude");
+  c.sets_constraint = !c.require.empty() || !c.require_any.empty() || !c.exclude.empty();
+  c.action = cell("action");
+  const std::string in_place = cell("action_in_place");
+  if (in_place != "" && in_place != "0" && in_place != "1") {
+    throw InputError(where + "column 'action_in_place': '" + in_place + "' is not 0 or 1");
+  }
+  c.in_place = in_place == "1";
+  return c;
+}
 
 }  // namespace
 
@@ -79,6 +105,8 @@ InputScript load_input_script(const std::string& path) {
     key.input.gait = value("gait", true);
     key.input.right_x = value("right_x", false);
     key.input.right_y = value("right_y", false);
+    key.gameplay = gameplay_command(column, cells, where);
+    key.line = number;
     if (!script.keys.empty() && key.time < script.keys.back().time) {
       throw InputError(where + "time goes backwards");
     }
@@ -186,10 +214,60 @@ int steering_horizon(const FeatureSchema& schema) {
   return schema.trajectory_offsets.back();
 }
 
+// Learned characters have no gameplay control yet: nothing to apply or measure.
+struct NoGameplay {
+  void begin(LearnedCharacter&) {}
+  void before(LearnedCharacter&, const InputScript&, float) {}
+  void after(const LearnedCharacter&, float, float, int, int, const std::vector<Vec3>&) {}
+  void end(const LearnedCharacter&, SimMetrics&) {}
+};
+
+// The gameplay of database characters: their states, the scripts' commands as their keys come
+// due, and a GameplayRecorder each.
+class DatabaseGameplay {
+ public:
+  DatabaseGameplay(const FeatureSearch& search, float dt, const std::vector<StateConfig>& states)
+      : search_(search), dt_(dt), states_(states) {}
+  // Defines the states on a new character and starts measuring it.
+  void begin(DatabaseCharacter& character) {
+    std::string error;
+    if (!states_.empty() && !character.set_states(states_, error)) throw InputError("controller config: " + error);
+    recorder_ = std::make_unique<GameplayRecorder>(search_, dt_);
+    next_key_ = 0;
+  }
+  // Applies the commands of the keys of `script` due by `time`.
+  void before(DatabaseCharacter& character, const InputScript& script, float time) {
+    for (; next_key_ < script.keys.size() && script.keys[next_key_].time <= time; ++next_key_) {
+      const InputKey& key = script.keys[next_key_];
+      if (key.gameplay.empty()) continue;
+      recorder_->apply(character, key.gameplay,
+                       key.line > 0 ? "input script line " + std::to_string(key.line) : "random key " + std::to_string(next_key_));
+    }
+  }
+  // Measures the update just made (see GameplayRecorder::record).
+  void after(const DatabaseCharacter& character, float stick, float time, int before, int transitions_before,
+             const std::vector<Vec3>& previous) {
+    recorder_->record(character, stick, time, before, transitions_before, previous);
+  }
+  // Adds the character's measurements to `m`.
+  void end(const DatabaseCharacter& character, SimMetrics& m) { recorder_->finish(character, m.gameplay); }
+
+ private:
+  const FeatureSearch& search_;
+  float dt_;
+  const std::vector<StateConfig>& states_;
+  std::unique_ptr<GameplayRecorder> recorder_;
+  size_t next_key_ = 0;
+};
+
+// Frame played by a character (-1 for a learned one).
+int played_frame(const DatabaseCharacter& character) { return character.current_frame(); }
+int played_frame(const LearnedCharacter&) { return -1; }
+
 // Runs every script on a character set up by init(character, index) and measures the run.
-template <typename Character, typename Init>
-SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<InputScript>& scripts, float seconds,
-                    float dt, std::vector<CharacterTrack>& tracks) {
+template <typename Character, typename Init, typename Gameplay>
+SimMetrics simulate(const SimShape& shape, const Init& init, Gameplay& gameplay, const std::vector<InputScript>& scripts,
+                    float seconds, float dt, std::vector<CharacterTrack>& tracks) {
   SimMetrics m;
   m.characters = static_cast<int>(scripts.size());
   const double frames = std::floor(double(seconds) / dt + 1e-4);
@@ -213,6 +291,7 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
   for (size_t c = 0; c < scripts.size(); ++c) {
     Character character;
     init(character, c);
+    gameplay.begin(character);
     CharacterTrack& track = tracks[c];
     track.clip.fps = 1.0f / dt;
     track.clip.joints = joints;
@@ -223,6 +302,8 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
     for (int f = 0; f < m.frames; ++f) {
       const float time = float(f) * dt;
       const GamepadInput input = scripts[c].at(time);
+      gameplay.before(character, scripts[c], time);
+      const int frame_before = played_frame(character), transitions_before = character.stats().transitions;
       const auto start = std::chrono::steady_clock::now();
       character.update(input, dt);
       update_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
@@ -255,6 +336,7 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
       }
       acc.slide.add(shape.contact_joints, [&](int k) { return character.in_contact(k); }, previous_positions, global,
                     dt);
+      gameplay.after(character, stick_length(input), time, frame_before, transitions_before, previous_positions);
       before_previous = previous_positions;
       previous_positions = global;
       // "Held": the same stick input (at least half deflected) for 0.5 s.
@@ -286,6 +368,7 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
     m.forced_projections += character.stats().forced_projections;
     m.nonfinite_states += character.stats().nonfinite_states;
     m.clamped_states += character.stats().clamped_states;
+    gameplay.end(character, m);
   }
   m.foot_slide_cm_per_s = acc.slide.mean();
   m.jitter = acc.jitter_count ? acc.jitter_sum / double(acc.jitter_count) : 0.0;
@@ -300,9 +383,20 @@ SimMetrics simulate(const SimShape& shape, const Init& init, const std::vector<I
 
 }  // namespace
 
+void add_random_constraints(InputScript& script, const Database& db, uint32_t seed) {
+  for (size_t k = 0; k < script.keys.size(); ++k) {
+    const GameplayCommand random = random_constraint_command(db, seed * 7919u + uint32_t(k));
+    GameplayCommand& command = script.keys[k].gameplay;
+    command.sets_constraint = true;
+    command.require = random.require;
+    command.require_any = random.require_any;
+    command.exclude = random.exclude;
+  }
+}
+
 SimMetrics run_simulation(const std::shared_ptr<const Database>& database, const FeatureSearch& search,
                           const CharacterSettings& settings, const std::vector<InputScript>& scripts, float seconds,
-                          float dt, std::vector<CharacterTrack>& tracks) {
+                          float dt, std::vector<CharacterTrack>& tracks, const std::vector<StateConfig>& states) {
   const Database& db = *database;
   const SimShape shape{db.joint_count(), db.contact_joints(), steering_horizon(db.schema()), db.fps(), &db,
                        clip_travel(db)};
@@ -310,7 +404,8 @@ SimMetrics run_simulation(const std::shared_ptr<const Database>& database, const
     std::string error;
     if (!character.init(database, search, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
   };
-  return simulate<DatabaseCharacter>(shape, init, scripts, seconds, dt, tracks);
+  DatabaseGameplay gameplay(search, dt, states);
+  return simulate<DatabaseCharacter>(shape, init, gameplay, scripts, seconds, dt, tracks);
 }
 
 SimMetrics run_simulation(const std::shared_ptr<const Model>& bundle, const LearnedSettings& settings,
@@ -323,7 +418,8 @@ SimMetrics run_simulation(const std::shared_ptr<const Model>& bundle, const Lear
     std::string error;
     if (!character.init(bundle, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
   };
-  return simulate<LearnedCharacter>(shape, init, scripts, seconds, dt, tracks);
+  NoGameplay gameplay;
+  return simulate<LearnedCharacter>(shape, init, gameplay, scripts, seconds, dt, tracks);
 }
 
 float output_unit_scale(const std::string& units, float source_unit_scale, const std::string& source,

@@ -327,7 +327,7 @@ ControllerConfig load_controller_config(const std::string& path) {
   ControllerConfig config;
   config.source = path;
   std::string error;
-  if (!parse_controller_config(text, config.values, error)) throw InputError(path + ":" + error);
+  if (!parse_controller_config(text, config.values, error, &config.states)) throw InputError(path + ":" + error);
   return config;
 }
 

@@ -20,6 +20,8 @@ class JsonObject {
   JsonObject& boolean(const std::string& key, bool value);
   // Adds an array of strings.
   JsonObject& texts(const std::string& key, const std::vector<std::string>& values);
+  // Adds a nested object.
+  JsonObject& object(const std::string& key, const JsonObject& value) { return raw(key, value.str()); }
   // Adds an array of nested objects.
   JsonObject& objects(const std::string& key, const std::vector<JsonObject>& values);
   // The object as JSON text.

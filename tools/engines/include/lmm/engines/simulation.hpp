@@ -8,16 +8,19 @@
 #include <vector>
 
 #include "lmm/character/database_character.hpp"
+#include "lmm/engines/gameplay.hpp"
 #include "lmm/engines/strafe_metrics.hpp"
 #include "lmm/import/motion.hpp"
 #include "lmm/character/learned_character.hpp"
 
 namespace lmm::pipeline {
 
-// Input from `time` seconds on (until the next key).
+// Input from `time` seconds on (until the next key), and gameplay commands given at `time`.
 struct InputKey {
   float time = 0.0f;
   GamepadInput input;
+  GameplayCommand gameplay;  // database characters only
+  int line = 0;              // script line (0: generated), for messages
 };
 
 // Piecewise-constant gamepad input over time.
@@ -30,8 +33,11 @@ struct InputScript {
 
 // Reads a CSV script: a header naming at least time, stick_x, stick_y, camera_deg, strafe,
 // gait (optional right_x, right_y) in any order, then one key per line; '#' starts a comment.
-// Stick values may be nan / inf (the character sanitises and counts them). Throws InputError
-// naming the file and line of a bad row, a missing column or decreasing time.
+// Stick values may be nan / inf (the character sanitises and counts them). Optional gameplay
+// columns (database characters): state, require, require_any, exclude (tag names separated by
+// '|'; a row with any of the three sets the constraint, "none" for no condition), action (tag
+// names separated by '|', or "cancel") and action_in_place (0 / 1). Throws InputError naming
+// the file and line of a bad row, a missing column or decreasing time.
 InputScript load_input_script(const std::string& path);
 
 // A seeded random script of `seconds`: held stick directions with pauses, gait changes and a
@@ -63,6 +69,7 @@ struct SimMetrics {
   RequestErrors strafe, forward;
   double strafe_clip_share = 0;    // strafing frames played from sideways / backward clips (NaN: unknown)
   std::vector<int> strafe_frames_per_clip;  // database characters: strafing frames per clip (range)
+  GameplayMetrics gameplay;                 // database characters: tags, constraints, events, idle, actions
 };
 
 // Mean horizontal speed (cm/s) of contact joints while their character reports contact.
@@ -97,11 +104,17 @@ struct CharacterTrack {
 // about 0.6 KB a frame for a 22-joint skeleton); longer runs are an InputError.
 constexpr double kMaxRecordedFrames = 4.0e6;
 
+// Adds a random constraint command (random_constraint_command, seeded by `seed` and the key) to
+// every key of `script`.
+void add_random_constraints(InputScript& script, const Database& db, uint32_t seed);
+
 // Runs every script on its own database character over `db` (not null; `search` built over it)
-// for `seconds` at step `dt`.
+// for `seconds` at step `dt`, with game states `states` (a controller config's [states]);
+// applies the scripts' gameplay commands and measures them.
 SimMetrics run_simulation(const std::shared_ptr<const Database>& db, const FeatureSearch& search,
                           const CharacterSettings& settings, const std::vector<InputScript>& scripts,
-                          float seconds, float dt, std::vector<CharacterTrack>& tracks);
+                          float seconds, float dt, std::vector<CharacterTrack>& tracks,
+                          const std::vector<StateConfig>& states = {});
 // Runs every script on its own learned character over `model` (not null; same metrics, contacts
 // are the decoder's).
 SimMetrics run_simulation(const std::shared_ptr<const Model>& model, const LearnedSettings& settings,

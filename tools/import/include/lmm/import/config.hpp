@@ -91,6 +91,7 @@ std::string default_config_dir();
 struct ControllerConfig {
   std::string source;
   std::vector<ControllerValue> values;  // [speeds] and [springs] keys as given
+  std::vector<StateConfig> states;      // [states.NAME] tables (database characters' game states)
 };
 
 // Reads a controller config with the runtime's parse_controller_config; throws InputError

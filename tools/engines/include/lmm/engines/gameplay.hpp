@@ -1,0 +1,115 @@
+// lmm-sim's gameplay control of database characters (issue 42): the state, constraint and action
+// commands of input scripts (or seeded random constraints), applied to a character, and what a
+// run measures about them: time per tag, constraint violations, entries into forbidden frames,
+// events, idle and actions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lmm/character/database_character.hpp"
+#include "lmm/common/report.hpp"
+#include "lmm/eval/search.hpp"
+
+namespace lmm::pipeline {
+
+// What one input script row asks of a database character's gameplay (all empty: nothing).
+struct GameplayCommand {
+  std::string state;                          // set_state(state)
+  bool sets_constraint = false;               // the row sets the constraint below ("none" in a cell: no condition)
+  std::string require, require_any, exclude;  // comma-separated tag names
+  std::string action;                         // play_action(tags, comma-separated), or "cancel"
+  bool in_place = false;                      // the action's root stays in place
+
+  // Whether the row asks nothing.
+  bool empty() const { return state.empty() && !sets_constraint && action.empty(); }
+};
+
+// A released stick: shorter than this (as a fraction of full deflection).
+constexpr float kReleasedStick = 0.05f;
+// Seconds after a release from which idle frames are measured (the issue's 0.5 s).
+constexpr float kIdleSettleSeconds = 0.5f;
+// Root speed (m/s) from which a character counts as moving again.
+constexpr float kResumeSpeed = 0.3f;
+
+// What one action played, as measured.
+struct ActionRecord {
+  std::string tags;
+  int first = -1;          // frame entered
+  int last = -1;           // last frame played while the action played
+  int run_last = -1;       // last frame of the tagged run it was entered at (the expected end)
+  bool in_order = true;    // every update played a frame at or after the one before, in one clip
+  bool ended = false;      // its end event fired
+  double resume_s = -1.0;  // seconds from its end until the root moved at kResumeSpeed (-1: did not)
+  double max_joint_speed_m_s = 0.0;  // fastest joint (world, m/s) from its start to 0.5 s after its end
+};
+
+// The gameplay measurements of a run (database characters only).
+struct GameplayMetrics {
+  bool measured = false;
+  std::vector<std::pair<std::string, double>> tag_seconds;  // per database tag, summed over characters
+  long constraint_violations = 0;  // updates playing a frame the game's constraint rejects (see GameplayRecorder)
+  long forbidden_entries = 0;      // transitions into a no-entry frame or one whose look-ahead breaks the constraint
+  long unsatisfied_searches = 0;   // searches that found no frame the constraint allows
+  long constraint_searches = 0;
+  std::vector<std::pair<std::string, long>> events;  // per database event name
+  long action_ends = 0;
+  long event_mismatches = 0;  // updates without a transition whose events differ from the markers played
+  // Idle: updates at least kIdleSettleSeconds after the stick was released, and those of them
+  // playing standing frames; mean foot (contact joint) speed and root turn rate over the latter.
+  long idle_updates = 0, idle_standing_updates = 0;
+  double idle_foot_speed_sum_cm_s = 0.0, idle_root_turn_sum_deg_s = 0.0;  // sums over the standing ones
+  std::vector<double> resume_s;  // per stick push after a settled release: seconds until the root moved
+  std::vector<ActionRecord> actions;
+  double max_joint_speed_m_s = 0.0;  // fastest joint over the whole run (for comparison with actions)
+
+  // The metrics as JSON keys (object "gameplay").
+  JsonObject json() const;
+};
+
+// A seeded random constraint command over the tags `db` has frames of: require one tag (30%),
+// exclude one (30%), require any of two (20%) or none (20%).
+GameplayCommand random_constraint_command(const Database& db, uint32_t seed);
+
+// Applies the commands of one character's script and measures its gameplay, update by update.
+class GameplayRecorder {
+ public:
+  // For a character over `search`'s database; `dt` the run's time step.
+  GameplayRecorder(const FeatureSearch& search, float dt);
+  // Applies `command` (given at `time`) to `character`; throws InputError naming `where` (e.g.
+  // "script row 4") for an unknown state or tag, or an action no frame has.
+  void apply(DatabaseCharacter& character, const GameplayCommand& command, const std::string& where);
+  // Measures the update just made at `time` with `stick` (its length) from frame `before`.
+  void record(const DatabaseCharacter& character, float stick, float time, int before, int transitions_before,
+              const std::vector<Vec3>& previous_global);
+  // Adds this character's measurements to `metrics`.
+  void finish(const DatabaseCharacter& character, GameplayMetrics& metrics);
+
+ private:
+  void record_tags(const DatabaseCharacter& character);
+  void record_constraint(const DatabaseCharacter& character, bool transitioned, bool action_update);
+  // Counts the update's events and checks them against the markers played; returns whether an
+  // action ended in the update.
+  bool record_events(const DatabaseCharacter& character, int before, bool transitioned);
+  void record_idle(const DatabaseCharacter& character, float stick, float time, const std::vector<Vec3>& previous);
+  void record_action(const DatabaseCharacter& character, float time, bool ended, double joint_speed);
+
+  const FeatureSearch& search_;
+  const Database& db_;
+  float dt_;
+  GameplayMetrics m_;
+  std::vector<double> tag_seconds_;
+  std::vector<long> event_counts_;
+  std::vector<CharacterEvent> events_;
+  int unsatisfied_seen_ = 0;
+  bool unsatisfied_since_change_ = false;  // a search found no allowed frame since the constraint changed
+  bool action_start_ = false;       // the update to come starts an action (its entry is the game's)
+  float released_since_ = -1.0f;    // time the stick was released (-1: held)
+  float pushed_at_ = -1.0f;         // time of a push after a settled release, until the root moves
+  float action_end_time_ = -1.0f;   // time the last action ended, until the root moves
+  TagMask standing_ = 0;
+};
+
+}  // namespace lmm::pipeline
