@@ -17,6 +17,10 @@ step characters, read their joints into numpy arrays.
     walker = lib.path_character(database, [(0, 0, 0), (4, 0, 5)])  # (t, x, z): LHMM(3, 3) follows it
     walker.update(None, 1 / 60); walker.path_progress()        # desired point, points, completed
     times, positions, facings = character.played_trajectory()  # what the played animation predicts
+    hero = lib.database_character(database)                    # gameplay control (database characters):
+    hero.set_constraint(require="walk", exclude=["left"])      # tag names; hero.tags() after an update
+    hero.events()                                              # [(name, frame, seconds into the update)]
+    hero.play_action("wave"); hero.set_states(config_text); hero.set_state("armed")
 
 Run as a script it repeats tests/c_api/walk.c (same script, same printed root positions), which
 the ctest case c_api.walk compares with the C and C++ programs, checks that a crowd's character
@@ -51,7 +55,17 @@ LMM_PATH_LOCAL, LMM_PATH_GLOBAL = 0, 1  # lmm_path_mode: a path moved to the cha
 
 class Counters(ctypes.Structure):
     """A character's counters (lmm_counters) since its creation or reset."""
-    _fields_ = [("updates", ctypes.c_int), ("searches", ctypes.c_int), ("transitions", ctypes.c_int)]
+    _fields_ = [("updates", ctypes.c_int), ("searches", ctypes.c_int), ("transitions", ctypes.c_int),
+                ("constraint_searches", ctypes.c_int), ("unsatisfied_searches", ctypes.c_int)]
+
+
+class _Event(ctypes.Structure):
+    """An event marker an update played (lmm_event)."""
+    _fields_ = [("name", ctypes.c_int), ("frame", ctypes.c_int), ("time", ctypes.c_float)]
+
+
+ACTION_END_EVENT = -1  # LMM_ACTION_END_EVENT: Character.events() names it None
+_U64_P = ctypes.POINTER(ctypes.c_uint64)
 
 
 _SIGNATURES = {
@@ -59,6 +73,10 @@ _SIGNATURES = {
     "lmm_last_error": (ctypes.c_char_p, []),
     "lmm_database_load": (ctypes.c_void_p, [ctypes.c_char_p]),
     "lmm_database_release": (None, [ctypes.c_void_p]),
+    "lmm_database_tag_count": (ctypes.c_int, [ctypes.c_void_p]),
+    "lmm_database_tag_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
+    "lmm_database_event_name_count": (ctypes.c_int, [ctypes.c_void_p]),
+    "lmm_database_event_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
     "lmm_model_load": (ctypes.c_void_p, [ctypes.c_char_p]),
     "lmm_model_release": (None, [ctypes.c_void_p]),
     "lmm_character_create_database": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_float, ctypes.c_float, ctypes.c_float]),
@@ -90,6 +108,20 @@ _SIGNATURES = {
     "lmm_character_frame": (ctypes.c_int, [ctypes.c_void_p, _INT_P, _INT_P]),
     "lmm_character_clip_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
     "lmm_character_decoder_experts": (ctypes.c_int, [ctypes.c_void_p, _INT_P, _FLOAT_P, ctypes.c_int]),
+    "lmm_character_set_constraint": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p]),
+    "lmm_character_constraint": (ctypes.c_int, [ctypes.c_void_p, _U64_P, _U64_P, _U64_P]),
+    "lmm_character_tags": (ctypes.c_int, [ctypes.c_void_p, _U64_P]),
+    "lmm_character_constraint_held": (ctypes.c_int, [ctypes.c_void_p]),
+    "lmm_character_idle": (ctypes.c_int, [ctypes.c_void_p]),
+    "lmm_character_events": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(_Event), ctypes.c_int]),
+    "lmm_character_play_action": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int]),
+    "lmm_character_play_action_frames": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                                        ctypes.c_int]),
+    "lmm_character_cancel_action": (ctypes.c_int, [ctypes.c_void_p]),
+    "lmm_character_action_playing": (ctypes.c_int, [ctypes.c_void_p]),
+    "lmm_character_set_states": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]),
+    "lmm_character_set_state": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]),
+    "lmm_character_state": (ctypes.c_char_p, [ctypes.c_void_p]),
     "lmm_crowd_create_database": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t]),
     "lmm_crowd_create_learned": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]),
     "lmm_crowd_release": (None, [ctypes.c_void_p]),
@@ -152,6 +184,19 @@ class _Handle:
 class Database(_Handle):
     """A loaded motion database (*.mmdb) with its search index."""
 
+    def _names(self, count, name):
+        """The names name(handle, i) for i below count(handle)."""
+        handle = self._live()
+        return [self._lib.check(name(handle, i)).decode() for i in range(count(handle))]
+
+    def tag_names(self):
+        """The frame tags, in bit order (tag i is bit 1 << i of a mask)."""
+        return self._names(self._lib.c.lmm_database_tag_count, self._lib.c.lmm_database_tag_name)
+
+    def event_names(self):
+        """The distinct event names (an event's name index into this list)."""
+        return self._names(self._lib.c.lmm_database_event_name_count, self._lib.c.lmm_database_event_name)
+
 
 class Model(_Handle):
     """A loaded model bundle (*.lmmw)."""
@@ -171,14 +216,32 @@ def _asset(value, kind):
     return value._live()
 
 
+def _text(value, name):
+    """`value` (a str, or None for "") as bytes for C; LmmError for another type."""
+    if value is None:
+        return b""
+    if not isinstance(value, str):
+        raise LmmError("%s must be a str, not %s" % (name, type(value).__name__))
+    return value.encode()
+
+
+def _tags(names, name):
+    """Tag names for C: a comma-separated str, a list or tuple of names, or None (none); LmmError otherwise."""
+    if isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names):
+        names = ",".join(names)
+    return _text(names, name)
+
+
 class Character(_Handle):
     """One character; joints are read into numpy arrays the caller may keep. A crowd's character
-    (Crowd.character) keeps its crowd alive, and fails with LmmError once the crowd is closed."""
+    (Crowd.character) keeps its crowd alive, and fails with LmmError once the crowd is closed.
+    A database character knows its database's tag and event names (`names`: their two lists)."""
 
-    def __init__(self, lib, handle, crowd=None):
+    def __init__(self, lib, handle, crowd=None, names=([], [])):
         super().__init__(lib, handle, lib.c.lmm_character_release if crowd is None else lambda handle: None)
         self.crowd = crowd
         self.joint_count = lib.c.lmm_character_joint_count(handle)
+        self.tag_names, self.event_names = names
 
     def _live(self):
         if self.crowd is not None:
@@ -294,6 +357,88 @@ class Character(_Handle):
         count = self._lib.check(self._lib.c.lmm_character_decoder_experts(self._live(), experts, _floats(weights), capacity))
         return list(experts[:count]), weights[:count]
 
+    def set_constraint(self, require=None, require_any=None, exclude=None):
+        """The tag constraint searches honour from the next update: every tag of `require`, one of
+        `require_any`, none of `exclude` (each a comma-separated str, a list of names or None)."""
+        names = [_tags(value, key) for key, value in (("require", require), ("require_any", require_any),
+                                                      ("exclude", exclude))]
+        self._lib.check(self._lib.c.lmm_character_set_constraint(self._live(), *names))
+
+    def _tag_names_of(self, mask):
+        """The names of the tags of `mask`."""
+        return [name for bit, name in enumerate(self.tag_names) if mask >> bit & 1]
+
+    def constraint(self):
+        """The constraint the game set: (require, require_any, exclude) lists of tag names."""
+        masks = [ctypes.c_uint64() for _ in range(3)]
+        self._lib.check(self._lib.c.lmm_character_constraint(self._live(), *[ctypes.byref(m) for m in masks]))
+        return tuple(self._tag_names_of(m.value) for m in masks)
+
+    def tags(self):
+        """The names of the tags of the frame being played."""
+        mask = ctypes.c_uint64()
+        self._lib.check(self._lib.c.lmm_character_tags(self._live(), ctypes.byref(mask)))
+        return self._tag_names_of(mask.value)
+
+    def _flag(self, function):
+        """A 1 / 0 / -1 (failure) query as a bool."""
+        value = function(self._live())
+        self._lib.check(value >= 0)
+        return bool(value)
+
+    def constraint_held(self):
+        """Whether the constraint allows the frame being played."""
+        return self._flag(self._lib.c.lmm_character_constraint_held)
+
+    def idle(self):
+        """Whether the released stick has the character idle on standing frames."""
+        return self._flag(self._lib.c.lmm_character_idle)
+
+    def events(self):
+        """The markers the last update played, in order: (name, frame, seconds into the update); the
+        name is None for the end of an action (ACTION_END_EVENT)."""
+        count = self._lib.c.lmm_character_events(self._live(), None, 0)
+        self._lib.check(count >= 0)
+        events = (_Event * count)()
+        if count > 0:
+            self._lib.check(self._lib.c.lmm_character_events(self._live(), events, count) >= 0)
+        return [(None if e.name == ACTION_END_EVENT else self.event_names[e.name], e.frame, e.time) for e in events]
+
+    def play_action(self, tags, in_place=False, interruptible=False):
+        """Plays the run of frames holding every tag of `tags` (a comma-separated str or a list)
+        closest to the pose played, once, then matches again; the root stays when `in_place`, a
+        stick push ends it when `interruptible`."""
+        self._lib.check(self._lib.c.lmm_character_play_action(
+            self._live(), _tags(tags, "tags"), int(bool(in_place)), int(bool(interruptible))))
+
+    def play_action_frames(self, first, last, in_place=False, interruptible=False):
+        """Plays database frames first..last (one clip) once, as play_action."""
+        first, last = _integer(first, "first", _INT_MIN, _INT_MAX), _integer(last, "last", _INT_MIN, _INT_MAX)
+        self._lib.check(self._lib.c.lmm_character_play_action_frames(
+            self._live(), first, last, int(bool(in_place)), int(bool(interruptible))))
+
+    def cancel_action(self):
+        """Ends the playing action (the next update reports its end)."""
+        self._lib.check(self._lib.c.lmm_character_cancel_action(self._live()))
+
+    def action_playing(self):
+        """Whether a one-shot action plays."""
+        return self._flag(self._lib.c.lmm_character_action_playing)
+
+    def set_states(self, controller_config):
+        """Defines the game states from the [states.NAME] tables of a controller config's text."""
+        self._lib.check(self._lib.c.lmm_character_set_states(self._live(), _text(controller_config, "controller_config")))
+
+    def set_state(self, name):
+        """Switches to game state `name` (its constraint, transition cost and idle)."""
+        self._lib.check(self._lib.c.lmm_character_set_state(self._live(), _text(name, "name")))
+
+    def state(self):
+        """The name of the state set last ("" before any)."""
+        name = self._lib.c.lmm_character_state(self._live())
+        self._lib.check(name is not None)
+        return name.decode()
+
     def path_progress(self):
         """A path character's desired path point, number of path points and whether it completed the path."""
         desired, points, completed = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
@@ -314,6 +459,7 @@ class Crowd(_Handle):
     def __init__(self, lib, handle):
         super().__init__(lib, handle, lib.c.lmm_crowd_release)
         self.size = lib.c.lmm_crowd_size(handle)
+        self.names = ([], [])  # a database crowd's tag and event names, for its characters
 
     def _member(self, i):
         """`i` checked as a character index of the crowd (LmmError otherwise)."""
@@ -322,7 +468,7 @@ class Crowd(_Handle):
     def character(self, i):
         """Character i, owned by the crowd (the object keeps the crowd alive); updated by update()."""
         handle = self._lib.check(self._lib.c.lmm_crowd_character(self._live(), self._member(i)))
-        return Character(self._lib, handle, crowd=self)
+        return Character(self._lib, handle, crowd=self, names=self.names)
 
     def set_input(self, i, gamepad):
         """The input character i follows from the next update on."""
@@ -379,7 +525,7 @@ class Library:
     def database_character(self, database, x=0.0, z=0.0, heading=0.0):
         """A database motion-matching character at (x, 0, z) facing `heading` radians about +Y."""
         handle = self.c.lmm_character_create_database(_asset(database, Database), x, z, heading)
-        return Character(self, self.check(handle))
+        return Character(self, self.check(handle), names=(database.tag_names(), database.event_names()))
 
     def learned_character(self, model, x=0.0, z=0.0, heading=0.0):
         """A learned motion-matching character."""
@@ -397,7 +543,9 @@ class Library:
     def database_crowd(self, database, count):
         """A crowd of `count` database characters at the origin (place them with character(i).reset())."""
         count = _integer(count, "count", 0, _SIZE_MAX)
-        return Crowd(self, self.check(self.c.lmm_crowd_create_database(_asset(database, Database), count)))
+        crowd = Crowd(self, self.check(self.c.lmm_crowd_create_database(_asset(database, Database), count)))
+        crowd.names = (database.tag_names(), database.event_names())
+        return crowd
 
     def learned_crowd(self, model, count, workers=1):
         """A crowd of `count` learned characters, `workers` concurrent update calls at most."""

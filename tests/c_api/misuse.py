@@ -72,6 +72,25 @@ def main():
     cases.refused("learned character at inf", lambda: lib.learned_character(model, heading=math.inf), "heading")
     cases.refused("path of pairs", lambda: lib.path_character(database, [(0, 0), (1, 1)]), "rows of (t, x, z)")
 
+    # Gameplay control: learned characters, unknown tags and states, bad config text, wrong types.
+    cases.refused("set_constraint on a learned character", lambda: character.set_constraint(require="walk"),
+                  "is for database characters; this is a learned character")
+    cases.refused("events of a learned character", lambda: character.events(), "lmm_character_events is for database")
+    cases.refused("idle of a learned character", lambda: character.idle(), "lmm_character_idle is for database")
+    cases.refused("set_constraint with an unknown tag", lambda: walker.set_constraint(exclude=["armed"]),
+                  "unknown tag 'armed'")
+    cases.refused("set_constraint with a number", lambda: walker.set_constraint(require=3), "require must be a str")
+    cases.refused("play_action of an unknown tag", lambda: walker.play_action("flying"), "unknown tag 'flying'")
+    cases.refused("play_action_frames(2**40, 1)", lambda: walker.play_action_frames(2**40, 1), "first = ")
+    cases.refused("play_action_frames across clips", lambda: walker.play_action_frames(0, 10**8),
+                  "are not a run of one clip")
+    cases.refused("set_states with bad text", lambda: walker.set_states("[states.a]\nidle = yes\n"),
+                  "controller config: 2: [states.a]: 'idle' must be true or false")
+    cases.refused("set_states naming an unknown tag", lambda: walker.set_states("[states.a]\nrequire = [\"x\"]\n"),
+                  "state 'a': unknown tag 'x'")
+    cases.refused("set_state of an unknown state", lambda: walker.set_state("armed"), "no state named 'armed'")
+    cases.c_refused("C: set_state(NULL)", lib.c.lmm_character_set_state(walker._handle, None), lib, "name is NULL")
+
     # The C checks under the Python ones: handles of the wrong kind, released handles.
     c = lib.c
     cases.c_refused("C: a database as a model",

@@ -1,7 +1,8 @@
 // C API misuse (lmm/lmm.h) that must be refused with a message instead of corrupting memory or
 // leaving a character NaN: non-finite placement, double release, use after release, handles of
 // the wrong kind, a crowd's characters after the crowd, unbounded workers, crowd ranges outside
-// the crowd, special files. Run under ASan/UBSan in the asan configuration.
+// the crowd, special files, gameplay control on learned characters or with unknown tags, states
+// and bad config text. Run under ASan/UBSan in the asan configuration.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -197,4 +198,78 @@ TEST_F(CApiMisuse, OnlyRegularFilesAreLoaded) {
   EXPECT_NE(error.find("is not a regular file"), std::string::npos) << error;
   ::unlink(fifo.c_str());
 #endif
+}
+
+TEST_F(CApiMisuse, GameplayControlIsRefusedWithAMessageOnWrongCharactersAndUnknownNames) {
+  // Learned, null and released characters.
+  lmm_character* learned = lmm_character_create_learned(model_, 0.0f, 0.0f, 0.0f);
+  ASSERT_NE(learned, nullptr) << lmm_last_error();
+  EXPECT_EQ(lmm_character_set_constraint(learned, "walk", nullptr, nullptr), 0);
+  EXPECT_TRUE(error_has("lmm_character_set_constraint is for database characters; this is a learned character"))
+      << lmm_last_error();
+  uint64_t tags = 0;
+  EXPECT_EQ(lmm_character_tags(learned, &tags), 0);
+  EXPECT_EQ(lmm_character_events(learned, nullptr, 0), -1);
+  EXPECT_EQ(lmm_character_constraint_held(learned), -1);
+  EXPECT_EQ(lmm_character_idle(learned), -1);
+  EXPECT_EQ(lmm_character_action_playing(learned), -1);
+  EXPECT_EQ(lmm_character_play_action_frames(learned, 0, 1, 0, 0), 0);
+  EXPECT_EQ(lmm_character_set_states(learned, "[states.a]\n"), 0);
+  EXPECT_EQ(lmm_character_state(learned), nullptr);
+  EXPECT_TRUE(error_has("lmm_character_state is for database characters")) << lmm_last_error();
+  EXPECT_TRUE(walk(learned, 2)) << "the learned character is untouched: " << lmm_last_error();
+  lmm_character_release(learned);
+  EXPECT_EQ(lmm_character_set_state(learned, "a"), 0);
+  EXPECT_TRUE(error_has("not a live character handle")) << lmm_last_error();
+  EXPECT_EQ(lmm_character_cancel_action(nullptr), 0);
+  EXPECT_TRUE(error_has("character is NULL")) << lmm_last_error();
+  EXPECT_EQ(lmm_database_tag_count(nullptr), 0);
+  EXPECT_EQ(lmm_database_event_name(reinterpret_cast<lmm_database*>(model_), 0), nullptr);
+  EXPECT_TRUE(error_has("database is a model handle")) << lmm_last_error();
+
+  // A database character over a database without tags: unknown names, bad text and arguments.
+  lmm_character* c = lmm_character_create_database(db_, 0.0f, 0.0f, 0.0f);
+  ASSERT_NE(c, nullptr) << lmm_last_error();
+  EXPECT_EQ(lmm_database_tag_count(db_), 0);
+  EXPECT_EQ(lmm_database_tag_name(db_, 0), nullptr);
+  EXPECT_TRUE(error_has("tag 0 is outside")) << lmm_last_error();
+  EXPECT_EQ(lmm_database_tag_mask(db_, "walk", nullptr), 0);
+  EXPECT_TRUE(error_has("mask is NULL")) << lmm_last_error();
+  EXPECT_EQ(lmm_character_set_constraint(c, "", "", "walk"), 0);
+  EXPECT_TRUE(error_has("unknown tag 'walk'")) << lmm_last_error();
+  EXPECT_EQ(lmm_character_tags(c, nullptr), 0);
+  EXPECT_TRUE(error_has("tags is NULL")) << lmm_last_error();
+  EXPECT_EQ(lmm_character_events(c, nullptr, 4), -1);
+  EXPECT_TRUE(error_has("capacity 4 with out NULL")) << lmm_last_error();
+  lmm_event events[2];
+  EXPECT_EQ(lmm_character_events(c, events, -1), -1);
+  EXPECT_TRUE(error_has("capacity -1 is negative")) << lmm_last_error();
+  EXPECT_EQ(lmm_character_play_action(c, nullptr, 0, 0), 0);
+  EXPECT_TRUE(error_has("tags is NULL")) << lmm_last_error();
+  EXPECT_EQ(lmm_character_play_action(c, " ", 0, 0), 0);
+  EXPECT_TRUE(error_has("name no tag")) << lmm_last_error();
+  EXPECT_EQ(lmm_character_play_action(c, "wave", 0, 0), 0);
+  EXPECT_TRUE(error_has("unknown tag 'wave'")) << lmm_last_error();
+  EXPECT_EQ(lmm_character_play_action_frames(c, 80, 100, 0, 0), 0);  // clip 0 ends at frame 90
+  EXPECT_TRUE(error_has("frames 80..100 are not a run of one clip")) << lmm_last_error();
+  EXPECT_EQ(lmm_character_play_action_frames(c, 5, 2, 0, 0), 0);
+  EXPECT_EQ(lmm_character_play_action_frames(c, -1, 2, 0, 0), 0);
+  EXPECT_EQ(lmm_character_action_playing(c), 0);
+  EXPECT_EQ(lmm_character_set_states(c, nullptr), 0);
+  EXPECT_TRUE(error_has("controller_config is NULL")) << lmm_last_error();
+  EXPECT_EQ(lmm_character_set_states(c, "[states.a]\nidle = yes\n"), 0);
+  EXPECT_TRUE(error_has("controller config: 2: [states.a]: 'idle' must be true or false")) << lmm_last_error();
+  EXPECT_EQ(lmm_character_set_states(c, "[states.armed]\nrequire = [\"armed\"]\n"), 0);
+  EXPECT_TRUE(error_has("state 'armed': unknown tag 'armed'")) << lmm_last_error();
+  ASSERT_EQ(lmm_character_set_states(c, "[states.free]\n"), 1) << lmm_last_error();
+  EXPECT_EQ(lmm_character_set_state(c, "armed"), 0);
+  EXPECT_TRUE(error_has("no state named 'armed'")) << lmm_last_error();
+  EXPECT_EQ(lmm_character_set_state(c, nullptr), 0);
+  EXPECT_TRUE(error_has("name is NULL")) << lmm_last_error();
+  EXPECT_STREQ(lmm_character_state(c), "");
+  ASSERT_EQ(lmm_character_set_state(c, "free"), 1);
+  EXPECT_STREQ(lmm_character_state(c), "free");
+  EXPECT_TRUE(walk(c, 30)) << lmm_last_error();
+  EXPECT_TRUE(root_is_finite(c));
+  lmm_character_release(c);
 }

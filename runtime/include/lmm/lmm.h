@@ -83,6 +83,20 @@ LMM_API void lmm_database_release(lmm_database* database);
 /* Process-unique id of the loaded asset (0 when `database` is not a live database handle). */
 LMM_API uint64_t lmm_database_id(const lmm_database* database);
 
+/* Number of frame tags of the database (0 when it has none, or on failure). */
+LMM_API int lmm_database_tag_count(const lmm_database* database);
+/* Name of tag `tag` (its bit in a tag mask: 1 << tag; valid while the database lives), or NULL
+ * when out of range. */
+LMM_API const char* lmm_database_tag_name(const lmm_database* database, int tag);
+/* The tag mask of the comma-separated tag names in `names` ("" or NULL: 0); fails naming the
+ * first unknown tag. Resolve masks once (this may allocate), use them per frame. */
+LMM_API int lmm_database_tag_mask(const lmm_database* database, const char* names, uint64_t* mask);
+/* Number of distinct event names of the database (0 when it has none, or on failure). */
+LMM_API int lmm_database_event_name_count(const lmm_database* database);
+/* Event name `name` (an lmm_event's name; valid while the database lives), or NULL when out of
+ * range. */
+LMM_API const char* lmm_database_event_name(const lmm_database* database, int name);
+
 /* Loads and validates a model bundle; NULL on failure. Only regular files are read. */
 LMM_API lmm_model* lmm_model_load(const char* path);
 /* Releases the caller's reference (NULL is ignored); characters keep what they use alive. */
@@ -195,11 +209,14 @@ LMM_API int lmm_character_contact_count(const lmm_character* character);
  * either pointer may be NULL. Fails when k is out of range. */
 LMM_API int lmm_character_contact(const lmm_character* character, int k, int* joint, int* in_contact);
 
-/* Counters of a character since its creation (or reset). */
+/* Counters of a character since its creation (or reset). Fields are only ever appended; lmmkit
+ * 0.x keeps no binary compatibility, so rebuild against the header of the library you load. */
 typedef struct lmm_counters {
   int updates;
-  int searches;    /* database searches, projector calls (learned) or LHMM matches (path) */
-  int transitions; /* jumps to another frame or state */
+  int searches;             /* database searches, projector calls (learned) or LHMM matches (path) */
+  int transitions;          /* jumps to another frame or state */
+  int constraint_searches;  /* database: searches because the tag constraint changed or was about to be left */
+  int unsatisfied_searches; /* database: searches that found no frame the tag constraint allows */
 } lmm_counters;
 /* The character's counters. */
 LMM_API int lmm_character_counters(const lmm_character* character, lmm_counters* out);
@@ -214,6 +231,78 @@ LMM_API const char* lmm_character_clip_name(const lmm_character* character, int 
  * weights (either pointer may be NULL). Returns the number written (the decoder's top-k, at most
  * `capacity`), 0 on failure. No allocation; not while another thread updates the character. */
 LMM_API int lmm_character_decoder_experts(lmm_character* character, int* experts, float* weights, int capacity);
+
+/* Gameplay control of a database character (docs/c-api.md#gameplay-control): tag constraints,
+ * events, one-shot actions and game states. These calls fail on learned and path characters
+ * (a crowd's database characters take them, each its own). None allocates on success unless it
+ * says so. */
+
+/* lmm_event.name of the event that ends a one-shot action (not an index of the database's names). */
+#define LMM_ACTION_END_EVENT (-1)
+/* An event marker the last update played. */
+typedef struct lmm_event {
+  int name;   /* index into the database's event names (lmm_database_event_name), or LMM_ACTION_END_EVENT */
+  int frame;  /* database frame of the marker */
+  float time; /* seconds into the update at which its frame was played */
+} lmm_event;
+
+/* The tag constraint searches honour from the next update on: frames with every tag of
+ * `require_all`, at least one of `require_any` (when not 0) and none of `exclude` (masks of
+ * lmm_database_tag_mask; all 0: every frame). The next update searches; when no frame is allowed
+ * the character keeps playing (lmm_character_constraint_held says so, counters count it). */
+LMM_API int lmm_character_set_constraint_masks(lmm_character* character, uint64_t require_all, uint64_t require_any,
+                                               uint64_t exclude);
+/* lmm_character_set_constraint_masks from comma-separated tag names (NULL or "": none); fails
+ * naming the first unknown tag, changing nothing. Resolving names may allocate: per frame, use
+ * masks. */
+LMM_API int lmm_character_set_constraint(lmm_character* character, const char* require_all, const char* require_any,
+                                         const char* exclude);
+/* The constraint the game set (idle adds its own while the stick rests); any pointer may be NULL. */
+LMM_API int lmm_character_constraint(const lmm_character* character, uint64_t* require_all, uint64_t* require_any,
+                                     uint64_t* exclude);
+/* The tags of the frame being played (0 when the database has none). */
+LMM_API int lmm_character_tags(const lmm_character* character, uint64_t* tags);
+/* 1 when the constraint allows the frame being played, 0 when not, -1 on failure. */
+LMM_API int lmm_character_constraint_held(const lmm_character* character);
+/* 1 when the character idles (stick released, the database's standing frames required), 0 when
+ * not, -1 on failure. */
+LMM_API int lmm_character_idle(const lmm_character* character);
+/* The event markers of the frames the last update played, in order, each once (an action that
+ * ended adds an LMM_ACTION_END_EVENT last): writes up to `capacity` to `out` (NULL allowed when
+ * `capacity` is 0) and returns how many there were (more than `capacity`: the rest are lost), -1
+ * on failure. */
+LMM_API int lmm_character_events(const lmm_character* character, lmm_event* out, int capacity);
+
+/* Plays, as a one-shot action, the run of consecutive frames of one clip that holds every tag of
+ * the comma-separated `tags` and whose first pose is closest to the pose played: an inertialized
+ * transition now, the frames in order without searching, an LMM_ACTION_END_EVENT in the update
+ * that reaches the last, motion matching under the constraint after. `in_place` non-zero keeps
+ * the root where the action starts (else it moves with the action); `interruptible` non-zero lets
+ * a stick push end it. Fails, changing nothing, for no or unknown tags or when no frame has them.
+ * Resolves the names (may allocate) and scans the database once. */
+LMM_API int lmm_character_play_action(lmm_character* character, const char* tags, int in_place, int interruptible);
+/* lmm_character_play_action over database frames first..last (one clip); fails, changing nothing,
+ * when they are not in one clip. */
+LMM_API int lmm_character_play_action_frames(lmm_character* character, int first, int last, int in_place,
+                                             int interruptible);
+/* Ends the playing action (the next update reports its LMM_ACTION_END_EVENT and searches); nothing
+ * happens without one. */
+LMM_API int lmm_character_cancel_action(lmm_character* character);
+/* 1 while an action plays, 0 when none does, -1 on failure. */
+LMM_API int lmm_character_action_playing(const lmm_character* character);
+
+/* Defines the game states lmm_character_set_state switches among, from the [states.NAME] tables
+ * of a controller config's text (docs/configs.md#controller-configs; its [speeds] and [springs]
+ * are not applied), replacing earlier ones; no state is set after it. Fails, changing nothing,
+ * with a message naming the line, or the state and the tag the database lacks. Allocates: call
+ * at load time. */
+LMM_API int lmm_character_set_states(lmm_character* character, const char* controller_config);
+/* Switches to state `name`: its constraint (as lmm_character_set_constraint), transition cost
+ * and whether a released stick idles. Fails, changing nothing, when no state has that name. */
+LMM_API int lmm_character_set_state(lmm_character* character, const char* name);
+/* The name of the state set last ("" before any; valid until the next lmm_character_set_states),
+ * or NULL on failure. */
+LMM_API const char* lmm_character_state(const lmm_character* character);
 
 /* A crowd of `count` database characters at the origin facing +Z (place them with
  * lmm_character_reset on lmm_crowd_character); their periodic searches are spread over the search

@@ -1,4 +1,5 @@
-// C API: version, errors, the allocator, and database and model assets (lmm/lmm.h).
+// C API: version, errors, the allocator, database and model assets, a database's tag and event
+// names (lmm/lmm.h).
 #include "c_api/internal.hpp"
 
 using namespace lmm::capi;
@@ -27,6 +28,46 @@ void lmm_database_release(lmm_database* database) {
 
 uint64_t lmm_database_id(const lmm_database* database) {
   return require_live(database, Kind::Database, "database") ? database->asset->database->id() : 0;
+}
+
+// Name `i` of `names` (a database's tag or event names); nullptr with a message naming `what` when
+// `database` is not live or `i` is out of range.
+static const char* name_at(const lmm_database* database, const std::vector<std::string>& (*names)(const lmm::Database&),
+                           int i, const char* what) {
+  if (!require_live(database, Kind::Database, "database")) return nullptr;
+  const std::vector<std::string>& list = names(*database->asset->database);
+  if (i >= 0 && size_t(i) < list.size()) return list[size_t(i)].c_str();
+  last_error = std::string(what) + " " + std::to_string(i) + " is outside 0.." + std::to_string(int(list.size()) - 1);
+  return nullptr;
+}
+
+static const std::vector<std::string>& tag_names(const lmm::Database& db) { return db.annotations().tag_names(); }
+static const std::vector<std::string>& event_names(const lmm::Database& db) { return db.annotations().event_names(); }
+
+int lmm_database_tag_count(const lmm_database* database) {
+  return require_live(database, Kind::Database, "database") ? int(tag_names(*database->asset->database).size()) : 0;
+}
+
+const char* lmm_database_tag_name(const lmm_database* database, int tag) {
+  return name_at(database, tag_names, tag, "tag");
+}
+
+int lmm_database_tag_mask(const lmm_database* database, const char* names, uint64_t* mask) {
+  if (!require_live(database, Kind::Database, "database") || !require(mask, "mask")) return 0;
+  return guarded([&] {
+    lmm::TagMask resolved = 0;
+    if (!resolve_tags(*database->asset->database, names, resolved)) return 0;
+    *mask = resolved;
+    return 1;
+  });
+}
+
+int lmm_database_event_name_count(const lmm_database* database) {
+  return require_live(database, Kind::Database, "database") ? int(event_names(*database->asset->database).size()) : 0;
+}
+
+const char* lmm_database_event_name(const lmm_database* database, int name) {
+  return name_at(database, event_names, name, "event name");
 }
 
 lmm_model* lmm_model_load(const char* path) {

@@ -354,12 +354,31 @@ inline lmm::CharacterBase* require_steered(const lmm_character* character, const
   return steered;
 }
 
+// The database character of `character`; nullptr with a message naming `call` when it is null,
+// learned or follows a path.
+inline lmm::DatabaseCharacter* require_database_character(const lmm_character* character, const char* call) {
+  if (!require_live(character, Kind::Character, "character")) return nullptr;
+  if (lmm::DatabaseCharacter* const* played = std::get_if<lmm::DatabaseCharacter*>(&character->played)) return *played;
+  last_error = std::string(call) + " is for database characters; this is a " +
+               (character->model != nullptr ? "learned character (it plays no tagged frames)" : "path character");
+  return nullptr;
+}
+
 // The path follower of `character`; nullptr with a message when it is null or gamepad-steered.
 inline const lmm::PathFollower* require_path_follower(const lmm_character* character) {
   if (!require_live(character, Kind::Character, "character")) return nullptr;
   const lmm::PathFollower* follower = path_follower_of(*character);
   if (follower == nullptr) last_error = "the character follows no path (made by lmm_character_create_path)";
   return follower;
+}
+
+// The mask of the comma-separated tag names `names` (NULL: none) of `db`; false with a message
+// naming the first unknown tag. Allocates (std::bad_alloc: run it guarded).
+inline bool resolve_tags(const lmm::Database& db, const char* names, lmm::TagMask& mask) {
+  std::string error;
+  if (db.annotations().tag_mask(names != nullptr ? names : "", mask, error)) return true;
+  last_error = error;
+  return false;
 }
 
 // Advances `c` by dt: a path character ignores `input`, others need it. False with a message.

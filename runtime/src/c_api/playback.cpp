@@ -1,5 +1,8 @@
-// C API: what a character plays: trajectories, contacts, counters, frames, experts (lmm/lmm.h).
+// C API: what a character plays: trajectories, contacts, counters, frames, experts; and how the
+// game directs a database character: tag constraints, tags, events, actions, states (lmm/lmm.h).
 #include "c_api/internal.hpp"
+
+#include "lmm/motion/controller.hpp"
 
 using namespace lmm::capi;
 
@@ -78,10 +81,11 @@ int lmm_character_counters(const lmm_character* character, lmm_counters* out) {
   if (!require_live(character, Kind::Character, "character") || !require(out, "out")) return 0;
   if (const lmm::PathFollower* follower = path_follower_of(*character)) {
     const lmm::PathFollowerStats& stats = follower->stats();
-    *out = lmm_counters{stats.updates, stats.matches, stats.transitions};
+    *out = lmm_counters{stats.updates, stats.matches, stats.transitions, 0, 0};
   } else {
     const lmm::CharacterStats& stats = steered_of(*character)->stats();
-    *out = lmm_counters{stats.updates, stats.searches, stats.transitions};
+    *out = lmm_counters{stats.updates, stats.searches, stats.transitions, stats.constraint_searches,
+                        stats.unsatisfied_searches};
   }
   return 1;
 }
@@ -134,6 +138,151 @@ int lmm_character_decoder_experts(lmm_character* character, int* experts, float*
     if (weights != nullptr) weights[j] = routed_weights[j];
   }
   return written;
+}
+
+int lmm_character_set_constraint_masks(lmm_character* character, uint64_t require_all, uint64_t require_any,
+                                       uint64_t exclude) {
+  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_set_constraint_masks");
+  if (c == nullptr) return 0;
+  c->set_constraint(lmm::TagConstraint{require_all, require_any, exclude});
+  return 1;
+}
+
+int lmm_character_set_constraint(lmm_character* character, const char* require_all, const char* require_any,
+                                 const char* exclude) {
+  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_set_constraint");
+  if (c == nullptr) return 0;
+  return guarded([&] {
+    const lmm::Database& db = *character->database->database;
+    lmm::TagConstraint constraint;
+    if (!resolve_tags(db, require_all, constraint.require_all) ||
+        !resolve_tags(db, require_any, constraint.require_any) || !resolve_tags(db, exclude, constraint.exclude)) {
+      return 0;
+    }
+    c->set_constraint(constraint);
+    return 1;
+  });
+}
+
+int lmm_character_constraint(const lmm_character* character, uint64_t* require_all, uint64_t* require_any,
+                             uint64_t* exclude) {
+  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_constraint");
+  if (c == nullptr) return 0;
+  if (require_all != nullptr) *require_all = c->constraint().require_all;
+  if (require_any != nullptr) *require_any = c->constraint().require_any;
+  if (exclude != nullptr) *exclude = c->constraint().exclude;
+  return 1;
+}
+
+int lmm_character_tags(const lmm_character* character, uint64_t* tags) {
+  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_tags");
+  if (c == nullptr || !require(tags, "tags")) return 0;
+  *tags = c->current_tags();
+  return 1;
+}
+
+int lmm_character_constraint_held(const lmm_character* character) {
+  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_constraint_held");
+  return c == nullptr ? -1 : c->constraint_held() ? 1 : 0;
+}
+
+int lmm_character_idle(const lmm_character* character) {
+  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_idle");
+  return c == nullptr ? -1 : c->idle() ? 1 : 0;
+}
+
+// lmm_event and lmm::CharacterEvent hold the same three fields: the C++ call writes its events
+// into the caller's buffer as CharacterEvents (made there first), each rewritten as an lmm_event.
+static_assert(sizeof(lmm_event) == sizeof(lmm::CharacterEvent) && alignof(lmm_event) == alignof(lmm::CharacterEvent),
+              "lmm_event must match lmm::CharacterEvent");
+
+int lmm_character_events(const lmm_character* character, lmm_event* out, int capacity) {
+  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_events");
+  if (c == nullptr) return -1;
+  if (capacity < 0 || (capacity > 0 && out == nullptr)) {
+    last_error = "events: capacity " + std::to_string(capacity) + (capacity < 0 ? " is negative" : " with out NULL");
+    return -1;
+  }
+  lmm::CharacterEvent* events = capacity > 0 ? new (out) lmm::CharacterEvent[size_t(capacity)] : nullptr;
+  const int count = c->events(events, capacity);
+  for (int i = 0; i < std::min(count, capacity); ++i) {
+    const lmm::CharacterEvent e = events[i];
+    new (out + i) lmm_event{e.name, e.frame, e.time};
+  }
+  return count;
+}
+
+// The ActionSettings of the C flags.
+static lmm::ActionSettings action_settings(int in_place, int interruptible) {
+  return lmm::ActionSettings{in_place != 0 ? lmm::ActionRoot::InPlace : lmm::ActionRoot::Animated, interruptible != 0};
+}
+
+int lmm_character_play_action(lmm_character* character, const char* tags, int in_place, int interruptible) {
+  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_play_action");
+  if (c == nullptr || !require(tags, "tags")) return 0;
+  return guarded([&] {
+    lmm::TagMask mask = 0;
+    if (!resolve_tags(*character->database->database, tags, mask)) return 0;
+    if (mask == 0) {
+      last_error = std::string("tags '") + tags + "' name no tag";
+      return 0;
+    }
+    if (c->play_action(mask, action_settings(in_place, interruptible))) return 1;
+    last_error = std::string("no frame has every tag of '") + tags + "'";
+    return 0;
+  });
+}
+
+int lmm_character_play_action_frames(lmm_character* character, int first, int last, int in_place, int interruptible) {
+  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_play_action_frames");
+  if (c == nullptr) return 0;
+  if (c->play_action(first, last, action_settings(in_place, interruptible))) return 1;
+  last_error = "frames " + std::to_string(first) + ".." + std::to_string(last) +
+               " are not a run of one clip (the database has " +
+               std::to_string(character->database->database->frame_count()) + " frames)";
+  return 0;
+}
+
+int lmm_character_cancel_action(lmm_character* character) {
+  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_cancel_action");
+  if (c == nullptr) return 0;
+  c->cancel_action();
+  return 1;
+}
+
+int lmm_character_action_playing(const lmm_character* character) {
+  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_action_playing");
+  return c == nullptr ? -1 : c->action_playing() ? 1 : 0;
+}
+
+int lmm_character_set_states(lmm_character* character, const char* controller_config) {
+  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_set_states");
+  if (c == nullptr || !require(controller_config, "controller_config")) return 0;
+  return guarded([&] {
+    std::vector<lmm::ControllerValue> values;
+    std::vector<lmm::StateConfig> states;
+    std::string error;
+    if (!lmm::parse_controller_config(controller_config, values, error, &states)) {
+      last_error = "controller config: " + error;
+      return 0;
+    }
+    if (c->set_states(states, error)) return 1;
+    last_error = error;
+    return 0;
+  });
+}
+
+int lmm_character_set_state(lmm_character* character, const char* name) {
+  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_set_state");
+  if (c == nullptr || !require(name, "name")) return 0;
+  if (c->set_state(name)) return 1;
+  last_error = std::string("no state named '") + name + "' (lmm_character_set_states defines them)";
+  return 0;
+}
+
+const char* lmm_character_state(const lmm_character* character) {
+  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_state");
+  return c == nullptr ? nullptr : c->state().data() != nullptr ? c->state().data() : "";
 }
 
 }  // extern "C"
