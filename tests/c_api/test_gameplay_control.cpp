@@ -281,3 +281,19 @@ TEST_F(GameplayCApiTest, PerFrameCallsAllocateNothing) {
   lmm_character_cancel_action(character_);
   EXPECT_EQ(test::stop_counting_allocations(), 0);
 }
+
+TEST_F(GameplayCApiTest, APathCharacterIsRefusedWithAMessage) {
+  const float samples[] = {0.0f, 0.0f, 0.0f, 3.0f, 0.0f, 4.0f};  // (t, x, z): 4 m in 3 s
+  lmm_character* path = lmm_character_create_path(cdb_, samples, 2, LMM_PATH_LOCAL, 1.0f, 0.0f, 0.0f, 0.0f);
+  ASSERT_NE(path, nullptr) << lmm_last_error();
+  uint64_t t = 0;
+  EXPECT_EQ(lmm_character_tags(path, &t), 0);
+  EXPECT_NE(
+      std::string(lmm_last_error()).find("lmm_character_tags is for database characters; this is a path character"),
+      std::string::npos)
+      << lmm_last_error();
+  EXPECT_EQ(lmm_character_set_state(path, "even"), 0);
+  EXPECT_EQ(lmm_character_events(path, nullptr, 0), -1);
+  EXPECT_EQ(lmm_character_update(path, nullptr, kDt), 1) << "the path character is untouched: " << lmm_last_error();
+  lmm_character_release(path);
+}
