@@ -353,10 +353,6 @@ SearchScratch FeatureSearch::make_scratch() const {
   return scratch;
 }
 
-bool FeatureSearch::searchable(const Level& level, size_t i, const SearchParams& params) const {
-  return level.reach[i] > excluded_frames(params) && (level.notes.empty() || level.notes[i].may_hold(params.constraint));
-}
-
 bool FeatureSearch::entry_allowed(int frame, int reach, const TagConstraint& constraint) const {
   const FrameAnnotations& annotations = db_->annotations();
   if (annotations.no_entry(frame)) return false;
@@ -376,8 +372,7 @@ bool FeatureSearch::entry_allowed(int frame, const TagConstraint& constraint) co
          entry_allowed(frame, std::prev(range)->stop - frame, constraint);
 }
 
-bool FeatureSearch::frame_allowed(size_t i, const SearchParams& params) const {
-  if (frame_level_.notes.empty()) return true;
+bool FeatureSearch::annotated_frame_allowed(size_t i, const SearchParams& params) const {
   const BoxNotes& notes = frame_level_.notes[i];
   const TagConstraint& constraint = params.constraint;
   // The summary decides but for a require_any of several tags none of which is held throughout.
@@ -388,11 +383,13 @@ bool FeatureSearch::frame_allowed(size_t i, const SearchParams& params) const {
 void FeatureSearch::search_block(int current_frame, const SearchParams& params, int s, const float* costs,
                                  SearchResult* out, int k, int& found) const {
   const size_t first = size_t(s) * detail::kBlockFrames;
+  const int excluded = excluded_frames(params);
+  const bool annotated = !frame_level_.notes.empty();
   for (size_t i = first; i < first + detail::kBlockFrames; ++i) {
-    const float cost = params.transition_cost + costs[i - first] + lowest_bias(frame_level_, i);
+    const float cost = params.transition_cost + costs[i - first] + (annotated ? frame_level_.notes[i].bias : 0.0f);
     const int frame = frames_[i];
-    if (frame_level_.reach[i] <= excluded_frames(params) || cost > kth_cost(out, k, found, params) ||
-        skipped(frame, current_frame, params) || !frame_allowed(i, params)) {
+    if (frame_level_.reach[i] <= excluded || cost > kth_cost(out, k, found, params) ||
+        skipped(frame, current_frame, params) || (annotated && !annotated_frame_allowed(i, params))) {
       continue;
     }
     insert_sorted(out, k, found, frame, cost);
@@ -516,14 +513,16 @@ int FeatureSearch::brute_force(const float* query, int current_frame, const Sear
   // Every frame, a block at a time through the portable kernel (with its own test of each frame,
   // independent of search_block's).
   const FrameAnnotations& annotations = db_->annotations();
+  const bool annotated = annotations.restricts_search() || !params.constraint.allows_all();
   float costs[detail::kBlockFrames];
   for (size_t s = 0; s < small_level_.reach.size(); ++s) {
     block_costs_scalar(q, dims_, &blocks_[s * size_t(dims_) * detail::kBlockFrames], costs);
     for (size_t i = s * detail::kBlockFrames; i < (s + 1) * detail::kBlockFrames; ++i) {
       const int frame = frames_[i], reach = frame_level_.reach[i];
       if (reach <= excluded_frames(params) || skipped(frame, current_frame, params)) continue;
-      const float cost = params.transition_cost + costs[i % detail::kBlockFrames] + annotations.cost_bias(frame);
-      if (cost <= params.max_cost && entry_allowed(frame, reach, params.constraint)) {
+      float cost = params.transition_cost + costs[i % detail::kBlockFrames];
+      if (annotated) cost += annotations.cost_bias(frame);
+      if (cost <= params.max_cost && (!annotated || entry_allowed(frame, reach, params.constraint))) {
         insert_sorted(out, k, found, frame, cost);
       }
     }
