@@ -25,6 +25,8 @@ std::vector<std::string> split_csv(const std::string& line) {
     cell.erase(cell.find_last_not_of(" \t\r") + 1);
     cells.push_back(cell);
   }
+  const size_t end = line.find_last_not_of(" \t\r");
+  if (end != std::string::npos && line[end] == ',') cells.emplace_back();  // a trailing empty cell
   return cells;
 }
 

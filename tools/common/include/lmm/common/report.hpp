@@ -32,7 +32,8 @@ class JsonObject {
   std::vector<std::string> fields_;
 };
 
-// The comma-separated cells of one CSV line, each trimmed of spaces, tabs and CRs.
+// The comma-separated cells of one CSV line, each trimmed of spaces, tabs and CRs (a trailing
+// comma ends with an empty cell).
 std::vector<std::string> split_csv(const std::string& line);
 
 // Column index by name of a CSV header row's cells; throws InputError ("`where`column 'NAME'

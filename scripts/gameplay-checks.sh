@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# The gameplay-control checks of issue 42 on real data, re-runnable: imports bandai-loco/normal +
+# bandai-actions with configs/skeletons/bandai.toml, plus sidecar files (X.tags.toml) that give a
+# seeded third of the walk files an excluded range and a no-entry range; then measures
+#   - exact constrained search: lmm-bench search with --require, --exclude and random constraints
+#     (mismatches against brute force, speed-up, constrained / unconstrained cost);
+#   - idle: configs/inputs/idle.csv (walk, release, wait, walk again);
+#   - actions: configs/inputs/actions.csv (wave, bow, kick from walking);
+#   - states: configs/inputs/states.csv with configs/controllers/bandai-states.toml;
+#   - never where forbidden: 10 minutes of random input with a random constraint at every key;
+# and prints each figure beside the issue's limit (PASS / FAIL). Exit status 1 when one fails.
+#
+# Usage: scripts/gameplay-checks.sh TOOLS_DIR DATA_DIR [--queries N] [--seconds S]
+#   TOOLS_DIR  folder holding lmm-import, lmm-sim and lmm-bench (e.g. build/release/tools)
+#   DATA_DIR   the shared data folder holding bandai-loco/ and bandai-actions/
+#   --queries  lmm-bench search queries per constraint (default 10000)
+#   --seconds  length of the random run (default 600)
+# Working files go to a temporary folder, removed at exit.
+set -euo pipefail
+
+usage() { sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+[[ $# -ge 2 ]] || { usage >&2; exit 2; }
+tools="$(cd "$1" && pwd)"; data="$(cd "$2" && pwd)"; shift 2
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+queries=10000
+seconds=600
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --queries) queries="$2"; shift 2 ;;
+    --seconds) seconds="$2"; shift 2 ;;
+    *) echo "gameplay-checks.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+for tool in lmm-import lmm-sim lmm-bench; do
+  [[ -x "$tools/$tool" ]] || { echo "gameplay-checks.sh: $tools/$tool is missing" >&2; exit 2; }
+done
+[[ -d "$data/bandai-loco/normal" && -d "$data/bandai-actions" ]] || {
+  echo "gameplay-checks.sh: $data lacks bandai-loco/normal or bandai-actions" >&2; exit 2; }
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/bvh"
+ln -s "$data"/bandai-loco/normal/*.bvh "$data"/bandai-actions/*.bvh "$work/bvh/"
+# Sidecars: a seeded third of the walk files get an excluded range and a no-entry range.
+python3 - "$work/bvh" <<'EOF'
+import pathlib, random, sys
+rng = random.Random(42)
+for bvh in sorted(pathlib.Path(sys.argv[1]).glob("dataset-2_walk_*.bvh")):
+    frames = next(int(l.split()[1]) for l in bvh.read_text().splitlines() if l.startswith("Frames:"))
+    if rng.random() > 1 / 3 or frames < 120:
+        continue
+    cut = rng.randrange(frames // 2, frames - 30)
+    entry = rng.randrange(10, frames // 2 - 20)
+    bvh.with_suffix(".tags.toml").write_text(
+        f"[[range]]\nframes = [{cut}, {frames - 1}]\nexclude = true\n"
+        f"[[range]]\nframes = [{entry}, {entry + 15}]\nno_entry = true\n")
+EOF
+echo "== import ($(ls "$work"/bvh/*.tags.toml | wc -l) sidecars)"
+"$tools/lmm-import" "$work/bvh" -o "$work/db.mmdb" --json "$work/import.json" 2>&1 | grep -E "wrote|tagged|events" || true
+
+failures=0
+# check NAME VALUE OP LIMIT: prints the figure beside its limit, counts failures.
+check() {
+  if python3 -c "import sys; v=float('$2'); sys.exit(0 if v $3 $4 else 1)" 2>/dev/null; then
+    printf '  PASS  %-58s %12s  (%s %s)\n' "$1" "$2" "$3" "$4"
+  else
+    printf '  FAIL  %-58s %12s  (%s %s)\n' "$1" "$2" "$3" "$4"; failures=$((failures + 1))
+  fi
+}
+# json FILE EXPRESSION: a value of a JSON file (d is the object).
+json() { python3 -c "import json; d=json.load(open('$1')); print($2)"; }
+
+echo "== constrained search ($queries queries each)"
+for args in "--require standing" "--require walk" "--exclude locomotion" "--require-any bow,kick" "--random-constraints"; do
+  "$tools/lmm-bench" search --db "$work/db.mmdb" --queries "$queries" $args --json "$work/search.json" > "$work/search.txt" 2>&1 || true
+  echo "  lmm-bench search $args: allowed $(json "$work/search.json" "round(100 * d.get('allowed_fraction', float('nan')), 1)")% of frames"
+  check "  mismatches" "$(json "$work/search.json" "d['mismatches']")" "==" 0
+  check "  speedup_vs_brute" "$(json "$work/search.json" "round(d['speedup_vs_brute'], 1)")" ">=" 10
+  check "  constrained / unconstrained search cost" \
+        "$(json "$work/search.json" "round(d['constrained_vs_unconstrained'], 2)")" "<=" 1.2
+done
+
+sim() {  # sim NAME ARGS...: lmm-sim over the database, JSON in $work/NAME.json
+  local name="$1"; shift
+  "$tools/lmm-sim" --db "$work/db.mmdb" "$@" --json "$work/$name.json" > "$work/$name.txt" 2>&1
+}
+echo "== idle (configs/inputs/idle.csv)"
+sim idle --input "$root/configs/inputs/idle.csv" --seconds 30
+g="d['gameplay']"
+check "share of settled released-stick updates on standing frames" "$(json "$work/idle.json" "$g['idle_standing_share']")" ">=" 1.0
+check "mean foot speed while standing (cm/s)" "$(json "$work/idle.json" "round($g['idle_foot_speed_cm_s'], 2)")" "<=" 2
+check "mean root turn while standing (deg/s)" "$(json "$work/idle.json" "round($g['idle_root_turn_deg_s'], 2)")" "<=" 2
+check "slowest return to motion after a push (s)" "$(json "$work/idle.json" "$g['resume_s_max']")" "<=" 0.3
+
+echo "== actions (configs/inputs/actions.csv)"
+sim actions --input "$root/configs/inputs/actions.csv" --seconds 35
+for i in 0 1 2; do
+  a="$g['actions'][$i]"
+  name="$(json "$work/actions.json" "$a['tags']")"
+  check "$name: played to the last frame of its run (frames short)" \
+        "$(json "$work/actions.json" "$a['run_last_frame'] - $a['last_frame']")" "==" 0
+  check "$name: frames in order" "$(json "$work/actions.json" "int($a['in_order'])")" "==" 1
+  check "$name: action_end fired" "$(json "$work/actions.json" "int($a['ended'])")" "==" 1
+  check "$name: moving again after its end (s)" "$(json "$work/actions.json" "$a['resume_s']")" "<=" 0.5
+done
+check "action ends" "$(json "$work/actions.json" "$g['action_ends']")" "==" 3
+
+echo "== states (configs/inputs/states.csv, configs/controllers/bandai-states.toml)"
+sim states --controller "$root/configs/controllers/bandai-states.toml" --input "$root/configs/inputs/states.csv" --seconds 32
+check "constraint violations" "$(json "$work/states.json" "$g['constraint_violations']")" "==" 0
+check "forbidden entries" "$(json "$work/states.json" "$g['forbidden_entries']")" "==" 0
+
+echo "== never where forbidden ($seconds s of random input, a random constraint per key)"
+sim random --random --random-constraints --seconds "$seconds"
+check "constraint violations" "$(json "$work/random.json" "$g['constraint_violations']")" "==" 0
+check "forbidden entries (no-entry or constraint over the look-ahead)" \
+      "$(json "$work/random.json" "$g['forbidden_entries']")" "==" 0
+check "event updates not matching the markers played" "$(json "$work/random.json" "$g['event_mismatches']")" "==" 0
+echo "  events $(json "$work/random.json" "$g['events_total']"), unsatisfied searches" \
+     "$(json "$work/random.json" "$g['unsatisfied_searches']"), constraint searches" \
+     "$(json "$work/random.json" "$g['constraint_searches']")"
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p')"
+[[ $failures -eq 0 ]] || { echo "$failures check(s) failed"; exit 1; }
+echo "all checks passed"
