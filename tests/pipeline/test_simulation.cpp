@@ -1,9 +1,11 @@
 // lmm-sim's engine: foot locking on the synthetic walks (a seeded random script run with and
-// without it) and input scripts (parsing, errors naming the line, seeded random scripts).
+// without it), input scripts (parsing, errors naming the line, seeded random scripts) and their
+// gameplay commands on annotated walks (issue 42).
 #include <gtest/gtest.h>
 
 #include "lmm/common/errors.hpp"
 #include "lmm/engines/simulation.hpp"
+#include "support/annotated_walks.hpp"
 #include "support/foot_lock_runs.hpp"
 #include "support/synthetic_bvh.hpp"
 #include "support/synthetic_walks.hpp"
@@ -73,4 +75,109 @@ TEST(InputScripts, RandomScriptsAreSeeded) {
   bool strafes = false;
   for (const InputKey& k : random_input_script(4, 300.0f, true).keys) strafes = strafes || k.input.strafe;
   EXPECT_TRUE(strafes);
+}
+
+namespace {
+
+// The synthetic walks with "first" on clip 0 and its mirror (3), "act" on frames 100-250 of clip
+// 1, and a "step" event on every 10th frame.
+class GameplaySimulation : public testing::Test {
+ protected:
+  void SetUp() override {
+    std::shared_ptr<const Database> plain;
+    FeatureSearch unused;
+    test::load_synthetic_walks(plain, unused);
+    std::vector<int> starts;
+    for (const DatabaseRange& r : plain->ranges()) starts.push_back(r.start);
+    test::WalkAnnotations notes;
+    notes.tag_names = "first\nact\n";
+    notes.tags = [starts](int frame, int clip) {
+      const int at = frame - starts[size_t(clip)];
+      return TagMask(clip % 3 == 0 ? 1 : 0) | TagMask(clip == 1 && at >= 100 && at <= 250 ? 2 : 0);
+    };
+    notes.event_names = "step\n";
+    for (int f = 0; f < plain->frame_count(); f += 10) {
+      notes.event_frames.push_back(f);
+      notes.event_name_index.push_back(0);
+    }
+    test::load_annotated_walks(notes, buffer_, db_, search_);
+  }
+  SimMetrics run(const std::string& csv, float seconds, const std::vector<StateConfig>& states = {}) {
+    const std::string path = test::write_text(test::temp_folder("gameplay") + "/in.csv", csv);
+    std::vector<CharacterTrack> tracks;
+    return run_simulation(db_, search_, CharacterSettings{}, {load_input_script(path)}, seconds, 1.0f / 60.0f, tracks,
+                          states);
+  }
+
+  AlignedBuffer buffer_;
+  std::shared_ptr<const Database> db_;
+  FeatureSearch search_;
+};
+
+}  // namespace
+
+TEST_F(GameplaySimulation, ScriptColumnsSetConstraintsStatesAndActions) {
+  const SimMetrics m = run("time,stick_x,stick_y,camera_deg,strafe,gait,require,exclude,state,action\n"
+                           "0,0,1,0,0,0,first,,,\n"
+                           "5,0,1,0,0,0,none,first,,\n"
+                           "10,0.5,1,0,0,0,,,,act\n"
+                           "16,0,1,0,0,0,,,only_first,\n",
+                           22.0f, {StateConfig{"only_first", {"first"}, {}, {}, 0.0f, true}});
+  const GameplayMetrics& g = m.gameplay;
+  ASSERT_TRUE(g.measured);
+  EXPECT_EQ(g.constraint_violations, 0);
+  EXPECT_EQ(g.forbidden_entries, 0);
+  EXPECT_EQ(g.event_mismatches, 0);
+  // "first" was required for 5 s and from 16 s (after the action), excluded from 5 s to 10 s.
+  ASSERT_EQ(g.tag_seconds.size(), 2u);
+  EXPECT_EQ(g.tag_seconds[0].first, "first");
+  EXPECT_GT(g.tag_seconds[0].second, 9.5);
+  EXPECT_LT(g.tag_seconds[0].second, 16.5);
+  ASSERT_EQ(g.actions.size(), 1u);
+  EXPECT_EQ(g.actions[0].tags, "act");
+  EXPECT_TRUE(g.actions[0].in_order);
+  EXPECT_TRUE(g.actions[0].ended);
+  EXPECT_EQ(g.actions[0].last, g.actions[0].run_last);
+  EXPECT_EQ(g.action_ends, 1);
+  ASSERT_EQ(g.events.size(), 1u);
+  // Steps fired (each update's are checked against the markers played: event_mismatches).
+  EXPECT_GT(g.events[0].second, 20);
+}
+
+TEST_F(GameplaySimulation, RandomConstraintsAreNeverBrokenAndUntaggedDatabasesMeasureNothing) {
+  InputScript script = random_input_script(3, 60.0f);
+  add_random_constraints(script, *db_, 3);
+  std::vector<CharacterTrack> tracks;
+  const SimMetrics m = run_simulation(db_, search_, CharacterSettings{}, {script}, 60.0f, 1.0f / 60.0f, tracks);
+  EXPECT_TRUE(m.gameplay.measured);
+  EXPECT_EQ(m.gameplay.constraint_violations, 0);
+  EXPECT_EQ(m.gameplay.forbidden_entries, 0);
+  EXPECT_GT(m.gameplay.constraint_searches, 5);
+
+  std::shared_ptr<const Database> plain;
+  FeatureSearch search;
+  test::load_synthetic_walks(plain, search);
+  const SimMetrics untagged = run_simulation(plain, search, CharacterSettings{}, {random_input_script(3, 5.0f)}, 5.0f,
+                                             1.0f / 60.0f, tracks);
+  EXPECT_FALSE(untagged.gameplay.measured);
+}
+
+TEST_F(GameplaySimulation, BadGameplayCellsNameTheLine) {
+  EXPECT_NE(script_error("time,stick_x,stick_y,camera_deg,strafe,gait,action_in_place\n0,0,1,0,0,0,2\n")
+                .find("in.csv:2: column 'action_in_place': '2' is not 0 or 1"),
+            std::string::npos);
+  const auto error = [&](const std::string& csv) {
+    try {
+      run(csv, 1.0f);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string header = "time,stick_x,stick_y,camera_deg,strafe,gait,require,state,action\n";
+  EXPECT_NE(error(header + "0,0,1,0,0,0,walk,,\n").find("input script line 2: unknown tag 'walk'"), std::string::npos);
+  EXPECT_NE(error(header + "0,0,1,0,0,0,,armed,\n").find("input script line 2: unknown state 'armed'"),
+            std::string::npos);
+  EXPECT_NE(error(header + "0,0,1,0,0,0,,,first|act\n").find("no frame holds every tag of action 'first,act'"),
+            std::string::npos);
 }
