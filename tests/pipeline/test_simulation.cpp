@@ -84,11 +84,7 @@ namespace {
 class GameplaySimulation : public testing::Test {
  protected:
   void SetUp() override {
-    std::shared_ptr<const Database> plain;
-    FeatureSearch unused;
-    test::load_synthetic_walks(plain, unused);
-    std::vector<int> starts;
-    for (const DatabaseRange& r : plain->ranges()) starts.push_back(r.start);
+    const std::vector<int> starts = test::synthetic_walk_starts();
     test::WalkAnnotations notes;
     notes.tag_names = "first\nact\n";
     notes.tags = [starts](int frame, int clip) {
@@ -96,7 +92,7 @@ class GameplaySimulation : public testing::Test {
       return TagMask(clip % 3 == 0 ? 1 : 0) | TagMask(clip == 1 && at >= 100 && at <= 250 ? 2 : 0);
     };
     notes.event_names = "step\n";
-    for (int f = 0; f < plain->frame_count(); f += 10) {
+    for (int f = 0; f < test::kSyntheticWalkFrames; f += 10) {
       notes.event_frames.push_back(f);
       notes.event_name_index.push_back(0);
     }

@@ -19,10 +19,7 @@ constexpr TagMask kAct = 1;
 class CharacterActionsTest : public testing::Test {
  protected:
   void SetUp() override {
-    std::shared_ptr<const Database> plain;
-    FeatureSearch unused;
-    test::load_synthetic_walks(plain, unused);
-    for (const DatabaseRange& r : plain->ranges()) starts_.push_back(r.start);
+    starts_ = test::synthetic_walk_starts();
     test::WalkAnnotations notes;
     notes.tag_names = "act\n";
     notes.tags = [this](int frame, int clip) {

@@ -25,14 +25,9 @@ class ConstrainedCharacterTest : public testing::Test {
     };
     test::load_annotated_walks(notes, buffer_, db_, search_);
   }
-  // First frame of clip `clip` of the synthetic walks (read from the plain database).
+  // First frame of clip `clip` of the synthetic walks.
   int db_start(int clip) {
-    if (starts_.empty()) {
-      std::shared_ptr<const Database> plain;
-      FeatureSearch unused;
-      test::load_synthetic_walks(plain, unused);
-      for (const DatabaseRange& r : plain->ranges()) starts_.push_back(r.start);
-    }
+    if (starts_.empty()) starts_ = test::synthetic_walk_starts();
     return starts_[size_t(clip)];
   }
   // A character with `constraint` from init.

@@ -23,7 +23,7 @@ class CharacterEventsTest : public testing::Test {
     notes.tag_names = "any\n";
     notes.tags = [](int, int) { return TagMask(1); };
     notes.event_names = "step\nmark\n";
-    for (int f = 0; f < 2874; ++f) {
+    for (int f = 0; f < test::kSyntheticWalkFrames; ++f) {
       for (int name : {kStep, kMark}) {
         if (f % (name == kStep ? 7 : 11) != 0) continue;
         notes.event_frames.push_back(f);

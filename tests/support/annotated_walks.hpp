@@ -27,6 +27,19 @@ struct WalkAnnotations {
   std::vector<int32_t> event_frames, event_name_index;
 };
 
+// Frames of the committed synthetic walks (loading events past them fails).
+constexpr int kSyntheticWalkFrames = 2874;
+
+// The first frame of each clip of the synthetic walks (for tagging frames by clip).
+inline std::vector<int> synthetic_walk_starts() {
+  std::shared_ptr<const Database> plain;
+  FeatureSearch unused;
+  load_synthetic_walks(plain, unused);
+  std::vector<int> starts;
+  for (const DatabaseRange& r : plain->ranges()) starts.push_back(r.start);
+  return starts;
+}
+
 // The synthetic walks with `notes` added, loaded from `buffer` (kept by the caller), and their
 // search built (test failures on any error).
 inline void load_annotated_walks(const WalkAnnotations& notes, AlignedBuffer& buffer,
