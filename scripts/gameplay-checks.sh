@@ -71,7 +71,7 @@ check() {
 json() { python3 -c "import json; d=json.load(open('$1')); print($2)"; }
 
 echo "== constrained search ($queries queries each)"
-for args in "--require standing" "--require walk" "--exclude locomotion" "--require-any bow,kick" "--random-constraints"; do
+for args in "--require standing" "--require run" "--require walk" "--exclude locomotion" "--require-any bow,kick" "--random-constraints"; do
   "$tools/lmm-bench" search --db "$work/db.mmdb" --queries "$queries" $args --json "$work/search.json" > "$work/search.txt" 2>&1 || true
   echo "  lmm-bench search $args: allowed $(json "$work/search.json" "round(100 * d.get('allowed_fraction', float('nan')), 1)")% of frames"
   check "  mismatches" "$(json "$work/search.json" "d['mismatches']")" "==" 0

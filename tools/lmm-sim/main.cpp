@@ -271,6 +271,7 @@ int run(int argc, char** argv) {
                    .number("jitter", m.jitter)
                    .number("trajectory_error_m", m.trajectory_error_m)
                    .number("us_per_update", m.us_per_update)
+                   .number("us_per_update_mean", m.us_per_update_mean)
                    .number("nan_frames", m.nan_frames)
                    .number("still_frames", m.still_frames)
                    .number("sanitized_inputs", m.sanitized_inputs)

@@ -103,13 +103,14 @@ void DatabaseCharacter::update(const GamepadInput& input, float raw_dt) {
   const bool in_place = action_.active && action_.settings.root == ActionRoot::InPlace;
   steering_.integrate_root(in_place ? Vec3{} : playback_.local_root_velocity(),
                            in_place ? Vec3{} : playback_.local_root_angular(), dt, out_.positions[0],
-                           out_.rotations[0], out_.velocities[0], out_.angular[0], !action_.active);
+                           out_.rotations[0], out_.velocities[0], out_.angular[0], !action_.active && !idle_);
   update_globals(db_->skeleton().parents);
   animated_rotations_ = out_.rotations;  // the pose before IK: what transitions blend from
   if (settings_.foot_lock) {
     feet_.apply(db_->contacts(playback_.frame()), settings_.foot_unlock_distance, settings_.foot_blend_halflife, dt,
                 db_->skeleton().parents, out_, global_positions_, global_rotations_);
   }
+  if (idle_) steering_.hold_at(out_.positions[0], out_.rotations[0], out_.velocities[0]);
   if (action_.active) {
     steering_.hold_at(out_.positions[0], out_.rotations[0], out_.velocities[0]);
     if (playback_.frame() >= action_.last) end_action(true, dt);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -374,6 +375,7 @@ SimMetrics simulate(const SimShape& shape, const Init& init, Gameplay& gameplay,
   m.jitter = acc.jitter_count ? acc.jitter_sum / double(acc.jitter_count) : 0.0;
   m.trajectory_error_m = acc.trajectory_count ? acc.trajectory_sum / double(acc.trajectory_count) : 0.0;
   m.us_per_update = median(update_us);
+  m.us_per_update_mean = update_us.empty() ? 0.0 : std::accumulate(update_us.begin(), update_us.end(), 0.0) / double(update_us.size());
   m.strafe = requests.strafe();
   m.forward = requests.forward();
   m.strafe_clip_share = requests.strafe_clip_share();

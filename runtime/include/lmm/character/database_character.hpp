@@ -23,7 +23,8 @@ namespace lmm {
 // How a released stick settles a database character into idle frames: while the desired speed
 // is below release_speed (and no action plays) searches also require `require` and exclude
 // `exclude` (comma-separated tag names), so it stands still instead of shuffling or turning on
-// the spot; a stick push lifts that in the same update. Idle is off when the database has none
+// the spot; while idle the simulated root is held on the character's (no pull towards a root
+// still coasting to a stop). A stick push lifts that in the same update. Idle is off when the database has none
 // of the `require` tags (and when they contradict the game's constraint); when no frame holds
 // both the game's constraint and idle's, the game's alone is searched.
 struct IdleSettings {

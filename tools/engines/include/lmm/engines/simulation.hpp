@@ -64,6 +64,7 @@ struct SimMetrics {
   double trajectory_error_m = 0;   // predicted root vs actual root, 1 s ahead
   double max_joint_distance_m = 0; // farthest any joint got from the character root
   double us_per_update = 0;        // median controller update cost
+  double us_per_update_mean = 0;   // mean controller update cost (searches included)
   // Frames whose whole input was unchanged for 0.5 s, by request (classify_request): strafing
   // (facing held, moving sideways or backwards) and forward locomotion.
   RequestErrors strafe, forward;
