@@ -320,6 +320,8 @@ void FeatureSearch::build_notes() {
   const FrameAnnotations& annotations = db_->annotations();
   Level* const levels[] = {&frame_level_, &small_level_, &large_level_, &group_level_, &super_level_};
   for (Level* level : levels) level->notes.clear();
+  has_bias_ = annotations.has_cost_bias();
+  notes_always_ = has_bias_ || annotations.has_no_entry();
   if (!annotations.restricts_search()) return;
   frame_level_.notes.assign(frames_.size(), BoxNotes{});
   for (size_t i = 0; i < frames_.size() && frames_[i] >= 0; ++i) {
@@ -384,9 +386,9 @@ void FeatureSearch::search_block(int current_frame, const SearchParams& params, 
                                  SearchResult* out, int k, int& found) const {
   const size_t first = size_t(s) * detail::kBlockFrames;
   const int excluded = excluded_frames(params);
-  const bool annotated = !frame_level_.notes.empty();
+  const bool annotated = uses_notes(params);
   for (size_t i = first; i < first + detail::kBlockFrames; ++i) {
-    const float cost = params.transition_cost + costs[i - first] + (annotated ? frame_level_.notes[i].bias : 0.0f);
+    const float cost = params.transition_cost + costs[i - first] + (has_bias_ ? frame_level_.notes[i].bias : 0.0f);
     const int frame = frames_[i];
     if (frame_level_.reach[i] <= excluded || cost > kth_cost(out, k, found, params) ||
         skipped(frame, current_frame, params) || (annotated && !annotated_frame_allowed(i, params))) {
@@ -513,7 +515,7 @@ int FeatureSearch::brute_force(const float* query, int current_frame, const Sear
   // Every frame, a block at a time through the portable kernel (with its own test of each frame,
   // independent of search_block's).
   const FrameAnnotations& annotations = db_->annotations();
-  const bool annotated = annotations.restricts_search() || !params.constraint.allows_all();
+  const bool annotated = annotations.has_cost_bias() || annotations.has_no_entry() || !params.constraint.allows_all();
   float costs[detail::kBlockFrames];
   for (size_t s = 0; s < small_level_.reach.size(); ++s) {
     block_costs_scalar(q, dims_, &blocks_[s * size_t(dims_) * detail::kBlockFrames], costs);

@@ -77,6 +77,8 @@ class FrameAnnotations {
   float cost_bias(int frame) const { return cost_bias_ == nullptr ? 0.0f : cost_bias_[frame]; }
   // Whether any frame has a cost bias tensor (so a search must add them).
   bool has_cost_bias() const { return cost_bias_ != nullptr; }
+  // Whether any frame has a no-entry tensor.
+  bool has_no_entry() const { return no_entry_ != nullptr; }
   // Whether the database has tags, no-entry flags or cost biases (so a search must consult them).
   bool restricts_search() const { return masks_ != nullptr || no_entry_ != nullptr || cost_bias_ != nullptr; }
   // Events in frame order.

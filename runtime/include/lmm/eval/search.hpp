@@ -114,22 +114,27 @@ class FeatureSearch {
   };
 
   float frame_cost(const float* query, int frame) const;
-  // The lowest cost bias of item i of `level` (0 without annotations).
-  static float lowest_bias(const Level& level, size_t i) { return level.notes.empty() ? 0.0f : level.notes[i].bias; }
-  // Whether item i of `level` may hold an answer under `params` (inline: the hot path).
-  static bool searchable(const Level& level, size_t i, const SearchParams& params) {
-    return level.reach[i] > (params.ignore_range_end > 0 ? params.ignore_range_end : 0) &&
-           (level.notes.empty() || level.notes[i].may_hold(params.constraint));
+  // Whether the notes decide anything for a search with `params`: the database has no-entry
+  // frames or cost biases, or the search has a constraint (tags alone change nothing).
+  bool uses_notes(const SearchParams& params) const {
+    return notes_always_ || (!frame_level_.notes.empty() && !params.constraint.allows_all());
   }
+  // The lowest cost bias of item i of `level` (0 without biases).
+  float lowest_bias(const Level& level, size_t i) const { return has_bias_ ? level.notes[i].bias : 0.0f; }
+  // Whether item i of `level` may hold an answer under `params` (inline: the hot path).
+  bool searchable(const Level& level, size_t i, const SearchParams& params) const {
+    return level.reach[i] > (params.ignore_range_end > 0 ? params.ignore_range_end : 0) &&
+           (!uses_notes(params) || level.notes[i].may_hold(params.constraint));
+  }
+  // Whether frame i (in tree order) is an answer under `params`, besides its cost (inline: the
+  // hot path; annotated_frame_allowed when the notes decide).
+  bool frame_allowed(size_t i, const SearchParams& params) const {
+    return !uses_notes(params) || annotated_frame_allowed(i, params);
+  }
+  bool annotated_frame_allowed(size_t i, const SearchParams& params) const;
   // entry_allowed for `frame`, `reach` frames before its clip's stop, read one frame at a time
   // without the summaries (brute_force's test, and the search's for require_any).
   bool entry_allowed(int frame, int reach, const TagConstraint& constraint) const;
-  // Whether frame i (in tree order) is an answer under `params`, besides its cost (inline: the
-  // hot path; annotated_frame_allowed when the database has annotations).
-  bool frame_allowed(size_t i, const SearchParams& params) const {
-    return frame_level_.notes.empty() || annotated_frame_allowed(i, params);
-  }
-  bool annotated_frame_allowed(size_t i, const SearchParams& params) const;
   // Adds the transition cost and lowest biases to bounds[0..last - first) of children first..last
   // - 1 of `level`; returns the searchable child with the lowest bound (-1 when none is searchable).
   int searchable_children(float* bounds, const SearchParams& params, const Level& level, int first, int last) const;
@@ -172,6 +177,8 @@ class FeatureSearch {
   std::shared_ptr<const Database> db_;
   int dims_ = 0;
   int look_ahead_ = 0;
+  bool notes_always_ = false;  // the database has no-entry frames or cost biases
+  bool has_bias_ = false;      // the database has cost biases
   KernelPath path_ = KernelPath::Scalar;
   // The distance kernels of path_ (see runtime/src/eval/search_kernels.hpp): box bounds of a
   // large-box table and of a small-box table, and a block's frame costs.
