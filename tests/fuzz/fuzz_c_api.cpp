@@ -2,7 +2,7 @@
 // bundle. Each input is a program of up to kMaxCalls calls over slots of handles that may be
 // live, released (double release, use after release), of another kind (a database passed as a
 // model) or a crowd's characters after the crowd; arguments come from the input, NaN and huge
-// values included. Under ASan/UBSan any memory error is a finding; so is a live character whose
+// values included; gameplay calls (tags, constraints, events, actions, states) too. Under ASan/UBSan any memory error is a finding; so is a live character whose
 // root becomes non-finite, or a call that fails without a message.
 #include <cmath>
 #include <cstddef>
@@ -22,6 +22,18 @@ namespace {
 constexpr int kMaxCalls = 64;
 constexpr int kSlots = 4;
 
+// Tags "a" (clip 0) and "standing" (frames 70-99), an event "e" on every 7th frame.
+void annotate(lmm::test::SyntheticDatabase& synthetic) {
+  synthetic.tag_names = "a\nstanding\n";
+  synthetic.event_names = "e\n";
+  for (int f = 0; f < 105; ++f) {
+    synthetic.tag_masks.insert(synthetic.tag_masks.end(), {(f < 60 ? 1 : 0) | (f >= 70 && f < 100 ? 2 : 0), 0});
+    if (f % 7 != 0) continue;
+    synthetic.event_frames.push_back(f);
+    synthetic.event_name_index.push_back(0);
+  }
+}
+
 // The synthetic assets, written once per process to a temporary folder.
 struct AssetFiles {
   std::string db, model;
@@ -33,6 +45,7 @@ struct AssetFiles {
     model = std::string(folder) + "/model.lmmw";
     lmm::test::SyntheticDatabase synthetic;
     synthetic.randomize({60, 45}, 5);
+    annotate(synthetic);
     std::string error;
     const std::vector<uint8_t> db_bytes = synthetic.build();
     const std::vector<uint8_t> model_bytes = lmm::test::synthetic_bundle(lmm::test::random_model_values(4, 17), false, error);
@@ -204,6 +217,39 @@ void move(Slots& s, Reader& in) {
   }
 }
 
+// Tag names, known and not, and state configs, good and bad, that gameplay calls take.
+const char* const kTagNames[] = {"a", "standing", "a,standing", "", "walk", "a,,b", nullptr};
+const char* const kStateConfigs[] = {"[states.x]\nrequire = [\"a\"]\n[states.y]\nexclude = [\"a\"]\nidle = false\n",
+                                     "[states.z]\nrequire = [\"walk\"]\n", "[states.]\n", nullptr};
+const char* const kStates[] = {"x", "y", "z", "", nullptr};
+
+// A gameplay call on a character (tags, constraints, events, actions, states); a failure needs a
+// message, a read of a live database character must stay in range.
+void direct(Slots& s, Reader& in) {
+  lmm_character* c = character_of(s, in);
+  const auto names = [&] { return kTagNames[in.below(7)]; };
+  uint64_t masks[3] = {};
+  lmm_event events[4];
+  switch (in.below(8)) {
+    case 0: check_failure_message(lmm_character_set_constraint(c, names(), names(), names())); break;
+    case 1: check_failure_message(lmm_character_set_constraint_masks(c, in.byte(), in.byte(), in.byte())); break;
+    case 2: check_failure_message(lmm_character_events(c, events, in.below(6) - 1) >= 0); break;
+    case 3: check_failure_message(lmm_character_play_action(c, names(), in.below(2), in.below(2))); break;
+    case 4: check_failure_message(lmm_character_play_action_frames(c, in.below(120) - 5, in.below(120) - 5, 0, 1)); break;
+    case 5: check_failure_message(lmm_character_cancel_action(c)); break;
+    case 6: check_failure_message(lmm_character_set_states(c, kStateConfigs[in.below(4)])); break;
+    default:
+      check_failure_message(lmm_character_set_state(c, kStates[in.below(5)]));
+      lmm_character_state(c);
+      lmm_character_constraint(c, &masks[0], &masks[1], &masks[2]);
+      lmm_character_tags(c, &masks[0]);
+      lmm_character_idle(c);
+      lmm_character_constraint_held(c);
+      lmm_character_action_playing(c);
+      break;
+  }
+}
+
 void steer_crowd(Slots& s, Reader& in) {
   lmm_crowd* crowd = crowd_of(s, in);
   const size_t i = size_t(in.below(10));
@@ -236,11 +282,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Reader in(data, size);
   Slots s;
   for (int call = 0; call < kMaxCalls && !in.done(); ++call) {
-    switch (in.below(5)) {
+    switch (in.below(6)) {
       case 0: make(s, in, files); break;
       case 1: release(s, in); break;
       case 2: move(s, in); break;
       case 3: steer_crowd(s, in); break;
+      case 4: direct(s, in); break;
       default: query(character_of(s, in), in); break;
     }
   }
