@@ -78,7 +78,9 @@ class CharacterEventsTest : public testing::Test {
         EXPECT_LE(events[i].frame, after) << "update " << u;
         EXPECT_GE(events[i].time, 0.0f);
         EXPECT_LE(events[i].time, dt * 1.0001f);
-        if (i > 0) EXPECT_LE(events[i - 1].frame, events[i].frame);
+        if (i > 0) {
+          EXPECT_LE(events[i - 1].frame, events[i].frame);
+        }
         const float start = float(events[i].frame) - events[i].time * db_->fps();
         EXPECT_NEAR(start, float(events[0].frame) - events[0].time * db_->fps(), 1e-3f);
       }

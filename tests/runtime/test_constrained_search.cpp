@@ -139,7 +139,9 @@ TEST(ConstrainedSearch, EntriesNeedTheConstraintOverTheirLookAhead) {
     answers.push_back(r.frame);
     EXPECT_GE(r.frame, 20);
     EXPECT_LE(r.frame, 39) << "frame " << r.frame << "'s look-ahead leaves the tag range";
-    if (f >= 20 && f <= 39) EXPECT_EQ(r.frame, f);
+    if (f >= 20 && f <= 39) {
+      EXPECT_EQ(r.frame, f);
+    }
   }
   // The playing frame needs only its own tags: frame 55 (look-ahead past 59) may continue.
   SearchResult r;

@@ -44,8 +44,7 @@ std::vector<float> controller_like_queries(const Database& db, int count, uint32
   const int dims = db.schema().dims;
   std::vector<bool> trajectory_dim(size_t(dims), false);
   for (const FeatureGroup& g : db.schema().groups) {
-    const bool trajectory = g.kind == FeatureKind::TrajectoryPosition || g.kind == FeatureKind::TrajectoryDirection;
-    for (int d = g.first_dim; d < g.first_dim + feature_group_dims(g); ++d) trajectory_dim[size_t(d)] = trajectory;
+    for (int d = g.first_dim; d < g.first_dim + feature_group_dims(g); ++d) trajectory_dim[size_t(d)] = is_trajectory_kind(g.kind);
   }
   std::vector<float> queries;
   frames.clear();

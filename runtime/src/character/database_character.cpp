@@ -110,11 +110,9 @@ void DatabaseCharacter::update(const GamepadInput& input, float raw_dt) {
     feet_.apply(db_->contacts(playback_.frame()), settings_.foot_unlock_distance, settings_.foot_blend_halflife, dt,
                 db_->skeleton().parents, out_, global_positions_, global_rotations_);
   }
-  if (idle_) steering_.hold_at(out_.positions[0], out_.rotations[0], out_.velocities[0]);
-  if (action_.active) {
-    steering_.hold_at(out_.positions[0], out_.rotations[0], out_.velocities[0]);
-    if (playback_.frame() >= action_.last) end_action(true, dt);
-  }
+  // Idle and actions drive the root themselves: the simulated root stays on the character's.
+  if (idle_ || action_.active) steering_.hold_at(out_.positions[0], out_.rotations[0], out_.velocities[0]);
+  if (action_.active && playback_.frame() >= action_.last) end_action(true, dt);
   steering_.end_update(out_.positions[0], out_.rotations[0]);
   end_root_motion();
 }
@@ -207,7 +205,7 @@ void DatabaseCharacter::end_action(bool now, float time) {
 float DatabaseCharacter::pose_distance(int a, int b) const {
   float sum = 0.0f;
   for (const FeatureGroup& g : db_->schema().groups) {
-    if (g.kind == FeatureKind::TrajectoryPosition || g.kind == FeatureKind::TrajectoryDirection) continue;
+    if (is_trajectory_kind(g.kind)) continue;
     for (int d = g.first_dim; d < g.first_dim + feature_group_dims(g); ++d) {
       const float t = db_->features(a)[d] - db_->features(b)[d];
       sum += t * t;

@@ -367,11 +367,8 @@ bool FeatureSearch::entry_allowed(int frame, int reach, const TagConstraint& con
 }
 
 bool FeatureSearch::entry_allowed(int frame, const TagConstraint& constraint) const {
-  const std::vector<DatabaseRange>& ranges = db_->ranges();
-  const auto range = std::upper_bound(ranges.begin(), ranges.end(), frame,
-                                      [](int f, const DatabaseRange& r) { return f < r.start; });
-  return range != ranges.begin() && frame < std::prev(range)->stop &&
-         entry_allowed(frame, std::prev(range)->stop - frame, constraint);
+  if (frame < 0 || frame >= db_->frame_count()) return false;
+  return entry_allowed(frame, db_->ranges()[size_t(clip_index(*db_, frame))].stop - frame, constraint);
 }
 
 bool FeatureSearch::annotated_frame_allowed(size_t i, const SearchParams& params) const {

@@ -186,13 +186,15 @@ bool GameplayRecorder::record_events(const DatabaseCharacter& character, int bef
     reported.push_back(DatabaseEvent{e.frame, e.name});
   }
   if (transitioned || action_start_) return ended;
-  // Without a transition the update played the frames after `before` up to the current one.
-  std::vector<DatabaseEvent> expected;
-  for (const DatabaseEvent& e : db_.annotations().events()) {
-    if (e.frame > before && e.frame <= character.current_frame()) expected.push_back(e);
-  }
+  // Without a transition the update played the frames after `before` up to the current one
+  // (the database's events are in frame order).
+  const std::vector<DatabaseEvent>& all = db_.annotations().events();
+  const auto first = std::upper_bound(all.begin(), all.end(), before,
+                                      [](int frame, const DatabaseEvent& e) { return frame < e.frame; });
+  const auto last = std::upper_bound(first, all.end(), character.current_frame(),
+                                     [](int frame, const DatabaseEvent& e) { return frame < e.frame; });
   const auto same = [](const DatabaseEvent& a, const DatabaseEvent& b) { return a.frame == b.frame && a.name == b.name; };
-  if (!std::equal(expected.begin(), expected.end(), reported.begin(), reported.end(), same)) ++m_.event_mismatches;
+  if (!std::equal(first, last, reported.begin(), reported.end(), same)) ++m_.event_mismatches;
   return ended;
 }
 

@@ -24,7 +24,7 @@ struct SearchParams {
   // search skip the boxes whose bound exceeds it from the start.
   float max_cost = INFINITY;
   // Frames allowed as answers, by their tags (see FeatureSearch::search); the default allows all.
-  TagConstraint constraint;
+  TagConstraint constraint{};  // braces: positional SearchParams{cost, end, surrounding} stays warning-free
 };
 
 // One search answer: a frame and its squared distance (plus transition cost).
