@@ -157,44 +157,78 @@ void merge_columns(const std::vector<float>& min, const std::vector<float>& max,
 // precision: 64 gave tighter boxes on bandai-loco than all of them, and builds faster).
 constexpr long kClusterSample = 64;
 
+// Where [first, last) (n items) splits by a tag into two runs of whole chunks (the first run
+// without the tag), or -1 when no tag is held by at least half a chunk of them and missed by at
+// least as many. The tag held by the most even share wins.
+long tag_split(int* first, int* last, int chunk, const TagMask* tags) {
+  const long n = long(last - first);
+  TagMask some = 0, every = ~TagMask(0);
+  for (const int* i = first; i < last; ++i) some |= tags[*i], every &= tags[*i];
+  const TagMask mixed = some & ~every;
+  if (mixed == 0) return -1;
+  int candidates[kMaxTags], count = 0;
+  for (int t = 0; t < kMaxTags; ++t) {
+    if ((mixed >> t) & 1) candidates[count++] = t;
+  }
+  long held[kMaxTags] = {};
+  for (const int* i = first; i < last; ++i) {
+    for (int c = 0; c < count; ++c) held[c] += long((tags[*i] >> candidates[c]) & 1);
+  }
+  int best = -1;
+  for (int c = 0; c < count; ++c) {
+    const long fewer = std::min(held[c], n - held[c]);
+    if (2 * fewer >= chunk && (best < 0 || fewer > std::min(held[best], n - held[best]))) best = c;
+  }
+  if (best < 0) return -1;
+  const TagMask bit = TagMask(1) << candidates[best];
+  const long without = long(std::stable_partition(first, last, [&](int i) { return (tags[i] & bit) == 0; }) - first);
+  const long nearest = (without + chunk / 2) / chunk * chunk, most = (n - 1) / chunk * chunk;
+  return std::min(std::max(nearest, long(chunk)), most);
+}
+
 // Reorders the items [first, last) (indices of rows of `rows`, `dims` floats each) so that every
-// run of `chunk` items from `first` is a cluster: halves split at a multiple of `chunk` along the
-// dimension in which (about kClusterSample of) the items spread most, at the median, recursively
-// (a k-d tree). `keys` is scratch of at least last - first entries.
-void cluster(int* first, int* last, int chunk, const float* rows, size_t dims,
+// run of `chunk` items from `first` is a cluster: halves split at a multiple of `chunk`,
+// recursively (a k-d tree). With `tags` (per row, or null) items differing in a tag are split
+// apart first (tag_split), so that whole boxes can be skipped under a constraint; otherwise the
+// split is along the dimension in which (about kClusterSample of) the items spread most, at the
+// median. `keys` is scratch of at least last - first entries.
+void cluster(int* first, int* last, int chunk, const float* rows, size_t dims, const TagMask* tags,
              std::vector<std::pair<float, int>>& keys) {
   const long n = long(last - first);
   if (n <= chunk) return;
-  float lo[kMaxSearchDims], hi[kMaxSearchDims];
-  std::fill(lo, lo + dims, FLT_MAX);
-  std::fill(hi, hi + dims, -FLT_MAX);
-  for (const int* i = first; i < last; i += std::max(1L, n / kClusterSample)) {
-    const float* row = rows + size_t(*i) * dims;
-    for (size_t d = 0; d < dims; ++d) {
-      lo[d] = row[d] < lo[d] ? row[d] : lo[d];
-      hi[d] = row[d] > hi[d] ? row[d] : hi[d];
+  long middle = tags != nullptr ? tag_split(first, last, chunk, tags) : -1;
+  if (middle < 0) {
+    float lo[kMaxSearchDims], hi[kMaxSearchDims];
+    std::fill(lo, lo + dims, FLT_MAX);
+    std::fill(hi, hi + dims, -FLT_MAX);
+    for (const int* i = first; i < last; i += std::max(1L, n / kClusterSample)) {
+      const float* row = rows + size_t(*i) * dims;
+      for (size_t d = 0; d < dims; ++d) {
+        lo[d] = row[d] < lo[d] ? row[d] : lo[d];
+        hi[d] = row[d] > hi[d] ? row[d] : hi[d];
+      }
     }
+    size_t widest = 0;
+    for (size_t d = 1; d < dims; ++d) {
+      if (hi[d] - lo[d] > hi[widest] - lo[widest]) widest = d;
+    }
+    for (long i = 0; i < n; ++i) keys[size_t(i)] = {rows[size_t(first[i]) * dims + widest], first[i]};
+    middle = (n + chunk - 1) / chunk / 2 * chunk;
+    std::nth_element(keys.begin(), keys.begin() + middle, keys.begin() + n);  // by value, then index
+    for (long i = 0; i < n; ++i) first[i] = keys[size_t(i)].second;
   }
-  size_t widest = 0;
-  for (size_t d = 1; d < dims; ++d) {
-    if (hi[d] - lo[d] > hi[widest] - lo[widest]) widest = d;
-  }
-  for (long i = 0; i < n; ++i) keys[size_t(i)] = {rows[size_t(first[i]) * dims + widest], first[i]};
-  const long middle = (n + chunk - 1) / chunk / 2 * chunk;
-  std::nth_element(keys.begin(), keys.begin() + middle, keys.begin() + n);  // by value, then index
-  for (long i = 0; i < n; ++i) first[i] = keys[size_t(i)].second;
-  cluster(first, first + middle, chunk, rows, dims, keys);
-  cluster(first + middle, last, chunk, rows, dims, keys);
+  cluster(first, first + middle, chunk, rows, dims, tags, keys);
+  cluster(first + middle, last, chunk, rows, dims, tags, keys);
 }
 
 // cluster() into runs of sizes[0], each of them into runs of sizes[1], ... (a run's subruns
 // before the next run, while its rows are in cache).
 void cluster_levels(int* first, int* last, const int* sizes, size_t levels, const float* rows, size_t dims,
-                    std::vector<std::pair<float, int>>& keys) {
+                    const TagMask* tags, std::vector<std::pair<float, int>>& keys) {
   if (levels == 0) return;
-  cluster(first, last, sizes[0], rows, dims, keys);
+  cluster(first, last, sizes[0], rows, dims, tags, keys);
   for (int* run = first; run < last; run += std::min(long(sizes[0]), long(last - run))) {
-    cluster_levels(run, std::min(last, run + sizes[0]), sizes + 1, levels - 1, rows, dims, keys);
+    cluster_levels(run, std::min(last, run + sizes[0]), sizes + 1, levels - 1, rows, dims, tags, keys);
   }
 }
 
@@ -250,8 +284,14 @@ void FeatureSearch::build_boxes() {
   const int sizes[] = {kBlockFrames * kSmallPerLarge * kLargeGroup * kLargeGroup,
                        kBlockFrames * kSmallPerLarge * kLargeGroup, kBlockFrames * kSmallPerLarge, kBlockFrames};
   std::vector<std::pair<float, int>> keys(order.size());
+  const FrameAnnotations& annotations = db.annotations();
+  std::vector<TagMask> tags;
+  if (annotations.restricts_search()) {
+    tags.resize(order.size());
+    for (size_t f = 0; f < tags.size(); ++f) tags[f] = annotations.tags(int(f));
+  }
   cluster_levels(order.data(), order.data() + order.size(), sizes, std::size(sizes), db.features(0), size_t(dims_),
-                 keys);
+                 tags.empty() ? nullptr : tags.data(), keys);
   std::vector<int> clip_stop(order.size());
   for (const DatabaseRange& r : db.ranges()) std::fill(clip_stop.begin() + r.start, clip_stop.begin() + r.stop, r.stop);
   const size_t smalls = (order.size() + kBlockFrames - 1) / kBlockFrames;
