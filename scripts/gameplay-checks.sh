@@ -5,9 +5,11 @@
 #   - exact constrained search: lmm-bench search with --require, --exclude and random constraints
 #     (mismatches against brute force, speed-up, constrained / unconstrained cost);
 #   - idle: configs/inputs/idle.csv (walk, release, wait, walk again);
-#   - actions: configs/inputs/actions.csv (wave, bow, kick from walking);
+#   - actions: configs/inputs/actions.csv (wave, bow, kick from walking; the fastest joint against
+#     the bound of an inertialized transition, see lmm-sim's actions JSON);
 #   - states: configs/inputs/states.csv with configs/controllers/bandai-states.toml;
 #   - never where forbidden: 10 minutes of random input with a random constraint at every key;
+#   - the cost of an update with a random constraint per key against one without (same run);
 # and prints each figure beside the issue's limit (PASS / FAIL). Exit status 1 when one fails.
 #
 # Usage: scripts/gameplay-checks.sh TOOLS_DIR DATA_DIR [--queries N] [--seconds S]
@@ -18,7 +20,7 @@
 # Working files go to a temporary folder, removed at exit.
 set -euo pipefail
 
-usage() { sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 [[ $# -ge 2 ]] || { usage >&2; exit 2; }
 tools="$(cd "$1" && pwd)"; data="$(cd "$2" && pwd)"; shift 2
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -102,6 +104,13 @@ for i in 0 1 2; do
   check "$name: frames in order" "$(json "$work/actions.json" "int($a['in_order'])")" "==" 1
   check "$name: action_end fired" "$(json "$work/actions.json" "int($a['ended'])")" "==" 1
   check "$name: moving again after its end (s)" "$(json "$work/actions.json" "$a['resume_s']")" "<=" 0.5
+  check "$name: fastest joint entering and playing it / inertialization bound" \
+        "$(json "$work/actions.json" "round($a['entered_joint_speed_m_s'] / $a['jump_bound_m_s'], 2)")" "<=" 1
+  echo "    fastest joint $(json "$work/actions.json" "round($a['entered_joint_speed_m_s'], 2)") m/s; before it" \
+       "$(json "$work/actions.json" "round($a['before_joint_speed_m_s'], 2)"), its own frames" \
+       "$(json "$work/actions.json" "round($a['clip_joint_speed_m_s'], 2)"), pose offset" \
+       "$(json "$work/actions.json" "round($a['pose_offset_m'], 2)") m, bound" \
+       "$(json "$work/actions.json" "round($a['jump_bound_m_s'], 2)") m/s"
 done
 check "action ends" "$(json "$work/actions.json" "$g['action_ends']")" "==" 3
 
@@ -119,6 +128,18 @@ check "event updates not matching the markers played" "$(json "$work/random.json
 echo "  events $(json "$work/random.json" "$g['events_total']"), unsatisfied searches" \
      "$(json "$work/random.json" "$g['unsatisfied_searches']"), constraint searches" \
      "$(json "$work/random.json" "$g['constraint_searches']")"
+echo "== update cost with and without a random constraint per key (5 interleaved pairs of 300 s of random input)"
+for pair in 1 2 3 4 5; do
+  sim "free$pair" --random --seconds 300
+  sim "constrained$pair" --random --random-constraints --seconds 300
+done
+# ratio KEY: the median over the pairs of constrained / free.
+ratio() {
+  python3 -c "import json, statistics; r = lambda n, i: json.load(open(f'$work/{n}{i}.json'))['$1']
+print(round(statistics.median(r('constrained', i) / r('free', i) for i in range(1, 6)), 2))"
+}
+check "mean update (searches included), constrained / free" "$(ratio us_per_update_mean)" "<=" 1.2
+check "median update, constrained / free" "$(ratio us_per_update)" "<=" 1.2
 echo "CPU: $(lscpu | sed -n 's/^Model name: *//p')"
 [[ $failures -eq 0 ]] || { echo "$failures check(s) failed"; exit 1; }
 echo "all checks passed"

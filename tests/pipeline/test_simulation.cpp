@@ -1,9 +1,12 @@
 // lmm-sim's engine: foot locking on the synthetic walks (a seeded random script run with and
 // without it), input scripts (parsing, errors naming the line, seeded random scripts) and their
 // gameplay commands on annotated walks (issue 42).
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "lmm/common/errors.hpp"
+#include "lmm/core/springs.hpp"
 #include "lmm/engines/simulation.hpp"
 #include "support/annotated_walks.hpp"
 #include "support/foot_lock_runs.hpp"
@@ -134,6 +137,15 @@ TEST_F(GameplaySimulation, ScriptColumnsSetConstraintsStatesAndActions) {
   EXPECT_TRUE(g.actions[0].in_order);
   EXPECT_TRUE(g.actions[0].ended);
   EXPECT_EQ(g.actions[0].last, g.actions[0].run_last);
+  // Entered from walking: the pose-jump bound covers the fastest joint while it played.
+  const ActionRecord& a = g.actions[0];
+  EXPECT_GT(a.before_joint_speed_m_s, 0.5);
+  EXPECT_GT(a.clip_joint_speed_m_s, 0.5);
+  EXPECT_GT(a.entered_joint_speed_m_s, 0.0);
+  EXPECT_NEAR(a.jump_bound_m_s,
+              a.before_joint_speed_m_s + 2.0 * a.clip_joint_speed_m_s + spring_y(CharacterSettings{}.inertialization_halflife) * a.pose_offset_m / std::exp(1.0),
+              1e-3);
+  EXPECT_LE(a.entered_joint_speed_m_s, a.jump_bound_m_s);
   EXPECT_EQ(g.action_ends, 1);
   ASSERT_EQ(g.events.size(), 1u);
   // Steps fired (each update's are checked against the markers played: event_mismatches).

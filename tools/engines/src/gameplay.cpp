@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include "lmm/common/errors.hpp"
+#include "lmm/core/springs.hpp"
+#include "lmm/motion/stages.hpp"
 
 namespace lmm::pipeline {
 namespace {
@@ -34,6 +37,21 @@ double fastest_joint(const std::vector<Vec3>& previous, const std::vector<Vec3>&
     fastest = std::max(fastest, double(length(global[j] - previous[j])) / dt);
   }
   return fastest;
+}
+
+// `global` (joint 0 the root) relative to its root's position and heading.
+std::vector<Vec3> root_relative(std::vector<Vec3> global, Quat root_rotation) {
+  const Vec3 root = global.empty() ? Vec3{} : global[0];
+  const Quat heading = heading_of(root_rotation);
+  for (Vec3& p : global) p = inverse_rotate(heading, p - root);
+  return global;
+}
+
+// The largest distance between matching joints of two poses.
+double largest_distance(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+  double largest = 0.0;
+  for (size_t j = 0; j < a.size() && j < b.size(); ++j) largest = std::max(largest, double(length(a[j] - b[j])));
+  return largest;
 }
 
 }  // namespace
@@ -76,7 +94,12 @@ JsonObject GameplayMetrics::json() const {
                          .boolean("in_order", a.in_order)
                          .boolean("ended", a.ended)
                          .number("resume_s", a.resume_s)
-                         .number("max_joint_speed_m_s", a.max_joint_speed_m_s));
+                         .number("max_joint_speed_m_s", a.max_joint_speed_m_s)
+                         .number("entered_joint_speed_m_s", a.entered_joint_speed_m_s)
+                         .number("before_joint_speed_m_s", a.before_joint_speed_m_s)
+                         .number("clip_joint_speed_m_s", a.clip_joint_speed_m_s)
+                         .number("pose_offset_m", a.pose_offset_m)
+                         .number("jump_bound_m_s", a.jump_bound_m_s));
   }
   long total = action_ends;
   for (const auto& e : events) total += e.second;
@@ -102,8 +125,8 @@ JsonObject GameplayMetrics::json() const {
       .number("max_joint_speed_m_s", max_joint_speed_m_s);
 }
 
-GameplayRecorder::GameplayRecorder(const FeatureSearch& search, float dt)
-    : search_(search), db_(*search.database()), dt_(dt) {
+GameplayRecorder::GameplayRecorder(const FeatureSearch& search, float dt, float halflife)
+    : search_(search), db_(*search.database()), dt_(dt), halflife_(halflife) {
   const FrameAnnotations& a = db_.annotations();
   tag_seconds_.assign(a.tag_names().size(), 0.0);
   event_counts_.assign(a.event_names().size(), 0);
@@ -135,6 +158,14 @@ void GameplayRecorder::apply(DatabaseCharacter& character, const GameplayCommand
     record.tags = command.action;
     record.first = record.last = character.current_frame();
     record.run_last = run_last(db_, record.first, tags);
+    // The pose played so far (not yet updated) against the action's first frame.
+    record.pose_offset_m = largest_distance(
+        root_relative(character.global_positions(), character.global_rotations().at(0)), frame_pose(record.first));
+    record.before_joint_speed_m_s =
+        recent_joint_speeds_.empty() ? 0.0 : *std::max_element(recent_joint_speeds_.begin(), recent_joint_speeds_.end());
+    record.clip_joint_speed_m_s = clip_joint_speed(record.first, record.run_last);
+    record.jump_bound_m_s = record.before_joint_speed_m_s + 2.0 * record.clip_joint_speed_m_s +
+                            double(spring_y(halflife_)) * record.pose_offset_m / std::exp(1.0);
     m_.actions.push_back(record);
     action_start_ = true;
   }
@@ -144,6 +175,8 @@ void GameplayRecorder::record(const DatabaseCharacter& character, float stick, f
                               int transitions_before, const std::vector<Vec3>& previous_global) {
   const double joint_speed = fastest_joint(previous_global, character.global_positions(), dt_);
   m_.max_joint_speed_m_s = std::max(m_.max_joint_speed_m_s, joint_speed);
+  recent_joint_speeds_.push_back(joint_speed);
+  while (double(recent_joint_speeds_.size()) * dt_ > 0.5) recent_joint_speeds_.pop_front();
   const bool transitioned = character.stats().transitions != transitions_before;
   record_tags(character);
   const bool ended = record_events(character, before, transitioned);
@@ -231,6 +264,7 @@ void GameplayRecorder::record_action(const DatabaseCharacter& character, float t
     a.in_order = a.in_order && frame >= a.last && clip_index(db_, frame) == clip_index(db_, a.first);
     a.last = frame;
     a.max_joint_speed_m_s = std::max(a.max_joint_speed_m_s, joint_speed);
+    a.entered_joint_speed_m_s = std::max(a.entered_joint_speed_m_s, joint_speed);
   }
   if (ended) {
     a.ended = true;
@@ -271,6 +305,35 @@ void GameplayRecorder::finish(const DatabaseCharacter& character, GameplayMetric
   metrics.resume_s.insert(metrics.resume_s.end(), m_.resume_s.begin(), m_.resume_s.end());
   metrics.actions.insert(metrics.actions.end(), m_.actions.begin(), m_.actions.end());
   metrics.max_joint_speed_m_s = std::max(metrics.max_joint_speed_m_s, m_.max_joint_speed_m_s);
+}
+
+void GameplayRecorder::frame_globals(int frame, std::vector<Vec3>& positions, std::vector<Quat>& rotations) const {
+  const size_t joints = size_t(db_.joint_count());
+  positions.resize(joints);
+  rotations.resize(joints);
+  ForwardKinematicsJob{Span<const int>(db_.skeleton().parents), Span<const Vec3>(db_.positions(frame), joints),
+                       Span<const Quat>(db_.rotations(frame), joints), Span<Vec3>(positions), Span<Quat>(rotations)}
+      .run();
+}
+
+std::vector<Vec3> GameplayRecorder::frame_pose(int frame) const {
+  std::vector<Vec3> positions;
+  std::vector<Quat> rotations;
+  frame_globals(frame, positions, rotations);
+  return root_relative(positions, rotations.at(0));
+}
+
+double GameplayRecorder::clip_joint_speed(int first, int last) const {
+  double fastest = 0.0;
+  std::vector<Vec3> previous, next;
+  std::vector<Quat> rotations;
+  frame_globals(first, previous, rotations);
+  for (int f = first + 1; f <= last; ++f) {  // in the clip's own space: its root motion counts
+    frame_globals(f, next, rotations);
+    fastest = std::max(fastest, fastest_joint(previous, next, 1.0f / db_.fps()));
+    std::swap(previous, next);
+  }
+  return fastest;
 }
 
 }  // namespace lmm::pipeline

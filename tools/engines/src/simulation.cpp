@@ -227,13 +227,13 @@ struct NoGameplay {
 // due, and a GameplayRecorder each.
 class DatabaseGameplay {
  public:
-  DatabaseGameplay(const FeatureSearch& search, float dt, const std::vector<StateConfig>& states)
-      : search_(search), dt_(dt), states_(states) {}
+  DatabaseGameplay(const FeatureSearch& search, float dt, float halflife, const std::vector<StateConfig>& states)
+      : search_(search), dt_(dt), halflife_(halflife), states_(states) {}
   // Defines the states on a new character and starts measuring it.
   void begin(DatabaseCharacter& character) {
     std::string error;
     if (!states_.empty() && !character.set_states(states_, error)) throw InputError("controller config: " + error);
-    recorder_ = std::make_unique<GameplayRecorder>(search_, dt_);
+    recorder_ = std::make_unique<GameplayRecorder>(search_, dt_, halflife_);
     next_key_ = 0;
   }
   // Applies the commands of the keys of `script` due by `time`.
@@ -256,6 +256,7 @@ class DatabaseGameplay {
  private:
   const FeatureSearch& search_;
   float dt_;
+  float halflife_;
   const std::vector<StateConfig>& states_;
   std::unique_ptr<GameplayRecorder> recorder_;
   size_t next_key_ = 0;
@@ -406,7 +407,7 @@ SimMetrics run_simulation(const std::shared_ptr<const Database>& database, const
     std::string error;
     if (!character.init(database, search, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
   };
-  DatabaseGameplay gameplay(search, dt, states);
+  DatabaseGameplay gameplay(search, dt, settings.inertialization_halflife, states);
   return simulate<DatabaseCharacter>(shape, init, gameplay, scripts, seconds, dt, tracks);
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,16 @@ struct ActionRecord {
   bool ended = false;      // its end event fired
   double resume_s = -1.0;  // seconds from its end until the root moved at kResumeSpeed (-1: did not)
   double max_joint_speed_m_s = 0.0;  // fastest joint (world, m/s) from its start to 0.5 s after its end
+  // The pose-jump check from its start to its end: the fastest joint then, and the bound an
+  // inertialized transition from the pose played before keeps it within (jump_bound_m_s below).
+  double entered_joint_speed_m_s = 0.0;
+  double before_joint_speed_m_s = 0.0;  // fastest joint of the pose played in the 0.5 s before it started
+  double clip_joint_speed_m_s = 0.0;    // fastest joint of its frames first..run_last played straight
+  double pose_offset_m = 0.0;           // largest root-relative joint distance between the pose left and its first frame
+  // before + 2 clip + y pose_offset / e, y = 2 ln 2 / halflife: the played pose is the action's
+  // plus an offset decaying as a critically damped spring from pose_offset with velocity
+  // (before - clip) at most, whose speed never exceeds |v0| + y |x0| / e.
+  double jump_bound_m_s = 0.0;
 };
 
 // The gameplay measurements of a run (database characters only).
@@ -76,8 +87,9 @@ GameplayCommand random_constraint_command(const Database& db, uint32_t seed);
 // Applies the commands of one character's script and measures its gameplay, update by update.
 class GameplayRecorder {
  public:
-  // For a character over `search`'s database; `dt` the run's time step.
-  GameplayRecorder(const FeatureSearch& search, float dt);
+  // For a character over `search`'s database; `dt` the run's time step, `halflife` its
+  // inertialization halflife (s, for the actions' pose-jump bound).
+  GameplayRecorder(const FeatureSearch& search, float dt, float halflife);
   // Applies `command` (given at `time`) to `character`; throws InputError naming `where` (e.g.
   // "script row 4") for an unknown state or tag, or an action no frame has.
   void apply(DatabaseCharacter& character, const GameplayCommand& command, const std::string& where);
@@ -95,10 +107,18 @@ class GameplayRecorder {
   bool record_events(const DatabaseCharacter& character, int before, bool transitioned);
   void record_idle(const DatabaseCharacter& character, float stick, float time, const std::vector<Vec3>& previous);
   void record_action(const DatabaseCharacter& character, float time, bool ended, double joint_speed);
+  // The fastest joint of database frames first..last played straight at the database's rate.
+  double clip_joint_speed(int first, int last) const;
+  // The global joint positions and rotations of database frame `frame` (in its clip's space).
+  void frame_globals(int frame, std::vector<Vec3>& positions, std::vector<Quat>& rotations) const;
+  // Root-relative global joint positions of database frame `frame`.
+  std::vector<Vec3> frame_pose(int frame) const;
 
   const FeatureSearch& search_;
   const Database& db_;
   float dt_;
+  float halflife_;
+  std::deque<double> recent_joint_speeds_;  // of the updates in the last 0.5 s
   GameplayMetrics m_;
   std::vector<double> tag_seconds_;
   std::vector<long> event_counts_;
