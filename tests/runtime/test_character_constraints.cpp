@@ -181,6 +181,33 @@ TEST_F(IdleCharacterTest, IdleHonoursTheGamesConstraintOrYieldsToIt) {
   EXPECT_EQ(moving.stats().unsatisfied_searches, 0);
 }
 
+TEST_F(IdleCharacterTest, IdleWithoutAnIdleFrameToEnterSteersAsWithoutIdle) {
+  // Idle frames must be actions (clip 5 only), the game excludes odd clips: no frame holds both,
+  // so a released stick steers as it does with idle off (the walks never stop: the root is pulled
+  // back towards the stopping simulated root) instead of holding the walk it was playing.
+  const auto released_travel = [&](const std::string& idle_require) {
+    CharacterSettings settings;
+    settings.idle.require = idle_require;
+    settings.search.constraint = TagConstraint{0, 0, kOddClip};
+    DatabaseCharacter c;
+    std::string error;
+    EXPECT_TRUE(c.init(db_, search_, settings, Vec3{}, 0.0f, error)) << error;
+    GamepadInput in;
+    in.left_y = 1.0f;
+    for (int u = 0; u < 90; ++u) c.update(in, 1.0f / 60.0f);
+    for (int u = 0; u < 120; ++u) c.update(GamepadInput{}, 1.0f / 60.0f);
+    const Vec3 from = on_ground(c.global_positions()[0]);
+    for (int u = 0; u < 60; ++u) {
+      c.update(GamepadInput{}, 1.0f / 60.0f);
+      EXPECT_EQ(c.idle(), !idle_require.empty());
+      EXPECT_FALSE(c.current_tags() & kOddClip);
+    }
+    return length(on_ground(c.global_positions()[0]) - from);
+  };
+  const float without_idle = released_travel(""), unmet_idle = released_travel("action");
+  EXPECT_NEAR(unmet_idle, without_idle, 0.05f + 0.1f * without_idle);
+}
+
 TEST_F(IdleCharacterTest, IdleIsOffWithoutStandingFramesOrWhenDisabled) {
   CharacterSettings settings;
   settings.idle.require = "";

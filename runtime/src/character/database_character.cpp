@@ -70,7 +70,7 @@ void DatabaseCharacter::start(Vec3 position, float heading) {
   steering_.init(settings_, db.schema().trajectory_offsets, db.fps(), position, facing);
   playback_.init(db_, db.ranges()[0].start);
   end_zone_searched_ = false;
-  idle_ = false;
+  idle_ = idle_unmet_ = false;
   apply_constraint();
   constraint_changed_ = !game_constraint_.allows_all() || state_ >= 0;
   constraint_unmet_ = false;
@@ -101,17 +101,20 @@ void DatabaseCharacter::update(const GamepadInput& input, float raw_dt) {
   if (!action_.active) match_if_due(dt);
   playback_.advance(dt, settings_.inertialization_halflife, out_);
   const bool in_place = action_.active && action_.settings.root == ActionRoot::InPlace;
+  // Idle frames and actions drive the root themselves; idle without an idle frame to play steers.
+  const bool root_driven = action_.active || (idle_ && !idle_unmet_);
   steering_.integrate_root(in_place ? Vec3{} : playback_.local_root_velocity(),
                            in_place ? Vec3{} : playback_.local_root_angular(), dt, out_.positions[0],
-                           out_.rotations[0], out_.velocities[0], out_.angular[0], !action_.active && !idle_);
+                           out_.rotations[0], out_.velocities[0], out_.angular[0], !root_driven);
   update_globals(db_->skeleton().parents);
   animated_rotations_ = out_.rotations;  // the pose before IK: what transitions blend from
   if (settings_.foot_lock) {
     feet_.apply(db_->contacts(playback_.frame()), settings_.foot_unlock_distance, settings_.foot_blend_halflife, dt,
                 db_->skeleton().parents, out_, global_positions_, global_rotations_);
   }
-  // Idle and actions drive the root themselves: the simulated root stays on the character's.
-  if (idle_ || action_.active) steering_.hold_at(out_.positions[0], out_.rotations[0], out_.velocities[0]);
+  // Meanwhile the simulated root stays on the character's (a steering root would be held moving
+  // at the character's velocity, and predict that motion to the searches).
+  if (root_driven) steering_.hold_at(out_.positions[0], out_.rotations[0], out_.velocities[0]);
   if (action_.active && playback_.frame() >= action_.last) end_action(true, dt);
   steering_.end_update(out_.positions[0], out_.rotations[0]);
   end_root_motion();
@@ -146,13 +149,14 @@ void DatabaseCharacter::search_and_transition(bool must_leave) {
   steering_.searched(stats_);
   const int current = must_leave ? -1 : frame;
   bool found = SearchMatchJob{search_, query_, current, settings_.search, &search_scratch_, &result_}.run();
-  constraint_unmet_ = !found && !settings_.search.constraint.allows_all();
-  if (!found && idle_) {  // no idle frame under the game's constraint: the game's alone
+  idle_unmet_ = idle_ && !found;
+  if (idle_unmet_) {  // no idle frame under the game's constraint: the game's alone
     SearchParams game = settings_.search;
     game.constraint = game_constraint_;
     game.transition_cost = transition_cost_;
     found = SearchMatchJob{search_, query_, current, game, &search_scratch_, &result_}.run();
   }
+  constraint_unmet_ = !found && !active_constraint().allows_all();
   stats_.unsatisfied_searches += !found && !game_constraint_.allows_all();
   if (found && result_.frame != frame) {
     playback_.jump(result_.frame, out_, animated_rotations_);
@@ -271,6 +275,7 @@ void DatabaseCharacter::update_idle() {
                     length(steering_.desired_velocity()) < settings_.idle.release_speed;
   if (idle == idle_) return;
   idle_ = idle;
+  idle_unmet_ = false;
   apply_constraint();
   constraint_changed_ = true;
   constraint_unmet_ = false;
@@ -288,7 +293,7 @@ void DatabaseCharacter::apply_constraint() {
 }
 
 bool DatabaseCharacter::leaving_constraint(float dt) const {
-  const TagConstraint& constraint = settings_.search.constraint;
+  const TagConstraint& constraint = active_constraint();
   if (constraint.allows_all()) return false;
   const int frame = playback_.frame(), steps = static_cast<int>(std::ceil(dt * db_->fps())) + 1;
   for (int f = frame; f <= std::min(frame + steps, playback_.clip_stop() - 1); ++f) {

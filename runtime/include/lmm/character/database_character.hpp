@@ -26,7 +26,8 @@ namespace lmm {
 // the spot; while idle the simulated root is held on the character's (no pull towards a root
 // still coasting to a stop). A stick push lifts that in the same update. Idle is off when the database has none
 // of the `require` tags (and when they contradict the game's constraint); when no frame holds
-// both the game's constraint and idle's, the game's alone is searched.
+// both the game's constraint and idle's over its look-ahead, the game's alone is searched and the
+// root steers to a stop as it does without idle.
 struct IdleSettings {
   std::string require = "standing";  // lmm-import's derived tag: root, feet (and in bandai.toml every joint) still
   std::string exclude;               // tags idle frames must not have (those the database lacks are ignored)
@@ -142,6 +143,11 @@ class DatabaseCharacter final : public CharacterBase {
   void search_and_transition(bool must_leave);
   // Enters or leaves idle from the desired speed (a change searches in this update).
   void update_idle();
+  // The constraint the playing frames are held to: the search's, or the game's alone while idle
+  // finds no idle frame.
+  const TagConstraint& active_constraint() const {
+    return idle_unmet_ ? game_constraint_ : settings_.search.constraint;
+  }
   // The search's constraint and transition cost from the game's constraint and idle.
   void apply_constraint();
   // Searches when due (the stick, the clip end, the constraint or a finished action asks for it).
@@ -169,6 +175,7 @@ class DatabaseCharacter final : public CharacterBase {
   TagConstraint idle_constraint_;         // IdleSettings resolved (require_all 0: idle off)
   float transition_cost_ = 0.0f;          // the settings' transition cost (idle adds its own)
   bool idle_ = false;
+  bool idle_unmet_ = false;   // idle, but its last search found no idle frame (the root steers)
   bool idle_allowed_ = true;  // the state lets a released stick idle
   // A StateConfig with its tag names resolved.
   struct State {
