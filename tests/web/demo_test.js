@@ -12,13 +12,17 @@
 // counters reported on the way; a BVH dropped onto the page plays with its joints where the file
 // puts them, and a dropped database becomes the character (a broken bundle is refused by name).
 // Prints one line per check; exits non-zero on a failure.
-// Usage: node demo_test.js URL [SCREENSHOT.png [PATH_SCREENSHOT.png]]
+// With ?controller=database, gameplay control through the keys: foot-plant events and tags while
+// walking, the wave played through to its action_end (key 1), two game states' constraints (keys 6
+// and 7) and key 0 freeing the character.
+// Usage: node demo_test.js URL [SCREENSHOT.png [PATH_SCREENSHOT.png [ACTION_SCREENSHOT.png]]]
 'use strict';
 const puppeteer = require('puppeteer-core');
 
 const url = process.argv[2];
 const screenshot = process.argv[3];
 const pathScreenshot = process.argv[4];
+const actionScreenshot = process.argv[5];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let failures = 0;
 function check(ok, what) {
@@ -162,6 +166,76 @@ function checkPlayedTrajectory(walking, later) {
         `(>= 0.5 m) and ends ${apart.toFixed(2)} m from the desired one (<= 0.5 m)`);
 }
 
+// Gameplay control (issue 42) of the database character, through the page's keys: while walking,
+// foot-plant events arrive and the panel shows the frame's tags; key 1 plays the wave (every
+// frame seen while it plays is tagged wave, it ends with one action_end, and W walks again after);
+// key 6 (state 'walking') keeps a run request on walk frames, key 7 (state 'running') keeps a walk
+// request on run frames; key 0 frees the character. `shot`: a screenshot during the wave.
+async function checkGameplay(page, shot) {
+  const read = () => page.evaluate(() => ({ ...JSON.parse(JSON.stringify(window.lmmDemo.gameplay)), root: window.lmmDemo.root,
+                                            panel: ['tags', 'state', 'action', 'events'].map((id) => document.getElementById(id).textContent) }));
+  const plants = (g) => (g.counts.foot_plant_l || 0) + (g.counts.foot_plant_r || 0);
+  const before = await read();
+  await page.keyboard.down('KeyW');
+  await sleep(2000);
+  const walking = await read();
+  await page.keyboard.up('KeyW');
+  await sleep(1000);
+  check(plants(walking) - plants(before) >= 2 && walking.tags.includes('locomotion') && walking.panel[0].includes('locomotion') &&
+        walking.panel[3].includes('foot_plant'),
+        `walking 2 s: ${plants(walking) - plants(before)} foot plants (>= 2); panel tags '${walking.panel[0]}', events '${walking.panel[3]}'`);
+
+  const ends = (g) => g.counts.action_end || 0;
+  const start = await read();
+  await page.keyboard.press('Digit1');
+  let g = await read(), polls = 0, waveFrames = 0, shotTaken = false;
+  const deadline = Date.now() + 20000;
+  for (; (g.action || polls === 0) && Date.now() < deadline; g = await read()) {
+    if (g.action) {
+      polls += 1;
+      if (g.tags.includes('wave')) waveFrames += 1;
+      if (shot && !shotTaken && polls >= 5) { shotTaken = true; await page.screenshot({ path: shot }); }
+    }
+    await sleep(100);
+  }
+  check(polls >= 5 && waveFrames === polls && !g.action && ends(g) - ends(start) === 1 && start.panel[2] !== g.panel[2],
+        `key 1 plays the wave: ${waveFrames} of ${polls} polls while it played on wave frames, ` +
+        `${ends(g) - ends(start)} action_end (1), panel '${g.panel[2]}'`);
+  await page.keyboard.down('KeyW');
+  await sleep(1500);
+  const resumed = await read();
+  await page.keyboard.up('KeyW');
+  const walked = Math.hypot(resumed.root[0] - g.root[0], resumed.root[2] - g.root[2]);
+  check(walked >= 0.8, `after the wave W walks again: ${walked.toFixed(2)} m in 1.5 s (>= 0.8 m)`);
+
+  // A state's constraint over 1 s of polls, 1 s after its key, with W held and Shift as given.
+  const inState = async (key, shift, tag, other) => {
+    await page.keyboard.press(key);
+    if (shift) await page.keyboard.down('ShiftLeft');
+    await page.keyboard.down('KeyW');
+    await sleep(1000);
+    let held = 0, total = 0, last = null;
+    for (let k = 0; k < 10; ++k, await sleep(100)) {
+      last = await read();
+      total += 1;
+      if (last.tags.includes(tag) && !last.tags.includes(other)) held += 1;
+    }
+    await page.keyboard.up('KeyW');
+    if (shift) await page.keyboard.up('ShiftLeft');
+    return { held, total, state: last.state, panel: last.panel[1] };
+  };
+  const walkState = await inState('Digit6', true, 'walk', 'run');
+  const runState = await inState('Digit7', false, 'run', 'walk');
+  await page.keyboard.press('Digit0');
+  await sleep(200);
+  const freed = await read();
+  check(walkState.state === 'walking' && walkState.held === walkState.total && runState.state === 'running' &&
+        runState.held === runState.total && freed.state === 'none',
+        `states: 'walking' with run asked ${walkState.held} / ${walkState.total} polls on walk frames, 'running' with walk ` +
+        `asked ${runState.held} / ${runState.total} on run frames, key 0 frees it ('${freed.state}'); panel '${runState.panel}'`);
+  await sleep(1000);  // come to a stop
+}
+
 // Drops a file `name` onto the page as a file manager would, holding `bytes` (byte values) or
 // what the page fetches from `url`; returns the panel's message once there is one.
 async function drop(page, name, { bytes, url }) {
@@ -270,6 +344,7 @@ async function checkViewer(page) {
         `screenshot: skeleton pixels at ${drawn.on} of ${drawn.joints} projected joints, beside ${drawn.beside}`);
   if (screenshot) await page.screenshot({ path: screenshot });
   await checkGamepad(page);
+  if (url.includes('controller=database')) await checkGameplay(page, actionScreenshot);
   await checkPathFollowing(page);
   await checkViewer(page);
   check(consoleErrors.length === 0, `still no console errors (${consoleErrors.join('; ') || 'none'})`);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# ctest web.demo (issue 18): stages the browser demo with a 7-clip database (tools/web-demo/demo-db.sh
+# ctest web.demo (issues 18 and 42): stages the browser demo with an 11-clip database (tools/web-demo/demo-db.sh
 # with one clip per motion: walks, turns, a run, sidesteps and a backward walk of the "normal" style,
+# and a wave, bow, kick and punch of the bandai-actions folder beside the data,
 # imported at 30 fps by the host build's lmm-import), serves it on a free local port and runs demo_test.js in
 # Debian's chromium (headless, puppeteer-core pinned by package-lock.json, installed once into
 # WORK/node_modules). Skips (77) when a prerequisite is missing; fails instead under CI=true.
@@ -15,6 +16,7 @@ skip() {
 }
 [[ -x "$import" ]] || skip "no host lmm-import at '$import' (scripts/test.sh builds the release configuration first)"
 [[ -d "$data/normal" ]] || skip "no bandai-loco data at '$data' (set LMM_DATA)"
+[[ -d "$(dirname "$data")/bandai-actions" ]] || skip "no bandai-actions beside '$data' (the demo's actions)"
 command -v chromium >/dev/null || skip "chromium is not installed (scripts/install-deps.sh installs it)"
 command -v npm >/dev/null || skip "npm is not installed"
 
@@ -33,4 +35,5 @@ for _ in $(seq 50); do grep -q "http://" "$work/serve.log" && break; sleep 0.1; 
 url="$(grep -o 'http://[0-9.:]*/' "$work/serve.log" | head -n 1)"
 [[ -n "$url" ]] || { cat "$work/serve.log"; echo "web.demo: the server did not start"; exit 1; }
 echo "web.demo: $url"
-NODE_PATH="$work/node_modules" node "$here/demo_test.js" "${url}?controller=database" "$work/demo.png" "$work/path.png"
+NODE_PATH="$work/node_modules" node "$here/demo_test.js" "${url}?controller=database" "$work/demo.png" "$work/path.png" \
+  "$work/action.png"

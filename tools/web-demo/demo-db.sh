@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Imports a database small enough for the browser demo: the first N clips of each "normal"
 # locomotion of bandai-loco (walk, walk-turn-left, walk-turn-right, run) and the sidesteps and
-# backward walk of normal-extra, at 30 fps (half the default rate: half the bytes).
+# backward walk of normal-extra, and one wave, bow, kick and punch of bandai-actions (the page's
+# action keys 1-4; its standing frames give the idle), at 30 fps (half the default rate: half the
+# bytes). Tags and events come from lmm-import's default skeleton config (configs/skeletons/bandai.toml).
 # Usage: tools/web-demo/demo-db.sh LMM_IMPORT DATA_DIR N OUT.mmdb
-# DATA_DIR is a bandai-loco folder (normal/ and normal-extra/); lmm-import writes OUT.mmdb
-# atomically. The import's log goes to OUT.mmdb.log.
+# DATA_DIR is a bandai-loco folder (normal/ and normal-extra/); the actions are read from the
+# bandai-actions folder beside it when there is one (without it the action keys have nothing to
+# play, which the page reports). lmm-import writes OUT.mmdb atomically. The import's log goes to
+# OUT.mmdb.log.
 set -euo pipefail
 [[ $# -eq 4 ]] || { echo "demo-db.sh: usage: demo-db.sh LMM_IMPORT DATA_DIR N OUT.mmdb" >&2; exit 2; }
 import="$1" data="$2" per_motion="$3" out="$4"
@@ -20,6 +24,16 @@ for motion in walk-left walk-right walk-back; do
   [[ -f "$clip" ]] || { echo "demo-db.sh: no $clip (the sidesteps and backward walk)" >&2; exit 1; }
   files+=("$clip")
 done
+actions="$(dirname "$data")/bandai-actions"
+if [[ -d "$actions" ]]; then
+  for motion in wave-right-hand bow kick punch; do
+    clip=("$actions"/dataset-*_"$motion"_normal_001.bvh)
+    [[ -f "${clip[0]}" ]] || { echo "demo-db.sh: no $actions/dataset-*_${motion}_normal_001.bvh" >&2; exit 1; }
+    files+=("${clip[0]}")
+  done
+else
+  echo "demo-db.sh: no $actions beside $data: the database has no actions (keys 1-4 will have nothing to play)" >&2
+fi
 "$import" "${files[@]}" --fps 30 --out "$out" >"$out.log" 2>&1 ||
   { cat "$out.log" >&2; echo "demo-db.sh: lmm-import failed" >&2; exit 1; }
 echo "demo-db.sh: $out: ${#files[@]} clips, $(du -h "$out" | cut -f1)"

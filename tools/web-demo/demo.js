@@ -4,6 +4,9 @@
 // it with WebGL2 (flat-shaded bones), its desired trajectory and its feet in contact. Path mode
 // (P): a path drawn on the ground with the mouse is followed by a path character (LHMM, Lee, Kwon &
 // Lee 2023) made from the database (assets/db.mmdb). Gamepads work through the Gamepad API.
+// A database character takes gameplay control: keys 1-4 play the wave, bow, kick and punch
+// actions (X cancels), 5-9 switch among the game states of assets/states.toml (0: none), and
+// the panel shows the playing frame's tags and the last events.
 // window.lmmDemo exposes its state to tests (tests/web/).
 'use strict';
 
@@ -26,6 +29,11 @@ const demo = {
   gamepadControls: null,  // the pure mapping of a gamepad to the controls (for tests)
   openFile: null,       // (name, bytes): what dropping that file does; returns the panel's message
   fileMessage: '',
+  // Gameplay control of the keyboard character (a database one): the playing frame's tags, the
+  // last events (newest last: {name, frame, time (s into its update), update}), how many events
+  // there were (in all and per name), whether an action plays, the state set by a key, the game states' names, and
+  // what the last gameplay key did.
+  gameplay: { tags: [], events: [], eventCount: 0, counts: {}, action: false, state: 'none', states: [], message: '' },
 };
 window.lmmDemo = demo;
 
@@ -342,6 +350,12 @@ async function stagedAssets() {
   return response.ok ? response.json() : null;
 }
 
+// The game states stage.sh wrote (assets/states.toml's text), or '' for a site without them.
+async function stagedStates() {
+  const response = await fetch('assets/states.toml');
+  return response.ok ? response.text() : '';
+}
+
 // Loads the asset at `url` into the module's file system as `file` and opens it with `load`
 // (lmm_database_load or lmm_model_load); throws with the runtime's message.
 async function loadAsset(module, url, file, load) {
@@ -436,6 +450,81 @@ function readCharacter(module, view) {
                         : 'none (a plain network)';
   }
   return { joint, root, rotation, trajectory, played, inContact, counters, playing, playingLabel, parents: view.parents };
+}
+
+// ---- gameplay control: actions, game states, tags and events of a database character ----
+const kActionKeys = { Digit1: 'wave', Digit2: 'bow', Digit3: 'kick', Digit4: 'punch' };
+const kStateKeys = ['Digit5', 'Digit6', 'Digit7', 'Digit8', 'Digit9'];
+const kEventsKept = 6;     // the panel's last events
+const kEventCapacity = 16;  // events read per update (lmm_event: 12 bytes)
+
+// The names of the [states.NAME] tables of a controller config's text, in order.
+function stateNames(config) {
+  return [...config.matchAll(/^\s*\[states\.([A-Za-z0-9_-]+)\]/gm)].map((m) => m[1]);
+}
+
+// Gameplay control of the keyboard character: attach() it with its database (0 for a learned
+// character, which has none of it); key(code) acts on a key; read() after each update records
+// the frame's tags and the update's events into demo.gameplay.
+function createGameplay(module, statesConfig) {
+  const gameplay = { handle: 0, tagNames: [], eventNames: [], buffer: module._malloc(12 * kEventCapacity) };
+  const state = demo.gameplay;
+  const error = () => module.UTF8ToString(module._lmm_last_error());
+  gameplay.attach = (handle, database) => {
+    gameplay.handle = database ? handle : 0;
+    const names = (count, name) => Array.from({ length: count }, (_, k) => module.UTF8ToString(name(database, k)));
+    gameplay.tagNames = database ? names(module._lmm_database_tag_count(database), module._lmm_database_tag_name) : [];
+    gameplay.eventNames = database ? names(module._lmm_database_event_name_count(database), module._lmm_database_event_name) : [];
+    Object.assign(state, { tags: [], action: false, state: 'none', states: [],
+                           message: database ? '' : 'actions and states need a database character (?controller=database)' });
+    if (!database || !statesConfig) return;
+    if (module.ccall('lmm_character_set_states', 'number', ['number', 'string'], [handle, statesConfig])) {
+      state.states = stateNames(statesConfig);
+    } else {
+      state.message = 'states: ' + error();
+    }
+  };
+  gameplay.key = (code) => {
+    const h = gameplay.handle;
+    if (!h) return;
+    if (kActionKeys[code]) {
+      const ok = module.ccall('lmm_character_play_action', 'number', ['number', 'string', 'number', 'number'],
+                              [h, kActionKeys[code], 0, 0]);
+      state.message = ok ? `playing ${kActionKeys[code]}` : error();
+    } else if (code === 'KeyX') {
+      state.message = module._lmm_character_cancel_action(h) ? 'action cancelled' : error();
+    } else if (code === 'Digit0') {
+      const ok = module.ccall('lmm_character_set_constraint', 'number', ['number', 'string', 'string', 'string'], [h, '', '', '']);
+      if (ok) state.state = 'none';
+      state.message = ok ? 'no state: any frame' : error();
+    } else if (kStateKeys.includes(code)) {
+      const name = state.states[kStateKeys.indexOf(code)];
+      if (!name) return;
+      const ok = module.ccall('lmm_character_set_state', 'number', ['number', 'string'], [h, name]);
+      if (ok) state.state = name;
+      state.message = ok ? `state ${name}` : error();
+    }
+  };
+  gameplay.read = (updates) => {
+    const h = gameplay.handle;
+    if (!h) return;
+    const i32 = module.HEAP32, b = gameplay.buffer >> 2;
+    module._lmm_character_tags(h, gameplay.buffer);
+    const low = i32[b] >>> 0, high = i32[b + 1] >>> 0;
+    state.tags = gameplay.tagNames.filter((_, t) => (t < 32 ? (low >>> t) & 1 : (high >>> (t - 32)) & 1));
+    state.action = module._lmm_character_action_playing(h) === 1;
+    const count = Math.min(kEventCapacity, module._lmm_character_events(h, gameplay.buffer, kEventCapacity));
+    for (let k = 0; k < count; ++k) {
+      const name = i32[b + 3 * k];
+      const event = { name: name === -1 ? 'action_end' : gameplay.eventNames[name] || `#${name}`, frame: i32[b + 3 * k + 1],
+                      time: module.HEAPF32[b + 3 * k + 2], update: updates };
+      state.events.push(event);
+      state.counts[event.name] = (state.counts[event.name] || 0) + 1;
+    }
+    state.eventCount += Math.max(0, count);
+    if (state.events.length > kEventsKept) state.events.splice(0, state.events.length - kEventsKept);
+  };
+  return gameplay;
 }
 
 // Path mode: drawing a path, creating the path character and measuring how closely it follows.
@@ -543,6 +632,9 @@ async function main() {
   const renderer = createRenderer(canvas);
   const camera = { azimuth: Math.PI, elevation: 0.35, distance: 5 };
   const path = createPathMode(module, created.database, created.dbMessage);
+  const gameplay = createGameplay(module, await stagedStates());
+  gameplay.attach(character, controller === 'database' ? created.database : 0);
+  addEventListener('keydown', (e) => { if (!typing(e) && !e.repeat) gameplay.key(e.code); });
   const togglePath = () => {
     path.toggle(!path.on);
     // Path mode starts from higher up, to draw on more of the ground.
@@ -593,6 +685,7 @@ async function main() {
     keyboardView.release();
     character = made;
     keyboardView = characterView(module, made);
+    gameplay.attach(made, kind === 'mmdb' ? asset : 0);
     if (kind === 'mmdb') path.setDatabase(asset);
     else module._lmm_model_release(asset);  // the character keeps it
     clip = null;
@@ -655,6 +748,7 @@ async function main() {
       const spent = (performance.now() - t0) * 1000;
       if (!ok) demo.errors.push('update failed: ' + module.UTF8ToString(module._lmm_last_error()));
       demo.updates += 1;
+      if (shown === keyboardView) gameplay.read(demo.updates);
       demo.updateMicroseconds = demo.updates === 1 ? spent : 0.95 * demo.updateMicroseconds + 0.05 * spent;
     }
 
@@ -787,6 +881,11 @@ function updatePanel(run, strafe) {
   set('playing', demo.playing);
   set('searches', `${demo.counters.searches} / ${demo.counters.transitions}`);
   set('contacts', demo.contacts.length ? demo.contacts.length + ' foot joint(s)' : 'none');
+  const g = demo.gameplay;
+  set('tags', g.tags.length ? g.tags.join(' ') : '-');
+  set('state', g.states.length ? `${g.state} (${g.states.map((name, k) => `${k + 5} ${name}`).join(', ')}, 0 none)` : g.state);
+  set('action', g.message || (g.action ? 'playing' : '-'));
+  set('events', g.events.length ? g.events.slice(-4).map((e) => e.name).join(', ') + ` (${g.eventCount} in all)` : '-');
   const p = demo.path;
   set('path-state', p.message ? `${p.state}: ${p.message}` : p.state);
   set('path-progress', p.points ? `${p.desired} / ${p.points}${p.completed ? ' (done)' : ''}` : '-');

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes the demo site: the WebAssembly module built in MODULE_DIR (target lmm_web), the page and
-# the assets, into SITE (replaced whole: written to SITE.tmp, then renamed).
+# the assets, into SITE (replaced whole: written to SITE.tmp, then renamed). The game states the
+# page's keys 5-9 switch among are configs/controllers/bandai-states.toml's (assets/states.toml).
 # Usage: tools/web-demo/stage.sh MODULE_DIR SITE [--model X.lmmw] [--db X.mmdb]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,6 +22,7 @@ done
 rm -rf "$site.tmp"
 mkdir -p "$site.tmp/assets"
 cp "$module/lmm.js" "$module/lmm.wasm" "$module/lmm.worker.js" "$here/index.html" "$here/demo.js" "$site.tmp/"
+cp "$here/../../configs/controllers/bandai-states.toml" "$site.tmp/assets/states.toml"
 [[ -z "$model" ]] || cp "$model" "$site.tmp/assets/model.lmmw"
 [[ -z "$db" ]] || cp "$db" "$site.tmp/assets/db.mmdb"
 # Which assets there are, so that the page asks for none that is missing.
