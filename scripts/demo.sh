@@ -7,7 +7,8 @@
 #                   missing, scripts/quickstart.sh runs first and trains it: about 13 minutes)
 #   --db X.mmdb     database for the database controller and the path mode (default:
 #                   build/web-demo-assets/demo.mmdb, imported when missing by
-#                   tools/web-demo/demo-db.sh: 27 clips at 30 fps, about 10 MB)
+#                   tools/web-demo/demo-db.sh: 31 files, four of them actions, at 30 fps,
+#                   about 13 MB)
 #   --data DIR      bandai-loco folder for the default assets (default: $LMM_DATA, else the
 #                   quickstart's download folder ${XDG_CACHE_HOME:-$HOME/.cache}/lmmkit/bandai-loco)
 #   --port N        port of the local server (default 8080)
@@ -30,7 +31,7 @@ while [[ $# -gt 0 ]]; do
     --data) data="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --no-serve) serve=0; shift ;;
-    -h|--help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
