@@ -358,8 +358,9 @@ class Character(_Handle):
         return list(experts[:count]), weights[:count]
 
     def set_constraint(self, require=None, require_any=None, exclude=None):
-        """The tag constraint searches honour from the next update: every tag of `require`, one of
-        `require_any`, none of `exclude` (each a comma-separated str, a list of names or None)."""
+        """The tag constraint searches honour from the next update (database and path characters):
+        every tag of `require`, one of `require_any`, none of `exclude` (each a comma-separated str,
+        a list of names or None)."""
         names = [_tags(value, key) for key, value in (("require", require), ("require_any", require_any),
                                                       ("exclude", exclude))]
         self._lib.check(self._lib.c.lmm_character_set_constraint(self._live(), *names))
@@ -538,7 +539,8 @@ class Library:
             raise LmmError("samples_txz must be rows of (t, x, z), not shape %s" % (samples.shape,))
         mode = _integer(mode, "mode", _INT_MIN, _INT_MAX)
         return Character(self, self.check(self.c.lmm_character_create_path(
-            _asset(database, Database), _floats(samples), len(samples), mode, speed_scale, x, z, heading)))
+            _asset(database, Database), _floats(samples), len(samples), mode, speed_scale, x, z, heading)),
+            names=(database.tag_names(), database.event_names()))
 
     def database_crowd(self, database, count):
         """A crowd of `count` database characters at the origin (place them with character(i).reset())."""

@@ -74,7 +74,7 @@ def main():
 
     # Gameplay control: learned characters, unknown tags and states, bad config text, wrong types.
     cases.refused("set_constraint on a learned character", lambda: character.set_constraint(require="walk"),
-                  "is for database characters; this is a learned character")
+                  "is for database and path characters; this is a learned character")
     cases.refused("events of a learned character", lambda: character.events(), "lmm_character_events is for database")
     cases.refused("idle of a learned character", lambda: character.idle(), "lmm_character_idle is for database")
     cases.refused("set_constraint with an unknown tag", lambda: walker.set_constraint(exclude=["armed"]),

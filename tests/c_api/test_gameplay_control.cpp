@@ -282,17 +282,31 @@ TEST_F(GameplayCApiTest, PerFrameCallsAllocateNothing) {
   EXPECT_EQ(test::stop_counting_allocations(), 0);
 }
 
-TEST_F(GameplayCApiTest, APathCharacterIsRefusedWithAMessage) {
-  const float samples[] = {0.0f, 0.0f, 0.0f, 3.0f, 0.0f, 4.0f};  // (t, x, z): 4 m in 3 s
+TEST_F(GameplayCApiTest, APathCharacterTakesConstraintsButNotTheRest) {
+  const float samples[] = {0.0f, 0.0f, 0.0f, 6.0f, 0.0f, 8.0f};  // (t, x, z): 8 m in 6 s
   lmm_character* path = lmm_character_create_path(cdb_, samples, 2, LMM_PATH_LOCAL, 1.0f, 0.0f, 0.0f, 0.0f);
   ASSERT_NE(path, nullptr) << lmm_last_error();
-  uint64_t t = 0;
-  EXPECT_EQ(lmm_character_tags(path, &t), 0);
-  EXPECT_NE(
-      std::string(lmm_last_error()).find("lmm_character_tags is for database characters; this is a path character"),
-      std::string::npos)
-      << lmm_last_error();
+  // Constraints: odd clips, then even ones, each held from the update after it was set.
+  for (const char* tag : {"odd", "even"}) {
+    ASSERT_EQ(lmm_character_set_constraint(path, tag, nullptr, nullptr), 1) << lmm_last_error();
+    uint64_t require = 0, t = 0;
+    ASSERT_EQ(lmm_character_constraint(path, &require, nullptr, nullptr), 1) << lmm_last_error();
+    const uint64_t mask = std::string(tag) == "odd" ? kOdd : kEven;
+    EXPECT_EQ(require, mask);
+    for (int u = 0; u < 60; ++u) {
+      ASSERT_EQ(lmm_character_update(path, nullptr, kDt), 1) << lmm_last_error();
+      ASSERT_EQ(lmm_character_tags(path, &t), 1) << lmm_last_error();
+      EXPECT_EQ(t & (kEven | kOdd), mask) << tag << ", update " << u;
+      EXPECT_EQ(lmm_character_constraint_held(path), 1);
+    }
+  }
+  EXPECT_EQ(lmm_character_set_constraint(path, "armed", nullptr, nullptr), 0);
+  // Events, actions, idle and states stay the database character's.
   EXPECT_EQ(lmm_character_set_state(path, "even"), 0);
+  EXPECT_NE(std::string(lmm_last_error()).find("lmm_character_set_state is for database characters; this is a path "
+                                               "character"),
+            std::string::npos)
+      << lmm_last_error();
   EXPECT_EQ(lmm_character_events(path, nullptr, 0), -1);
   EXPECT_EQ(lmm_character_update(path, nullptr, kDt), 1) << "the path character is untouched: " << lmm_last_error();
   lmm_character_release(path);

@@ -9,6 +9,7 @@
 #include "lmm/character/path_following.hpp"
 #include "lmm/common/errors.hpp"
 #include "lmm/engines/path_run.hpp"
+#include "support/annotated_walks.hpp"
 #include "support/bandai_data.hpp"
 #include "support/path_samples.hpp"
 #include "support/synthetic_bvh.hpp"
@@ -97,6 +98,37 @@ TEST_F(PathRunTest, FollowsAStraightPathToItsEnd) {
     EXPECT_LT(m.avg_distance_m, 0.2) << "adjust " << adjust;
     for (const Vec3& p : track.root) ASSERT_TRUE(is_finite(p));
   }
+}
+
+// Issue 43 item 3: lmm-path's tag metrics on the synthetic walks tagged by clip: a run required to
+// play odd clips only plays them (tag_seconds, no violations) and still follows the path; an
+// untagged database writes no tag keys.
+TEST(PathRunTags, AConstrainedRunPlaysOnlyAllowedFramesAndReportsTagTime) {
+  const std::vector<int> starts = test::synthetic_walk_starts();
+  test::WalkAnnotations notes;
+  notes.tag_names = "even\nodd\n";
+  notes.tags = [](int, int clip) { return TagMask(clip % 2 ? 2 : 1); };
+  AlignedBuffer buffer;
+  std::shared_ptr<const Database> db;
+  FeatureSearch search;
+  test::load_annotated_walks(notes, buffer, db, search);
+  PathRunOptions o;
+  o.follower.search.constraint = TagConstraint{2, 0, 0};
+  CharacterTrack track;
+  Path path;
+  const PathMetrics m = run_path(db, search, straight(1.3f, 5.0f), o, track, path);
+  EXPECT_TRUE(m.completed);
+  EXPECT_LT(m.avg_distance_m, 0.2);
+  EXPECT_EQ(m.constraint_violations, 0);
+  EXPECT_EQ(m.unsatisfied_matches, 0);
+  ASSERT_EQ(m.tag_seconds.size(), 2u);
+  EXPECT_EQ(m.tag_seconds[0], std::make_pair(std::string("even"), 0.0));
+  EXPECT_EQ(m.tag_seconds[1].first, "odd");
+  EXPECT_NEAR(m.tag_seconds[1].second, m.seconds_to_complete, 1e-3);
+  std::shared_ptr<const Database> plain;
+  FeatureSearch plain_search;
+  test::load_synthetic_walks(plain, plain_search);
+  EXPECT_TRUE(run_path(plain, plain_search, straight(1.3f, 5.0f), PathRunOptions{}, track, path).tag_seconds.empty());
 }
 
 // Issue 40 item 2: a path that pauses (a repeated sample) never completed once the pause outlasted

@@ -205,7 +205,7 @@ TEST_F(CApiMisuse, GameplayControlIsRefusedWithAMessageOnWrongCharactersAndUnkno
   lmm_character* learned = lmm_character_create_learned(model_, 0.0f, 0.0f, 0.0f);
   ASSERT_NE(learned, nullptr) << lmm_last_error();
   EXPECT_EQ(lmm_character_set_constraint(learned, "walk", nullptr, nullptr), 0);
-  EXPECT_TRUE(error_has("lmm_character_set_constraint is for database characters; this is a learned character"))
+  EXPECT_TRUE(error_has("lmm_character_set_constraint is for database and path characters; this is a learned character"))
       << lmm_last_error();
   uint64_t tags = 0;
   EXPECT_EQ(lmm_character_tags(learned, &tags), 0);

@@ -10,6 +10,7 @@
 #include "lmm/character/path_following.hpp"
 #include "lmm/direction_builder.hpp"
 #include "support/allocation_counter.hpp"
+#include "support/annotated_walks.hpp"
 #include "support/path_samples.hpp"
 #include "support/synthetic_walks.hpp"
 
@@ -189,4 +190,93 @@ TEST_F(PathFollowerTest, DirectionNetFacesTheQueryOncePerMatchAndReinitWithoutIt
   follower.update(1.0f / 60.0f);
   EXPECT_EQ(follower.stats().direction_calls, 0);
   EXPECT_GT(last_facing().z, 0.99f) << "the tangent, +Z";
+}
+
+// Issue 43: tag constraints on a path character, on the synthetic walks tagged by clip ("even",
+// "odd") and by time ("early": each clip's first 300 frames).
+class ConstrainedPathTest : public testing::Test {
+ protected:
+  static constexpr TagMask kEven = 1, kOdd = 2, kEarly = 4;
+  void SetUp() override {
+    const std::vector<int> starts = test::synthetic_walk_starts();
+    test::WalkAnnotations notes;
+    notes.tag_names = "even\nodd\nearly\n";
+    notes.tags = [starts](int frame, int clip) {
+      return (clip % 2 ? kOdd : kEven) | (frame - starts[size_t(clip)] < 300 ? kEarly : 0);
+    };
+    test::load_annotated_walks(notes, buffer_, db_, search_);
+    std::string error;
+    ASSERT_TRUE(make_path(straight(1.3f, 12.0f), PathShaping{}, db_->fps(), path_, error)) << error;
+  }
+  // Updates `follower` `updates` times at 60 Hz; how many updates played a frame `allowed` rejects.
+  static int violations(PathFollower& follower, int updates, const TagConstraint& allowed) {
+    int count = 0;
+    for (int u = 0; u < updates; ++u) {
+      follower.update(1.0f / 60.0f);
+      count += !allowed.allows(follower.current_tags());
+    }
+    return count;
+  }
+
+  AlignedBuffer buffer_;
+  std::shared_ptr<const Database> db_;
+  FeatureSearch search_;
+  Path path_;
+};
+
+TEST_F(ConstrainedPathTest, PlaysOnlyAllowedFramesAndSwitchesInTheNextUpdate) {
+  PathFollowerSettings settings;
+  settings.search.constraint = TagConstraint{kOdd, 0, 0};
+  PathFollower follower;
+  std::string error;
+  ASSERT_TRUE(follower.init(db_, search_, settings, path_, error)) << error;
+  EXPECT_EQ(violations(follower, 120, settings.search.constraint), 0);
+  const int before = follower.stats().constraint_matches;
+  const TagConstraint even{kEven, 0, 0};
+  follower.set_constraint(even);
+  EXPECT_EQ(follower.constraint().require_all, kEven);
+  EXPECT_EQ(violations(follower, 1, even), 0) << "the update after a change plays an allowed frame";
+  EXPECT_EQ(follower.stats().constraint_matches, before + 1);
+  EXPECT_EQ(violations(follower, 180, even), 0);
+  EXPECT_TRUE(follower.constraint_held());
+  EXPECT_EQ(follower.stats().unsatisfied_matches, 0);
+}
+
+TEST_F(ConstrainedPathTest, LeavesATagRangeBeforeItEndsAndStillFollowsThePath) {
+  // Only "early" frames: each clip's first 300 frames, so the character must jump before they end.
+  const TagConstraint early{kEarly, 0, 0};
+  PathFollowerSettings settings;
+  settings.search.constraint = early;
+  PathFollower follower;
+  std::string error;
+  ASSERT_TRUE(follower.init(db_, search_, settings, path_, error)) << error;
+  EXPECT_EQ(violations(follower, 600, early), 0);
+  // With a transition cost no regular match leaves the clip played: the range's end makes it.
+  PathFollowerSettings sticky = settings;
+  sticky.search.transition_cost = 1e6f;
+  PathFollower rider;
+  ASSERT_TRUE(rider.init(db_, search_, sticky, path_, error)) << error;
+  EXPECT_EQ(violations(rider, 600, early), 0);
+  EXPECT_GT(rider.stats().constraint_matches, 0) << "no frame was about to leave the range";
+  PathFollower free;
+  ASSERT_TRUE(free.init(db_, search_, PathFollowerSettings{}, path_, error)) << error;
+  for (int u = 0; u < 600; ++u) free.update(1.0f / 60.0f);
+  // Both walk the same straight path: the constrained character is no further from its desired point.
+  const auto off = [&](const PathFollower& f) {
+    return length(on_ground(f.root_position()) - path_.points[size_t(f.desired_index())]);
+  };
+  EXPECT_LT(off(follower), off(free) + 0.2f);
+  EXPECT_GT(follower.desired_index(), free.desired_index() * 9 / 10);
+}
+
+TEST_F(ConstrainedPathTest, AnUnsatisfiableConstraintKeepsPlayingAndCountsIt) {
+  PathFollower follower;
+  std::string error;
+  ASSERT_TRUE(follower.init(db_, search_, PathFollowerSettings{}, path_, error)) << error;
+  for (int u = 0; u < 30; ++u) follower.update(1.0f / 60.0f);
+  follower.set_constraint(TagConstraint{kEven | kOdd, 0, 0});  // no clip is both
+  for (int u = 0; u < 60; ++u) follower.update(1.0f / 60.0f);
+  EXPECT_GT(follower.stats().unsatisfied_matches, 0);
+  EXPECT_FALSE(follower.constraint_held());
+  EXPECT_TRUE(std::isfinite(follower.root_position().x));
 }

@@ -73,6 +73,9 @@ cxxopts::Options make_options() {
       ("units", "BVH length unit: file (that of the imported BVH files), m, cm, mm or metres per unit",
        cxxopts::value<std::string>()->default_value("file"))
       ("json", "write metrics (or the ablation tables) as JSON", cxxopts::value<std::string>())
+      ("require", "play only frames with all these tags (comma-separated; a tagged database)", cxxopts::value<std::string>())
+      ("require-any", "play only frames with at least one of these tags", cxxopts::value<std::string>())
+      ("exclude", "play no frame with any of these tags", cxxopts::value<std::string>())
       ("h,help", "show this help");
   return o;
 }
@@ -159,8 +162,25 @@ PathRunOptions run_options(const cxxopts::ParseResult& args) {
   return o;
 }
 
+// --require, --require-any and --exclude resolved against `db`'s tags; throws InputError naming
+// the option and the unknown tag.
+TagConstraint constraint_of(const cxxopts::ParseResult& args, const Database& db) {
+  TagConstraint c;
+  const std::pair<const char*, TagMask*> options[] = {
+      {"require", &c.require_all}, {"require-any", &c.require_any}, {"exclude", &c.exclude}};
+  for (const auto& [name, mask] : options) {
+    std::string error;
+    if (args.count(name) && !db.annotations().tag_mask(args[name].as<std::string>(), *mask, error)) {
+      throw InputError(std::string("--") + name + ": " + error);
+    }
+  }
+  return c;
+}
+
 JsonObject metrics_json(const PathMetrics& m) {
-  return JsonObject()
+  JsonObject tags;
+  for (const auto& [tag, seconds] : m.tag_seconds) tags.number(tag, seconds);
+  JsonObject json = JsonObject()
       .number("avg_distance_m", m.avg_distance_m)
       .boolean("completed", m.completed)
       .number("seconds_to_complete", m.seconds_to_complete)
@@ -175,6 +195,11 @@ JsonObject metrics_json(const PathMetrics& m) {
       .number("facing_error_deg", m.facing_error_deg)
       .number("sideways_clip_share", m.sideways_clip_share)
       .number("direction_calls", m.direction_calls);
+  if (m.tag_seconds.empty()) return json;
+  return json.object("tag_seconds", tags)
+      .number("constraint_violations", double(m.constraint_violations))
+      .number("constraint_matches", m.constraint_matches)
+      .number("unsatisfied_matches", m.unsatisfied_matches);
 }
 
 // One named configuration of the ablation tables.
@@ -380,6 +405,10 @@ void print_metrics(size_t character, const PathRunOptions& o, const PathMetrics&
               m.completed ? ("completed in " + std::to_string(m.seconds_to_complete) + " s").c_str()
                           : ("NOT completed (the desired position did not reach the path's end within the run limit of " +
                              format_number(m.run_limit_s) + " s)").c_str());
+  if (!o.follower.search.constraint.allows_all()) {
+    std::printf("  constraint: %ld updates on frames it rejects, %d matches it made, %d found no allowed frame\n",
+                m.constraint_violations, m.constraint_matches, m.unsatisfied_matches);
+  }
   const std::string direction =
       m.direction_calls > 0 ? ", " + std::to_string(m.direction_calls) + " DirectionNet predictions" : "";
   if (!std::isfinite(m.facing_error_deg)) {  // no frame to measure (JSON: null)
@@ -443,6 +472,7 @@ int run(int argc, char** argv) {
   if (!db->speeds().valid()) spdlog::warn("{}", speeds_warning(db->speeds(), args["db"].as<std::string>()));
   FeatureSearch search;
   if (!search.build(db, error)) throw InputError(error);
+  o.follower.search.constraint = constraint_of(args, *db);
   if (args.count("ablation")) return run_ablation(db, search, o, args);
   if (args.count("facing-table")) return run_facing_table(db, search, o, args);
   std::string unit_note;

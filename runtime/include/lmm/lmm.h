@@ -233,9 +233,11 @@ LMM_API const char* lmm_character_clip_name(const lmm_character* character, int 
 LMM_API int lmm_character_decoder_experts(lmm_character* character, int* experts, float* weights, int capacity);
 
 /* Gameplay control of a database character (docs/c-api.md#gameplay-control): tag constraints,
- * events, one-shot actions and game states. These calls fail on learned and path characters
- * (a crowd's database characters take them, each its own). None allocates on success unless it
- * says so. */
+ * events, one-shot actions and game states. These calls fail on learned and path characters,
+ * but for the five constraint calls below (lmm_character_set_constraint_masks to
+ * lmm_character_constraint_held), which path characters take too: their LHMM searches honour the
+ * constraint at every level. A crowd's database characters take them, each its own. None
+ * allocates on success unless it says so. */
 
 /* lmm_event.name of the event that ends a one-shot action (not an index of the database's names). */
 #define LMM_ACTION_END_EVENT (-1)
@@ -257,7 +259,8 @@ LMM_API int lmm_character_set_constraint_masks(lmm_character* character, uint64_
  * masks. */
 LMM_API int lmm_character_set_constraint(lmm_character* character, const char* require_all, const char* require_any,
                                          const char* exclude);
-/* The constraint the game set (idle adds its own while the stick rests); any pointer may be NULL. */
+/* The constraint the game set (a database character's idle adds its own while the stick rests);
+ * any pointer may be NULL. */
 LMM_API int lmm_character_constraint(const lmm_character* character, uint64_t* require_all, uint64_t* require_any,
                                      uint64_t* exclude);
 /* The tags of the frame being played (0 when the database has none). */

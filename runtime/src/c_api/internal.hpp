@@ -364,6 +364,20 @@ inline lmm::DatabaseCharacter* require_database_character(const lmm_character* c
   return nullptr;
 }
 
+// f(the database character or path follower `character` plays: both take tag constraints);
+// `failed` with a message naming `call` when it is null or a learned character.
+template <typename Result, typename F>
+Result with_tagged_character(const lmm_character* character, const char* call, Result failed, F&& f) {
+  if (!require_live(character, Kind::Character, "character")) return failed;
+  if (lmm::DatabaseCharacter* const* played = std::get_if<lmm::DatabaseCharacter*>(&character->played)) {
+    return f(**played);
+  }
+  if (lmm::PathFollower* const* follower = std::get_if<lmm::PathFollower*>(&character->played)) return f(**follower);
+  last_error = std::string(call) + " is for database and path characters; this is a learned character (it plays "
+               "no tagged frames)";
+  return failed;
+}
+
 // The path follower of `character`; nullptr with a message when it is null or gamepad-steered.
 inline const lmm::PathFollower* require_path_follower(const lmm_character* character) {
   if (!require_live(character, Kind::Character, "character")) return nullptr;

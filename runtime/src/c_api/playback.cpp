@@ -142,48 +142,49 @@ int lmm_character_decoder_experts(lmm_character* character, int* experts, float*
 
 int lmm_character_set_constraint_masks(lmm_character* character, uint64_t require_all, uint64_t require_any,
                                        uint64_t exclude) {
-  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_set_constraint_masks");
-  if (c == nullptr) return 0;
-  c->set_constraint(lmm::TagConstraint{require_all, require_any, exclude});
-  return 1;
+  return with_tagged_character(character, "lmm_character_set_constraint_masks", 0, [&](auto& c) {
+    c.set_constraint(lmm::TagConstraint{require_all, require_any, exclude});
+    return 1;
+  });
 }
 
 int lmm_character_set_constraint(lmm_character* character, const char* require_all, const char* require_any,
                                  const char* exclude) {
-  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_set_constraint");
-  if (c == nullptr) return 0;
-  return guarded([&] {
-    const lmm::Database& db = *character->database->database;
-    lmm::TagConstraint constraint;
-    if (!resolve_tags(db, require_all, constraint.require_all) ||
-        !resolve_tags(db, require_any, constraint.require_any) || !resolve_tags(db, exclude, constraint.exclude)) {
-      return 0;
-    }
-    c->set_constraint(constraint);
-    return 1;
+  return with_tagged_character(character, "lmm_character_set_constraint", 0, [&](auto& c) {
+    return guarded([&] {
+      const lmm::Database& db = *character->database->database;
+      lmm::TagConstraint constraint;
+      if (!resolve_tags(db, require_all, constraint.require_all) ||
+          !resolve_tags(db, require_any, constraint.require_any) || !resolve_tags(db, exclude, constraint.exclude)) {
+        return 0;
+      }
+      c.set_constraint(constraint);
+      return 1;
+    });
   });
 }
 
 int lmm_character_constraint(const lmm_character* character, uint64_t* require_all, uint64_t* require_any,
                              uint64_t* exclude) {
-  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_constraint");
-  if (c == nullptr) return 0;
-  if (require_all != nullptr) *require_all = c->constraint().require_all;
-  if (require_any != nullptr) *require_any = c->constraint().require_any;
-  if (exclude != nullptr) *exclude = c->constraint().exclude;
-  return 1;
+  return with_tagged_character(character, "lmm_character_constraint", 0, [&](const auto& c) {
+    if (require_all != nullptr) *require_all = c.constraint().require_all;
+    if (require_any != nullptr) *require_any = c.constraint().require_any;
+    if (exclude != nullptr) *exclude = c.constraint().exclude;
+    return 1;
+  });
 }
 
 int lmm_character_tags(const lmm_character* character, uint64_t* tags) {
-  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_tags");
-  if (c == nullptr || !require(tags, "tags")) return 0;
-  *tags = c->current_tags();
-  return 1;
+  return with_tagged_character(character, "lmm_character_tags", 0, [&](const auto& c) {
+    if (!require(tags, "tags")) return 0;
+    *tags = c.current_tags();
+    return 1;
+  });
 }
 
 int lmm_character_constraint_held(const lmm_character* character) {
-  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_constraint_held");
-  return c == nullptr ? -1 : c->constraint_held() ? 1 : 0;
+  return with_tagged_character(character, "lmm_character_constraint_held", -1,
+                               [](const auto& c) { return c.constraint_held() ? 1 : 0; });
 }
 
 int lmm_character_idle(const lmm_character* character) {

@@ -128,7 +128,7 @@ void DatabaseCharacter::match_if_due(float dt) {
   const bool entering_end_zone = frame >= stop - settings_.search.ignore_range_end && !end_zone_searched_;
   // Frames the constraint does not allow are left before they are played (once per regular
   // search while no allowed frame exists).
-  const bool leaving = (!constraint_unmet_ || steering_.search_due()) && leaving_constraint(dt);
+  const bool leaving = (!constraint_unmet_ || steering_.search_due()) && playback_.leaves(active_constraint(), dt);
   if (constraint_changed_ || leaving) ++stats_.constraint_searches;
   if (steering_.search_due() || at_clip_end || entering_end_zone || constraint_changed_ || leaving || leave_pending_) {
     search_and_transition(at_clip_end || leaving || leave_pending_);
@@ -290,16 +290,6 @@ void DatabaseCharacter::apply_constraint() {
   const bool contradictory = (c.require_all & c.exclude) != 0 || (c.require_any != 0 && (c.require_any & ~c.exclude) == 0);
   settings_.search.constraint = contradictory ? game_constraint_ : c;
   settings_.search.transition_cost = transition_cost_ + (idle_ ? settings_.idle.transition_cost : 0.0f);
-}
-
-bool DatabaseCharacter::leaving_constraint(float dt) const {
-  const TagConstraint& constraint = active_constraint();
-  if (constraint.allows_all()) return false;
-  const int frame = playback_.frame(), steps = static_cast<int>(std::ceil(dt * db_->fps())) + 1;
-  for (int f = frame; f <= std::min(frame + steps, playback_.clip_stop() - 1); ++f) {
-    if (!constraint.allows(db_->annotations().tags(f))) return true;
-  }
-  return false;
 }
 
 void DatabaseCharacter::played_trajectory(Vec3* positions, Vec3* directions) const {

@@ -322,6 +322,7 @@ bool PathFollower::init(std::shared_ptr<const Database> database, const FeatureS
   desired_ = 0;
   corner_ = -1;
   since_match_ = settings.match_interval;  // match at the first update
+  constraint_changed_ = constraint_unmet_ = false;
   pause_frames_ = 0.0f;
   moving_ = 1.0f;
   elapsed_frames_ = 0.0;
@@ -532,18 +533,27 @@ PathFollower::Context PathFollower::update_context(const Context& context) const
   return Context{context.desired, context.desired, context.frame_index + float(lhmm_.step_frames), -1, earliest};
 }
 
-void PathFollower::match(const Context& start) {
+void PathFollower::set_constraint(const TagConstraint& constraint) {
+  lhmm_.params.constraint = settings_.search.constraint = constraint;
+  constraint_changed_ = true;
+  constraint_unmet_ = false;
+}
+
+void PathFollower::match(const Context& start, bool must_leave) {
   ++stats_.matches;
   since_match_ = 0.0f;
+  constraint_changed_ = false;
   Context context = start;
   const RootSample root{on_ground(out_.positions[0]), out_.rotations[0]};
   // The playing frame continues as a candidate while its clip has N more frames.
   const int frame = playback_.frame();
-  const int current = frame + lhmm_.step_frames < playback_.clip_stop() - 1 ? frame : -1;
+  const int current = !must_leave && frame + lhmm_.step_frames < playback_.clip_stop() - 1 ? frame : -1;
   if (direction_.net() != nullptr) predict_facings(desired_);
   int best = -1;
   long_horizon_match(lhmm_, *this, root, frame, context, settings_.levels, current, best);
   stats_.knn_calls = lhmm_.knn_calls;
+  constraint_unmet_ = best < 0 && !constraint().allows_all();
+  stats_.unsatisfied_matches += constraint_unmet_;
   desired_ = context.desired;
   corner_ = context.corner;
   if (best >= 0 && best != playback_.frame()) {
@@ -582,7 +592,12 @@ void PathFollower::update(float dt) {
   const bool corner_passed = corner_ >= 0 && desired_ >= corner_ + 1;
   if (corner_passed) ++stats_.corner_queries;
   const bool at_clip_end = playback_.frame() >= playback_.clip_stop() - 1;
-  if (since_match_ >= settings_.match_interval || corner_passed || at_clip_end) match(tracking);
+  const bool due = since_match_ >= settings_.match_interval;
+  // Frames the constraint does not allow are left before they are played (once per regular
+  // match while no allowed frame exists).
+  const bool leaving = (!constraint_unmet_ || due) && playback_.leaves(constraint(), dt);
+  stats_.constraint_matches += constraint_changed_ || leaving;
+  if (due || corner_passed || at_clip_end || constraint_changed_ || leaving) match(tracking, leaving);
   playback_.advance(dt, settings_.inertialization_halflife, out_);
   move_root(dt);
   update_globals(db_->skeleton().parents);

@@ -354,6 +354,8 @@ void FeatureSearch::BoxNotes::merge(const BoxNotes& child) {
   common &= child.common;
   bias = std::min(bias, child.bias);
   entry = entry || child.entry;
+  held_by_every &= child.held_by_every;
+  every_entry = every_entry && child.every_entry;
 }
 
 void FeatureSearch::build_notes() {
@@ -373,8 +375,9 @@ void FeatureSearch::build_notes() {
       notes.any |= annotations.tags(f);
     }
     notes.common = notes.any;
+    notes.held_by_every = notes.all;
     notes.bias = annotations.cost_bias(frame);
-    notes.entry = !annotations.no_entry(frame);
+    notes.every_entry = notes.entry = !annotations.no_entry(frame);
   }
   // Each level's boxes merge their children: 16 frames, 4 small boxes, 8 large boxes, 8 groups.
   const size_t children[] = {detail::kBlockFrames, detail::kSmallPerLarge, detail::kLargeGroup, detail::kLargeGroup};
@@ -423,7 +426,7 @@ void FeatureSearch::search_block(int current_frame, const SearchParams& params, 
                                  SearchResult* out, int k, int& found) const {
   const size_t first = size_t(s) * detail::kBlockFrames;
   const int excluded = excluded_frames(params);
-  const bool annotated = uses_notes(params);
+  const bool annotated = uses_notes(params) && !small_level_.notes[size_t(s)].allows_every(params.constraint);
   for (size_t i = first; i < first + detail::kBlockFrames; ++i) {
     const float cost = params.transition_cost + costs[i - first] + (has_bias_ ? frame_level_.notes[i].bias : 0.0f);
     const int frame = frames_[i];

@@ -94,4 +94,13 @@ void DatabasePlayback::sample_joint_velocities(double frame_time) {
   }
 }
 
+bool DatabasePlayback::leaves(const TagConstraint& constraint, float dt) const {
+  if (constraint.allows_all()) return false;
+  const int steps = static_cast<int>(std::ceil(dt * db_->fps())) + 1;
+  for (int f = frame_; f <= std::min(frame_ + steps, clip_stop() - 1); ++f) {
+    if (!constraint.allows(db_->annotations().tags(f))) return true;
+  }
+  return false;
+}
+
 }  // namespace lmm

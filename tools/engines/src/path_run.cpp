@@ -229,6 +229,8 @@ PathMetrics run_path(const std::shared_ptr<const Database>& database, const Feat
   std::vector<Vec3> previous;
   FootSlide slide;
   FacingTally facing(db);
+  const std::vector<std::string>& tag_names = db.annotations().tag_names();
+  std::vector<double> tag_seconds(tag_names.size(), 0.0);
   for (int f = 0; f < max_frames && (completed_at < 0 || f < completed_at + tail); ++f) {
     const int matches_before = follower.stats().matches;
     const auto start = std::chrono::steady_clock::now();
@@ -244,7 +246,11 @@ PathMetrics run_path(const std::shared_ptr<const Database>& database, const Feat
     const std::vector<Vec3>& global = follower.global_positions();
     slide.add(db.contact_joints(), [&](int k) { return follower.in_contact(k); }, previous, global, options.dt);
     previous = global;
-    if (completed_at < 0) facing.add(follower, path, options);
+    if (completed_at < 0) {
+      facing.add(follower, path, options);
+      for (size_t t = 0; t < tag_seconds.size(); ++t) tag_seconds[t] += (follower.current_tags() >> t & 1) * options.dt;
+      m.constraint_violations += !follower.constraint_held();
+    }
     if (completed_at < 0 && follower.completed()) completed_at = f;
   }
   track.clip.frames = int(track.root.size());
@@ -263,6 +269,9 @@ PathMetrics run_path(const std::shared_ptr<const Database>& database, const Feat
   m.facing_error_deg = facing.mean_error();
   m.sideways_clip_share = facing.sideways_share();
   m.direction_calls = follower.stats().direction_calls;
+  for (size_t t = 0; t < tag_names.size(); ++t) m.tag_seconds.emplace_back(tag_names[t], tag_seconds[t]);
+  m.constraint_matches = follower.stats().constraint_matches;
+  m.unsatisfied_matches = follower.stats().unsatisfied_matches;
   return m;
 }
 

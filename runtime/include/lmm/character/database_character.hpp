@@ -137,9 +137,6 @@ class DatabaseCharacter final : public CharacterBase {
   const std::vector<int>& parents() const override { return db_->skeleton().parents; }
   void release_world_state() override { feet_.release_all(); }
   void start(Vec3 position, float heading);
-  // Whether an update of `dt` seconds from the playing frame would play a frame the constraint
-  // does not allow (the frames up to one past where it would stop, within the clip).
-  bool leaving_constraint(float dt) const;
   void search_and_transition(bool must_leave);
   // Enters or leaves idle from the desired speed (a change searches in this update).
   void update_idle();

@@ -157,6 +157,8 @@ struct PathFollowerStats {
   int clamped_dt = 0;
   int direction_calls = 0;     // DirectionNet predictions
   int direction_failures = 0;  // predictions refused (non-finite input); the tangent was used
+  int constraint_matches = 0;   // matches made because the constraint changed or the frames left it
+  int unsatisfied_matches = 0;  // matches that found no frame the constraint allows
 };
 
 // A database character following a path with LHMM(k, l). At a pause of the path (points
@@ -194,6 +196,17 @@ class PathFollower : public PoseOutput {
   void played_trajectory(Vec3* positions, Vec3* directions) const;
   // Whether contact label `k` is set in the frame played.
   bool in_contact(int k) const { return db_->contacts(playback_.frame())[k] != 0; }
+  // The tag constraint LHMM's searches honour from the next update on, which matches at once
+  // (settings.search.constraint from init): entries as FeatureSearch::search allows them, at every
+  // level of the tree; frames about to be played that leave it are left first; when no frame is
+  // allowed the character keeps playing and counts it (stats().unsatisfied_matches). No allocation.
+  void set_constraint(const TagConstraint& constraint);
+  // The constraint set last.
+  const TagConstraint& constraint() const { return lhmm_.params.constraint; }
+  // Tags of the frame played.
+  TagMask current_tags() const { return db_->annotations().tags(playback_.frame()); }
+  // Whether the frame played has the tags the constraint asks for.
+  bool constraint_held() const { return constraint().allows(current_tags()); }
   // The revised future positions of the last top-level query (world space).
   const std::vector<RootSample>& revised_trajectory() const { return levels_[0].trajectory; }
   // Counters.
@@ -228,7 +241,8 @@ class PathFollower : public PoseOutput {
   void future_points(int desired, Level& level) const;
   int corner_after(int desired, const Level& level) const;
   int corner_vertex(float from, float to, int desired) const;
-  void match(const Context& start);
+  // One LHMM call from `start`; `must_leave`: the playing frame is no candidate.
+  void match(const Context& start, bool must_leave);
   Vec3 query_facing(float index, Quat turn) const;
   void record_facing();
   void past_facings(const DirectionNet& net, Quat heading);
@@ -249,6 +263,8 @@ class PathFollower : public PoseOutput {
   int desired_ = 0;
   int corner_ = -1;
   float since_match_ = 0.0f;
+  bool constraint_changed_ = false;  // set_constraint since the last match
+  bool constraint_unmet_ = false;    // the last match found no frame the constraint allows
   float pause_frames_ = 0.0f;  // path points of time waited at a pause, not yet stepped
   float moving_ = 1.0f;        // share of the clip's root motion applied (fades to 0 standing)
   double elapsed_frames_ = 0.0;

@@ -97,12 +97,20 @@ class FeatureSearch {
     TagMask common = ~TagMask(0);  // tags every frame meets somewhere in its look-ahead
     float bias = INFINITY;         // lowest cost bias of its frames
     bool entry = false;            // some frame is not no-entry
+    TagMask held_by_every = ~TagMask(0);  // tags every frame holds on every frame of its look-ahead
+    bool every_entry = true;              // no frame is no-entry
 
     // Whether a frame allowed by `constraint` may be here (for a frame: exactly whether it is
     // one, but for a require_any of several tags none of which it holds throughout).
     bool may_hold(const TagConstraint& constraint) const {
       return entry && (all & constraint.require_all) == constraint.require_all &&
              (constraint.require_any == 0 || (any & constraint.require_any) != 0) && (common & constraint.exclude) == 0;
+    }
+    // Whether `constraint` allows every frame here (they then need no test one by one).
+    bool allows_every(const TagConstraint& constraint) const {
+      return every_entry && (held_by_every & constraint.require_all) == constraint.require_all &&
+             (constraint.require_any == 0 || (held_by_every & constraint.require_any) != 0) &&
+             (any & constraint.exclude) == 0;
     }
     // Widens this summary to cover `child`'s frames too.
     void merge(const BoxNotes& child);

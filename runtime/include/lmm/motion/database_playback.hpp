@@ -50,6 +50,9 @@ class DatabasePlayback {
   // The events of the frames the last advance() played, in frame order (time measured from the
   // span's start): writes up to `capacity` to `out` and returns how many there were. No allocation.
   int events(CharacterEvent* out, int capacity) const;
+  // Whether the frames an advance by dt plays from here (the current one and the ceil(dt * fps)
+  // + 1 after it, within the clip) include one whose tags `constraint` rejects. No allocation.
+  bool leaves(const TagConstraint& constraint, float dt) const;
   // Database frame being played (the whole part of the fractional frame).
   int frame() const { return frame_; }
   // Clip (range index) being played.

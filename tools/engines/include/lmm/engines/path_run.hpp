@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lmm/engines/simulation.hpp"
@@ -32,6 +33,12 @@ struct PathMetrics {
   double facing_error_deg = 0;
   double sideways_clip_share = 0;
   int direction_calls = 0;      // DirectionNet predictions (--facing net)
+  // Tags (databases with tags): seconds played on frames of each tag until completion, the
+  // updates whose frame the follower's constraint rejects, and the matches the constraint made
+  // (changes and frames about to leave it) or that found no allowed frame.
+  std::vector<std::pair<std::string, double>> tag_seconds;
+  long constraint_violations = 0;
+  int constraint_matches = 0, unsatisfied_matches = 0;
 };
 
 // Everything one run needs.
