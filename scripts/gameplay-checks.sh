@@ -60,15 +60,7 @@ EOF
 echo "== import ($(ls "$work"/bvh/*.tags.toml | wc -l) sidecars)"
 "$tools/lmm-import" "$work/bvh" -o "$work/db.mmdb" --json "$work/import.json" 2>&1 | grep -E "wrote|tagged|events" || true
 
-failures=0
-# check NAME VALUE OP LIMIT: prints the figure beside its limit, counts failures.
-check() {
-  if python3 -c "import sys; v=float('$2'); sys.exit(0 if v $3 $4 else 1)" 2>/dev/null; then
-    printf '  PASS  %-58s %12s  (%s %s)\n' "$1" "$2" "$3" "$4"
-  else
-    printf '  FAIL  %-58s %12s  (%s %s)\n' "$1" "$2" "$3" "$4"; failures=$((failures + 1))
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/limits.sh"  # check NAME VALUE OP LIMIT
 # json FILE EXPRESSION: a value of a JSON file (d is the object).
 json() { python3 -c "import json; d=json.load(open('$1')); print($2)"; }
 

@@ -36,15 +36,7 @@ trap 'rm -rf "$work"' EXIT
 echo "== import bandai-loco/normal"
 "$tools/lmm-import" "$data/bandai-loco/normal" -o "$work/db.mmdb" 2>&1 | grep -E "wrote" || true
 
-failures=0
-# check NAME VALUE OP LIMIT: prints the figure beside its limit, counts failures.
-check() {
-  if python3 -c "import sys; v=float('$2'); sys.exit(0 if v $3 $4 else 1)" 2>/dev/null; then
-    printf '  PASS  %-58s %10s  (%s %s)\n' "$1" "$2" "$3" "$4"
-  else
-    printf '  FAIL  %-58s %10s  (%s %s)\n' "$1" "$2" "$3" "$4"; failures=$((failures + 1))
-  fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/limits.sh"  # check NAME VALUE OP LIMIT
 for path in circle-accelerating sharp-corners s-curve hand-drawn; do
   echo "== $path ($rounds rounds, free and --require walk in turn)"
   for round in $(seq "$rounds"); do

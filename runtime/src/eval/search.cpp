@@ -157,10 +157,76 @@ void merge_columns(const std::vector<float>& min, const std::vector<float>& max,
 // precision: 64 gave tighter boxes on bandai-loco than all of them, and builds faster).
 constexpr long kClusterSample = 64;
 
+// A split by a tag is taken when its two halves' summed extents are at most this fraction of
+// those of the split along the widest feature dimension (see cluster()). Measured on bandai-loco
+// and bandai-actions (docs/lab/2026-11-28-tag-split-search.md): at 0.7 locomotion and actions
+// were no longer split apart (excluding locomotion cost 1.4x the free search), at 0.9 the tags of
+// all of bandai-loco (walk, run, turn, left, right) split it and its free search slowed 1.3-1.5x.
+constexpr float kTagSplitSlack = 0.8f;
+
+// The summed extent (over the dimensions, max - min) of about kClusterSample of the `count` items
+// of [first, last) for which pick(item) holds: how loose a box around them is (0 for none).
+template <class Pick>
+float sampled_extent(const int* first, const int* last, long count, const float* rows, size_t dims, Pick pick) {
+  if (count <= 0) return 0.0f;
+  float lo[kMaxSearchDims], hi[kMaxSearchDims];
+  std::fill(lo, lo + dims, FLT_MAX);
+  std::fill(hi, hi + dims, -FLT_MAX);
+  const long stride = std::max(1L, count / kClusterSample);
+  long seen = 0;
+  for (const int* i = first; i < last; ++i) {
+    if (!pick(*i) || seen++ % stride != 0) continue;
+    const float* row = rows + size_t(*i) * dims;
+    for (size_t d = 0; d < dims; ++d) {
+      lo[d] = std::min(lo[d], row[d]);
+      hi[d] = std::max(hi[d], row[d]);
+    }
+  }
+  float sum = 0.0f;
+  for (size_t d = 0; d < dims; ++d) sum += hi[d] - lo[d];
+  return sum;
+}
+
+// The dimension in which about kClusterSample of the items [first, last) spread most.
+size_t widest_dimension(const int* first, const int* last, const float* rows, size_t dims) {
+  const long n = long(last - first);
+  float lo[kMaxSearchDims], hi[kMaxSearchDims];
+  std::fill(lo, lo + dims, FLT_MAX);
+  std::fill(hi, hi + dims, -FLT_MAX);
+  for (const int* i = first; i < last; i += std::max(1L, n / kClusterSample)) {
+    const float* row = rows + size_t(*i) * dims;
+    for (size_t d = 0; d < dims; ++d) {
+      lo[d] = row[d] < lo[d] ? row[d] : lo[d];
+      hi[d] = row[d] > hi[d] ? row[d] : hi[d];
+    }
+  }
+  size_t widest = 0;
+  for (size_t d = 1; d < dims; ++d) {
+    if (hi[d] - lo[d] > hi[widest] - lo[widest]) widest = d;
+  }
+  return widest;
+}
+
+// The summed extents of the two halves of [first, last) split at the median of dimension
+// `widest` (estimated from about kClusterSample of them).
+float feature_split_extent(const int* first, const int* last, const float* rows, size_t dims, size_t widest) {
+  const long n = long(last - first);
+  std::vector<float> sample;
+  for (const int* i = first; i < last; i += std::max(1L, n / kClusterSample)) sample.push_back(rows[size_t(*i) * dims + widest]);
+  std::nth_element(sample.begin(), sample.begin() + long(sample.size() / 2), sample.end());
+  const float median = sample[sample.size() / 2];
+  const auto below = [&](int i) { return rows[size_t(i) * dims + widest] < median; };
+  const long lower = long(std::count_if(first, last, below));
+  return sampled_extent(first, last, lower, rows, dims, below) +
+         sampled_extent(first, last, n - lower, rows, dims, [&](int i) { return !below(i); });
+}
+
 // Where [first, last) (n items) splits by a tag into two runs of whole chunks (the first run
 // without the tag), or -1 when no tag is held by at least half a chunk of them and missed by at
-// least as many. The tag held by the most even share wins.
-long tag_split(int* first, int* last, int chunk, const TagMask* tags) {
+// least as many, or when every such tag's halves are looser than kTagSplitSlack x
+// `feature_extent` (the halves of the feature split). The tag with the tightest halves wins.
+long tag_split(int* first, int* last, int chunk, const float* rows, size_t dims, const TagMask* tags,
+               float feature_extent) {
   const long n = long(last - first);
   TagMask some = 0, every = ~TagMask(0);
   for (const int* i = first; i < last; ++i) some |= tags[*i], every &= tags[*i];
@@ -174,13 +240,16 @@ long tag_split(int* first, int* last, int chunk, const TagMask* tags) {
   for (const int* i = first; i < last; ++i) {
     for (int c = 0; c < count; ++c) held[c] += long((tags[*i] >> candidates[c]) & 1);
   }
-  int best = -1;
+  TagMask bit = 0;
+  float tightest = kTagSplitSlack * feature_extent;
   for (int c = 0; c < count; ++c) {
-    const long fewer = std::min(held[c], n - held[c]);
-    if (2 * fewer >= chunk && (best < 0 || fewer > std::min(held[best], n - held[best]))) best = c;
+    if (2 * std::min(held[c], n - held[c]) < chunk) continue;
+    const TagMask b = TagMask(1) << candidates[c];
+    const float extent = sampled_extent(first, last, held[c], rows, dims, [&](int i) { return (tags[i] & b) != 0; }) +
+                         sampled_extent(first, last, n - held[c], rows, dims, [&](int i) { return (tags[i] & b) == 0; });
+    if (extent <= tightest) tightest = extent, bit = b;
   }
-  if (best < 0) return -1;
-  const TagMask bit = TagMask(1) << candidates[best];
+  if (bit == 0) return -1;
   const long without = long(std::stable_partition(first, last, [&](int i) { return (tags[i] & bit) == 0; }) - first);
   const long nearest = (without + chunk / 2) / chunk * chunk, most = (n - 1) / chunk * chunk;
   return std::min(std::max(nearest, long(chunk)), most);
@@ -188,30 +257,20 @@ long tag_split(int* first, int* last, int chunk, const TagMask* tags) {
 
 // Reorders the items [first, last) (indices of rows of `rows`, `dims` floats each) so that every
 // run of `chunk` items from `first` is a cluster: halves split at a multiple of `chunk`,
-// recursively (a k-d tree). With `tags` (per row, or null) items differing in a tag are split
-// apart first (tag_split), so that whole boxes can be skipped under a constraint; otherwise the
-// split is along the dimension in which (about kClusterSample of) the items spread most, at the
-// median. `keys` is scratch of at least last - first entries.
+// recursively (a k-d tree). The split is along the dimension in which (about kClusterSample of)
+// the items spread most, at the median; with `tags` (per row, or null) a split apart of the
+// items holding a tag from those that do not is taken instead when its halves are about as tight
+// (tag_split), so that under a constraint whole boxes can be skipped. `keys` is scratch of at
+// least last - first entries.
 void cluster(int* first, int* last, int chunk, const float* rows, size_t dims, const TagMask* tags,
              std::vector<std::pair<float, int>>& keys) {
   const long n = long(last - first);
   if (n <= chunk) return;
-  long middle = tags != nullptr ? tag_split(first, last, chunk, tags) : -1;
+  const size_t widest = widest_dimension(first, last, rows, dims);
+  long middle = tags == nullptr ? -1
+                                : tag_split(first, last, chunk, rows, dims, tags,
+                                            feature_split_extent(first, last, rows, dims, widest));
   if (middle < 0) {
-    float lo[kMaxSearchDims], hi[kMaxSearchDims];
-    std::fill(lo, lo + dims, FLT_MAX);
-    std::fill(hi, hi + dims, -FLT_MAX);
-    for (const int* i = first; i < last; i += std::max(1L, n / kClusterSample)) {
-      const float* row = rows + size_t(*i) * dims;
-      for (size_t d = 0; d < dims; ++d) {
-        lo[d] = row[d] < lo[d] ? row[d] : lo[d];
-        hi[d] = row[d] > hi[d] ? row[d] : hi[d];
-      }
-    }
-    size_t widest = 0;
-    for (size_t d = 1; d < dims; ++d) {
-      if (hi[d] - lo[d] > hi[widest] - lo[widest]) widest = d;
-    }
     for (long i = 0; i < n; ++i) keys[size_t(i)] = {rows[size_t(first[i]) * dims + widest], first[i]};
     middle = (n + chunk - 1) / chunk / 2 * chunk;
     std::nth_element(keys.begin(), keys.begin() + middle, keys.begin() + n);  // by value, then index

@@ -2,9 +2,10 @@
 // four-level tree of bounding boxes: small boxes of 16 frames and large boxes of 4 small boxes as
 // in basic motion matching (D. Holden's motion_matching_search), under groups of 8 large boxes
 // and super groups of 8 groups. The frames are clustered by their features (a k-d tree), not
-// taken in clip order, so that every box is tight; in a database with tags, frames that differ in
-// a tag are split apart first (at each level, while both sides fill half a box), so that a
-// constraint skips whole boxes and the boxes it keeps bound only the frames it allows.
+// taken in clip order, so that every box is tight; in a database with tags, a split apart of the
+// frames holding a tag from those that do not is taken instead of a split by features when its
+// halves are clearly tighter (and both fill half a box), so that a constraint skips whole boxes
+// and the boxes it keeps bound only the frames it allows.
 #pragma once
 
 #include <cmath>
