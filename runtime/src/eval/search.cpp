@@ -164,12 +164,11 @@ constexpr long kClusterSample = 64;
 // all of bandai-loco (walk, run, turn, left, right) split it and its free search slowed 1.3-1.5x.
 constexpr float kTagSplitSlack = 0.8f;
 
-// The summed extent (over the dimensions, max - min) of about kClusterSample of the `count` items
-// of [first, last) for which pick(item) holds: how loose a box around them is (0 for none).
+// The bounds lo[0..dims) and hi[0..dims) of about kClusterSample of the `count` items of
+// [first, last) for which pick(item) holds (every stride-th of them; FLT_MAX / -FLT_MAX for none).
 template <class Pick>
-float sampled_extent(const int* first, const int* last, long count, const float* rows, size_t dims, Pick pick) {
-  if (count <= 0) return 0.0f;
-  float lo[kMaxSearchDims], hi[kMaxSearchDims];
+void sampled_bounds(const int* first, const int* last, long count, const float* rows, size_t dims, Pick pick,
+                    float* lo, float* hi) {
   std::fill(lo, lo + dims, FLT_MAX);
   std::fill(hi, hi + dims, -FLT_MAX);
   const long stride = std::max(1L, count / kClusterSample);
@@ -178,10 +177,19 @@ float sampled_extent(const int* first, const int* last, long count, const float*
     if (!pick(*i) || seen++ % stride != 0) continue;
     const float* row = rows + size_t(*i) * dims;
     for (size_t d = 0; d < dims; ++d) {
-      lo[d] = std::min(lo[d], row[d]);
-      hi[d] = std::max(hi[d], row[d]);
+      lo[d] = row[d] < lo[d] ? row[d] : lo[d];
+      hi[d] = row[d] > hi[d] ? row[d] : hi[d];
     }
   }
+}
+
+// The summed extent (over the dimensions, max - min) of about kClusterSample of the `count` items
+// of [first, last) for which pick(item) holds: how loose a box around them is (0 for none).
+template <class Pick>
+float sampled_extent(const int* first, const int* last, long count, const float* rows, size_t dims, Pick pick) {
+  if (count <= 0) return 0.0f;
+  float lo[kMaxSearchDims], hi[kMaxSearchDims];
+  sampled_bounds(first, last, count, rows, dims, pick, lo, hi);
   float sum = 0.0f;
   for (size_t d = 0; d < dims; ++d) sum += hi[d] - lo[d];
   return sum;
@@ -189,17 +197,8 @@ float sampled_extent(const int* first, const int* last, long count, const float*
 
 // The dimension in which about kClusterSample of the items [first, last) spread most.
 size_t widest_dimension(const int* first, const int* last, const float* rows, size_t dims) {
-  const long n = long(last - first);
   float lo[kMaxSearchDims], hi[kMaxSearchDims];
-  std::fill(lo, lo + dims, FLT_MAX);
-  std::fill(hi, hi + dims, -FLT_MAX);
-  for (const int* i = first; i < last; i += std::max(1L, n / kClusterSample)) {
-    const float* row = rows + size_t(*i) * dims;
-    for (size_t d = 0; d < dims; ++d) {
-      lo[d] = row[d] < lo[d] ? row[d] : lo[d];
-      hi[d] = row[d] > hi[d] ? row[d] : hi[d];
-    }
-  }
+  sampled_bounds(first, last, long(last - first), rows, dims, [](int) { return true; }, lo, hi);
   size_t widest = 0;
   for (size_t d = 1; d < dims; ++d) {
     if (hi[d] - lo[d] > hi[widest] - lo[widest]) widest = d;

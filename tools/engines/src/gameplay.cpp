@@ -5,9 +5,9 @@
 #include <random>
 #include <utility>
 
+#include "lmm/asset/skeleton.hpp"
 #include "lmm/common/errors.hpp"
 #include "lmm/core/springs.hpp"
-#include "lmm/motion/stages.hpp"
 
 namespace lmm::pipeline {
 namespace {
@@ -158,14 +158,7 @@ void GameplayRecorder::apply(DatabaseCharacter& character, const GameplayCommand
     record.tags = command.action;
     record.first = record.last = character.current_frame();
     record.run_last = run_last(db_, record.first, tags);
-    // The pose played so far (not yet updated) against the action's first frame.
-    record.pose_offset_m = largest_distance(
-        root_relative(character.global_positions(), character.global_rotations().at(0)), frame_pose(record.first));
-    record.before_joint_speed_m_s =
-        recent_joint_speeds_.empty() ? 0.0 : *std::max_element(recent_joint_speeds_.begin(), recent_joint_speeds_.end());
-    record.clip_joint_speed_m_s = clip_joint_speed(record.first, record.run_last);
-    record.jump_bound_m_s = record.before_joint_speed_m_s + 2.0 * record.clip_joint_speed_m_s +
-                            double(spring_y(halflife_)) * record.pose_offset_m / std::exp(1.0);
+    bound_pose_jump(character, record);
     m_.actions.push_back(record);
     action_start_ = true;
   }
@@ -307,13 +300,22 @@ void GameplayRecorder::finish(const DatabaseCharacter& character, GameplayMetric
   metrics.max_joint_speed_m_s = std::max(metrics.max_joint_speed_m_s, m_.max_joint_speed_m_s);
 }
 
+void GameplayRecorder::bound_pose_jump(const DatabaseCharacter& character, ActionRecord& a) const {
+  // The pose played so far (not yet updated) against the action's first frame.
+  a.pose_offset_m = largest_distance(root_relative(character.global_positions(), character.global_rotations().at(0)),
+                                     frame_pose(a.first));
+  a.before_joint_speed_m_s =
+      recent_joint_speeds_.empty() ? 0.0 : *std::max_element(recent_joint_speeds_.begin(), recent_joint_speeds_.end());
+  a.clip_joint_speed_m_s = clip_joint_speed(a.first, a.run_last);
+  a.jump_bound_m_s = a.before_joint_speed_m_s + 2.0 * a.clip_joint_speed_m_s +
+                     double(spring_y(halflife_)) * a.pose_offset_m / std::exp(1.0);
+}
+
 void GameplayRecorder::frame_globals(int frame, std::vector<Vec3>& positions, std::vector<Quat>& rotations) const {
-  const size_t joints = size_t(db_.joint_count());
-  positions.resize(joints);
-  rotations.resize(joints);
-  ForwardKinematicsJob{Span<const int>(db_.skeleton().parents), Span<const Vec3>(db_.positions(frame), joints),
-                       Span<const Quat>(db_.rotations(frame), joints), Span<Vec3>(positions), Span<Quat>(rotations)}
-      .run();
+  positions.resize(size_t(db_.joint_count()));
+  rotations.resize(size_t(db_.joint_count()));
+  forward_kinematics(db_.skeleton().parents.data(), db_.joint_count(), db_.positions(frame), db_.rotations(frame),
+                     positions.data(), rotations.data());
 }
 
 std::vector<Vec3> GameplayRecorder::frame_pose(int frame) const {

@@ -107,6 +107,9 @@ class GameplayRecorder {
   bool record_events(const DatabaseCharacter& character, int before, bool transitioned);
   void record_idle(const DatabaseCharacter& character, float stick, float time, const std::vector<Vec3>& previous);
   void record_action(const DatabaseCharacter& character, float time, bool ended, double joint_speed);
+  // Fills the pose-jump inputs and bound of action `a` (first and run_last set), entered now by
+  // `character` from the pose it plays.
+  void bound_pose_jump(const DatabaseCharacter& character, ActionRecord& a) const;
   // The fastest joint of database frames first..last played straight at the database's rate.
   double clip_joint_speed(int first, int last) const;
   // The global joint positions and rotations of database frame `frame` (in its clip's space).
