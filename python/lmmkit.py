@@ -77,6 +77,10 @@ _SIGNATURES = {
     "lmm_database_tag_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
     "lmm_database_event_name_count": (ctypes.c_int, [ctypes.c_void_p]),
     "lmm_database_event_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
+    "lmm_model_tag_count": (ctypes.c_int, [ctypes.c_void_p]),
+    "lmm_model_tag_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
+    "lmm_model_event_name_count": (ctypes.c_int, [ctypes.c_void_p]),
+    "lmm_model_event_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
     "lmm_model_load": (ctypes.c_void_p, [ctypes.c_char_p]),
     "lmm_model_release": (None, [ctypes.c_void_p]),
     "lmm_character_create_database": (ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_float, ctypes.c_float, ctypes.c_float]),
@@ -181,13 +185,17 @@ class _Handle:
         self.close()
 
 
-class Database(_Handle):
-    """A loaded motion database (*.mmdb) with its search index."""
+class _NamedAsset(_Handle):
+    """An asset with tag and event names."""
 
     def _names(self, count, name):
         """The names name(handle, i) for i below count(handle)."""
         handle = self._live()
         return [self._lib.check(name(handle, i)).decode() for i in range(count(handle))]
+
+
+class Database(_NamedAsset):
+    """A loaded motion database (*.mmdb) with its search index."""
 
     def tag_names(self):
         """The frame tags, in bit order (tag i is bit 1 << i of a mask)."""
@@ -198,8 +206,16 @@ class Database(_Handle):
         return self._names(self._lib.c.lmm_database_event_name_count, self._lib.c.lmm_database_event_name)
 
 
-class Model(_Handle):
+class Model(_NamedAsset):
     """A loaded model bundle (*.lmmw)."""
+
+    def tag_names(self):
+        """The tags its states carry, in bit order (none for a bundle trained without [tags])."""
+        return self._names(self._lib.c.lmm_model_tag_count, self._lib.c.lmm_model_tag_name)
+
+    def event_names(self):
+        """The names of a learned character's events: foot plants, then each tag's enter_ and leave_."""
+        return self._names(self._lib.c.lmm_model_event_name_count, self._lib.c.lmm_model_event_name)
 
 
 def _gamepad(gamepad):
@@ -235,7 +251,7 @@ def _tags(names, name):
 class Character(_Handle):
     """One character; joints are read into numpy arrays the caller may keep. A crowd's character
     (Crowd.character) keeps its crowd alive, and fails with LmmError once the crowd is closed.
-    A database character knows its database's tag and event names (`names`: their two lists)."""
+    A character knows its database's (learned: its model's) tag and event names (`names`: their two lists)."""
 
     def __init__(self, lib, handle, crowd=None, names=([], [])):
         super().__init__(lib, handle, lib.c.lmm_character_release if crowd is None else lambda handle: None)
@@ -358,7 +374,7 @@ class Character(_Handle):
         return list(experts[:count]), weights[:count]
 
     def set_constraint(self, require=None, require_any=None, exclude=None):
-        """The tag constraint searches honour from the next update (database and path characters):
+        """The tag constraint searches honour from the next update (every kind of character):
         every tag of `require`, one of `require_any`, none of `exclude` (each a comma-separated str,
         a list of names or None)."""
         names = [_tags(value, key) for key, value in (("require", require), ("require_any", require_any),
@@ -460,7 +476,7 @@ class Crowd(_Handle):
     def __init__(self, lib, handle):
         super().__init__(lib, handle, lib.c.lmm_crowd_release)
         self.size = lib.c.lmm_crowd_size(handle)
-        self.names = ([], [])  # a database crowd's tag and event names, for its characters
+        self.names = ([], [])  # the crowd's database's (or model's) tag and event names, for its characters
 
     def _member(self, i):
         """`i` checked as a character index of the crowd (LmmError otherwise)."""
@@ -530,7 +546,8 @@ class Library:
 
     def learned_character(self, model, x=0.0, z=0.0, heading=0.0):
         """A learned motion-matching character."""
-        return Character(self, self.check(self.c.lmm_character_create_learned(_asset(model, Model), x, z, heading)))
+        return Character(self, self.check(self.c.lmm_character_create_learned(_asset(model, Model), x, z, heading)),
+                         names=(model.tag_names(), model.event_names()))
 
     def path_character(self, database, samples_txz, mode=LMM_PATH_LOCAL, speed_scale=1.0, x=0.0, z=0.0, heading=0.0):
         """A database character following the drawn path `samples_txz` ((t, x, z) rows) with LHMM(3, 3)."""
@@ -552,7 +569,9 @@ class Library:
     def learned_crowd(self, model, count, workers=1):
         """A crowd of `count` learned characters, `workers` concurrent update calls at most."""
         count, workers = _integer(count, "count", 0, _SIZE_MAX), _integer(workers, "workers", _INT_MIN, _INT_MAX)
-        return Crowd(self, self.check(self.c.lmm_crowd_create_learned(_asset(model, Model), count, workers)))
+        crowd = Crowd(self, self.check(self.c.lmm_crowd_create_learned(_asset(model, Model), count, workers)))
+        crowd.names = (model.tag_names(), model.event_names())
+        return crowd
 
 
 # The script of tests/c_api/walk_script.h.

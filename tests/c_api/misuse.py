@@ -73,10 +73,10 @@ def main():
     cases.refused("path of pairs", lambda: lib.path_character(database, [(0, 0), (1, 1)]), "rows of (t, x, z)")
 
     # Gameplay control: learned characters, unknown tags and states, bad config text, wrong types.
-    cases.refused("set_constraint on a learned character", lambda: character.set_constraint(require="walk"),
-                  "is for database and path characters; this is a learned character")
-    cases.refused("events of a learned character", lambda: character.events(), "lmm_character_events is for database")
-    cases.refused("idle of a learned character", lambda: character.idle(), "lmm_character_idle is for database")
+    cases.refused("set_constraint on a learned character without tags", lambda: character.set_constraint(require="walk"),
+                  "unknown tag 'walk' in 'walk' (the model has no tags)")
+    cases.refused("play_action_frames on a learned character", lambda: character.play_action_frames(0, 1),
+                  "lmm_character_play_action_frames is for database characters; this is a learned character")
     cases.refused("set_constraint with an unknown tag", lambda: walker.set_constraint(exclude=["armed"]),
                   "unknown tag 'armed'")
     cases.refused("set_constraint with a number", lambda: walker.set_constraint(require=3), "require must be a str")

@@ -303,8 +303,8 @@ TEST_F(GameplayCApiTest, APathCharacterTakesConstraintsButNotTheRest) {
   EXPECT_EQ(lmm_character_set_constraint(path, "armed", nullptr, nullptr), 0);
   // Events, actions, idle and states stay the database character's.
   EXPECT_EQ(lmm_character_set_state(path, "even"), 0);
-  EXPECT_NE(std::string(lmm_last_error()).find("lmm_character_set_state is for database characters; this is a path "
-                                               "character"),
+  EXPECT_NE(std::string(lmm_last_error()).find("lmm_character_set_state is for database and learned characters; this "
+                                               "is a path character"),
             std::string::npos)
       << lmm_last_error();
   EXPECT_EQ(lmm_character_events(path, nullptr, 0), -1);

@@ -394,7 +394,7 @@ TEST(LearnedCharacterCApi, DecoderExpertsAreTheGatesTopKForTheShownState) {
     int experts[4] = {-1, -1, -1, -1};
     float weights[4] = {};
     ASSERT_EQ(lmm_character_decoder_experts(c, experts, weights, 4), values.decoder.top_k) << lmm_last_error();
-    const std::vector<float>& state = twin.state();
+    const std::vector<float>& state = twin.network_state();
     const std::vector<double> logits = test::reference_dense(values.decoder.gate, 0, {state.begin(), state.end()}, false);
     std::vector<int> order(logits.size());
     std::iota(order.begin(), order.end(), 0);
@@ -426,7 +426,7 @@ TEST(LearnedCharacterCApi, DecoderExpertsAreTheGatesTopKForTheShownState) {
   std::vector<float> again(size_t(m.schema().dims), 0.0f);
   compute_trajectory_features(m.schema(), RootSample{twin.root_position(), twin.root_rotation()}, future.data(),
                               m.feature_offset(), m.feature_scale(), again.data());
-  const float* state = twin.state().data() + m.latent();
+  const float* state = twin.network_state().data() + m.latent();
   int compared = 0;
   for (const FeatureGroup& g : m.schema().groups) {
     if (!is_trajectory_kind(g.kind)) continue;

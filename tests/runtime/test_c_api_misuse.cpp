@@ -204,19 +204,25 @@ TEST_F(CApiMisuse, GameplayControlIsRefusedWithAMessageOnWrongCharactersAndUnkno
   // Learned, null and released characters.
   lmm_character* learned = lmm_character_create_learned(model_, 0.0f, 0.0f, 0.0f);
   ASSERT_NE(learned, nullptr) << lmm_last_error();
+  // A bundle without tags: names resolve against none, the rest answers as for an untagged database.
   EXPECT_EQ(lmm_character_set_constraint(learned, "walk", nullptr, nullptr), 0);
-  EXPECT_TRUE(error_has("lmm_character_set_constraint is for database and path characters; this is a learned character"))
-      << lmm_last_error();
-  uint64_t tags = 0;
-  EXPECT_EQ(lmm_character_tags(learned, &tags), 0);
-  EXPECT_EQ(lmm_character_events(learned, nullptr, 0), -1);
-  EXPECT_EQ(lmm_character_constraint_held(learned), -1);
-  EXPECT_EQ(lmm_character_idle(learned), -1);
-  EXPECT_EQ(lmm_character_action_playing(learned), -1);
+  EXPECT_TRUE(error_has("unknown tag 'walk' in 'walk' (the model has no tags)")) << lmm_last_error();
+  uint64_t tags = 1;
+  EXPECT_EQ(lmm_character_tags(learned, &tags), 1);
+  EXPECT_EQ(tags, 0u);
+  EXPECT_EQ(lmm_character_events(learned, nullptr, 0), 0);
+  EXPECT_EQ(lmm_character_constraint_held(learned), 1);
+  EXPECT_EQ(lmm_character_idle(learned), 0);
+  EXPECT_EQ(lmm_character_action_playing(learned), 0);
+  EXPECT_EQ(lmm_character_play_action(learned, "walk", 0, 0), 0);
+  EXPECT_TRUE(error_has("unknown tag 'walk'")) << lmm_last_error();
   EXPECT_EQ(lmm_character_play_action_frames(learned, 0, 1, 0, 0), 0);
-  EXPECT_EQ(lmm_character_set_states(learned, "[states.a]\n"), 0);
-  EXPECT_EQ(lmm_character_state(learned), nullptr);
-  EXPECT_TRUE(error_has("lmm_character_state is for database characters")) << lmm_last_error();
+  EXPECT_TRUE(error_has("lmm_character_play_action_frames is for database characters; this is a learned character"))
+      << lmm_last_error();
+  EXPECT_EQ(lmm_character_set_states(learned, "[states.a]\n"), 1) << lmm_last_error();
+  EXPECT_EQ(lmm_character_set_states(learned, "[states.a]\nrequire = [\"walk\"]\n"), 0);
+  EXPECT_TRUE(error_has("state 'a': unknown tag 'walk'")) << lmm_last_error();
+  EXPECT_STREQ(lmm_character_state(learned), "");
   EXPECT_TRUE(walk(learned, 2)) << "the learned character is untouched: " << lmm_last_error();
   lmm_character_release(learned);
   EXPECT_EQ(lmm_character_set_state(learned, "a"), 0);

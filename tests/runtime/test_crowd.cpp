@@ -57,19 +57,36 @@ void expect_same(const Character& a, const Character& b, int i, int f) {
   ASSERT_EQ(a.stats().transitions, b.stats().transitions) << "character " << i;
 }
 
+// Character i's tag constraint from frame f on (bits of test::kSyntheticTags), set by
+// expect_learned_crowd_equals_alone every 40 frames when it constrains: none, require, exclude.
+TagConstraint constraint_of(int i, int f) {
+  const TagMask calm = 1;
+  switch ((i + f / 40) % 3) {
+    case 1: return TagConstraint{calm, 0, 0};
+    case 2: return TagConstraint{0, 0, calm};
+    default: return TagConstraint{};
+  }
+}
+
 // Runs `crowd` on two threads (two workers, two ranges) and `alone` one by one for kFrames
-// with the same inputs; every pose equal after every frame.
-void expect_learned_crowd_equals_alone(const Assets& assets, const LearnedSettings& settings) {
+// with the same inputs (and with `constrained` the same per-character constraint_of); every pose
+// equal after every frame.
+void expect_learned_crowd_equals_alone(const std::shared_ptr<const Model>& model, const LearnedSettings& settings,
+                                       bool constrained = false) {
   LearnedCrowd crowd;
   std::string error;
-  ASSERT_TRUE(crowd.init(assets.model, settings, kCharacters, 2, error)) << error;
+  ASSERT_TRUE(crowd.init(model, settings, kCharacters, 2, error)) << error;
   std::vector<LearnedCharacter> alone(kCharacters);
   for (int i = 0; i < kCharacters; ++i) {
-    ASSERT_TRUE(alone[size_t(i)].init(assets.model, crowd_character_settings(settings, i), start_of(i), 0.1f * i, error));
+    ASSERT_TRUE(alone[size_t(i)].init(model, crowd_character_settings(settings, i), start_of(i), 0.1f * i, error));
     crowd.character(i).reset(start_of(i), 0.1f * i);
   }
   const int split = 20;  // the second range spans more than one block
   for (int f = 0; f < kFrames; ++f) {
+    for (int i = 0; constrained && f % 40 == 0 && i < kCharacters; ++i) {
+      crowd.character(i).set_constraint(constraint_of(i, f));
+      alone[size_t(i)].set_constraint(constraint_of(i, f));
+    }
     for (int i = 0; i < kCharacters; ++i) crowd.set_input(i, input_of(i, f));
     std::thread second([&] { crowd.update(split, kCharacters, dt_of(f), 1); });
     crowd.update(0, split, dt_of(f), 0);
@@ -111,8 +128,27 @@ TEST(Crowd, LearnedCrowdEqualsCharactersUpdatedOneByOneBitForBit) {
     LearnedSettings settings;
     settings.transition = mode;
     SCOPED_TRACE(mode == LearnedTransition::LatentBlend ? "latent blend" : "inertialize");
-    expect_learned_crowd_equals_alone(assets, settings);
+    expect_learned_crowd_equals_alone(assets.model, settings);
   }
+}
+
+TEST(Crowd, LearnedCrowdMembersTakeTheirOwnConstraintsInTheBatch) {
+  std::string error;
+  const AlignedBuffer bytes = lmm::test::aligned_copy(lmm::test::synthetic_bundle(lmm::test::tagged_model_values(4, 21, -0.03f), false, error));
+  const std::shared_ptr<const Model> model = Model::load_buffer(bytes.data(), bytes.size(), error);
+  ASSERT_NE(model, nullptr) << error;
+  expect_learned_crowd_equals_alone(model, LearnedSettings{}, true);
+  LearnedCrowd crowd;
+  ASSERT_TRUE(crowd.init(model, LearnedSettings{}, 3, 1, error)) << error;
+  for (int i = 0; i < 3; ++i) crowd.character(i).set_constraint(constraint_of(i, 0));
+  int held = 0, constraint_searches = 0;
+  for (int f = 0; f < 120; ++f) {
+    crowd.update(1.0f / 60.0f);
+    for (int i = 0; i < 3; ++i) held += crowd.character(i).constraint_held() ? 1 : 0;
+  }
+  for (int i = 0; i < 3; ++i) constraint_searches += crowd.character(i).stats().constraint_searches;
+  EXPECT_EQ(held, 360);
+  EXPECT_GT(constraint_searches, 2);  // the stepper lowers calm: the required one is re-projected
 }
 
 TEST(Crowd, DatabaseCrowdEqualsCharactersUpdatedOneByOneBitForBit) {

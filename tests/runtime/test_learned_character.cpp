@@ -4,6 +4,7 @@
 // the model / database compatibility check.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -34,6 +35,25 @@ void load(LoadedModel& out, uint32_t seed = 5) {
   out.buffer = test::aligned_copy(bytes);
   out.model = Model::load_buffer(out.buffer.data(), out.buffer.size(), error);
   ASSERT_NE(out.model, nullptr) << error;
+}
+
+// A bundle of test::tagged_model_values (tags "calm" and "loud", see there).
+void load_tagged(LoadedModel& out, float calm_step = 0.0f) {
+  std::string error;
+  const std::vector<uint8_t> bytes = test::synthetic_bundle(test::tagged_model_values(4, 9, calm_step), false, error);
+  ASSERT_FALSE(bytes.empty()) << error;
+  out.buffer = test::aligned_copy(bytes);
+  out.model = Model::load_buffer(out.buffer.data(), out.buffer.size(), error);
+  ASSERT_NE(out.model, nullptr) << error;
+}
+
+// The constraint of the comma-separated tag names `require` and `exclude` of the model.
+TagConstraint constraint_of(const Model& model, const std::string& require, const std::string& exclude = "") {
+  TagConstraint c;
+  std::string error;
+  EXPECT_TRUE(model.tags().tag_mask(require, c.require_all, error)) << error;
+  EXPECT_TRUE(model.tags().tag_mask(exclude, c.exclude, error)) << error;
+  return c;
 }
 
 void start(LearnedCharacter& character, const std::shared_ptr<const Model>& model, const LearnedSettings& settings) {
@@ -168,15 +188,15 @@ TEST(LearnedCharacter, SubFrameStepsInterpolateTheStepperStates) {
   const float frame = 1.0f / m.model->fps();
   std::vector<float> before;
   for (int f = 0; f < 20; ++f) {
-    before = whole.state();
+    before = whole.network_state();
     whole.update(GamepadInput{}, frame);
     halves.update(GamepadInput{}, 0.5f * frame);
     // Half-way: the mean of the two whole-frame states.
     for (size_t i = 0; i < before.size(); ++i) {
-      ASSERT_NEAR(halves.state()[i], 0.5f * (before[i] + whole.state()[i]), 1e-4f) << "frame " << f << " dim " << i;
+      ASSERT_NEAR(halves.network_state()[i], 0.5f * (before[i] + whole.network_state()[i]), 1e-4f) << "frame " << f << " dim " << i;
     }
     halves.update(GamepadInput{}, 0.5f * frame);
-    for (size_t i = 0; i < before.size(); ++i) ASSERT_NEAR(halves.state()[i], whole.state()[i], 1e-4f);
+    for (size_t i = 0; i < before.size(); ++i) ASSERT_NEAR(halves.network_state()[i], whole.network_state()[i], 1e-4f);
   }
   EXPECT_EQ(whole.stats().transitions, 0);
 }
@@ -217,6 +237,177 @@ TEST(LearnedCharacter, CharactersSharingAModelRunOnSeparateThreads) {
     for (size_t j = 0; j < sequential[i].global_positions().size(); ++j) {
       EXPECT_EQ(length(sequential[i].global_positions()[j] - concurrent[i].global_positions()[j]), 0.0f);
     }
+  }
+}
+
+TEST(LearnedTags, TheBundleCarriesTagNamesAndTheProjectorReadsTheConstraint) {
+  LoadedModel m;
+  load_tagged(m);
+  const Model& model = *m.model;
+  EXPECT_EQ(model.tag_count(), 2);
+  EXPECT_EQ(model.state_size(), 4 + test::kSyntheticFeatures + 2 + 1);  // latent, features, tags, calm's seconds left
+  EXPECT_EQ(model.action_tags(), TagMask(1));
+  EXPECT_EQ(model.event_names(), (std::vector<std::string>{"foot_plant_" + model.skeleton().names[size_t(model.contact_joints()[0])],
+                                                           "enter_calm", "leave_calm", "enter_loud", "leave_loud"}));
+  EXPECT_EQ(model.projector_input_size(), test::kSyntheticFeatures + 2 * kConstraintCodeWidth + 1);
+  EXPECT_EQ(model.decoder().in, model.state_size());
+  std::vector<float> code(7);
+  model.constraint_code(TagConstraint{1, 2, 2}, TagMask(1), code.data());
+  EXPECT_EQ(code, (std::vector<float>{1, 0, 0, 0, 1, 1, 1}));
+  std::vector<float> state(size_t(model.state_size()), 0.0f);
+  state[size_t(model.latent() + model.feature_dims() + 1)] = 0.6f;  // "loud"
+  EXPECT_EQ(model.state_tags(state.data()), TagMask(2));
+  TagMask mask = 0;
+  std::string error;
+  EXPECT_FALSE(model.tags().tag_mask("calm,quiet", mask, error));
+  EXPECT_NE(error.find("unknown tag 'quiet'"), std::string::npos) << error;
+  EXPECT_NE(error.find("the model has tags: calm, loud"), std::string::npos) << error;
+  LoadedModel untagged;
+  load(untagged);
+  EXPECT_EQ(untagged.model->tag_count(), 0);
+  EXPECT_EQ(untagged.model->projector_input_size(), untagged.model->feature_dims());
+}
+
+TEST(LearnedTags, AConstraintProjectsInTheNextUpdateAndHolds) {
+  LoadedModel m;
+  load_tagged(m);
+  LearnedCharacter c;
+  start(c, m.model, stepper_only());
+  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  EXPECT_EQ(c.current_tags(), TagMask(0));  // unconstrained, the projector gives calm 0.25
+  const CharacterStats before = c.stats();
+  c.set_constraint(constraint_of(*m.model, "calm"));
+  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  EXPECT_EQ(c.stats().searches, before.searches + 1);
+  EXPECT_EQ(c.stats().constraint_searches, 1);
+  EXPECT_EQ(c.stats().transitions, before.transitions + 1);  // taken whatever its cost
+  for (int f = 0; f < 120; ++f) {
+    c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+    EXPECT_TRUE(c.constraint_held()) << "frame " << f;
+  }
+  EXPECT_EQ(c.stats().searches, before.searches + 1);  // the stepper keeps the tag: no other projection
+  c.set_constraint(constraint_of(*m.model, "", "calm"));
+  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  EXPECT_EQ(c.current_tags(), TagMask(0));
+  EXPECT_EQ(c.stats().unsatisfied_searches, 0);
+}
+
+TEST(LearnedTags, AStateLeavingTheConstraintProjectsAtOnce) {
+  LoadedModel m;
+  load_tagged(m, -0.05f);  // the stepper lowers calm by 0.05 a frame: 1.25 falls below 0.5 in 16 frames
+  LearnedCharacter c;
+  start(c, m.model, stepper_only());
+  c.set_constraint(constraint_of(*m.model, "calm"));
+  int held = 0;
+  for (int f = 0; f < 600; ++f) {
+    c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+    held += c.constraint_held() ? 1 : 0;
+  }
+  EXPECT_EQ(held, 600);  // each leaving is seen before the pose is decoded: a projection replaces it
+  EXPECT_GE(c.stats().constraint_searches, 600 / 16);
+  EXPECT_EQ(c.stats().unsatisfied_searches, 0);
+}
+
+TEST(LearnedTags, AProjectionBreakingTheConstraintIsNotTaken) {
+  LoadedModel m;
+  load_tagged(m);
+  LearnedCharacter c;
+  LearnedSettings settings = stepper_only();
+  settings.transition_cost = 0.0f;
+  start(c, m.model, settings);
+  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  c.set_constraint(constraint_of(*m.model, "calm"));
+  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  const CharacterStats held = c.stats();
+  // The projector never makes "loud": requiring both cannot be met, so calm keeps playing...
+  c.set_constraint(constraint_of(*m.model, "calm,loud"));
+  for (int f = 0; f < 60; ++f) c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  EXPECT_EQ(c.stats().unsatisfied_searches, 1);  // ...and it is not retried every frame
+  EXPECT_EQ(c.stats().searches, held.searches + 1);
+  // Excluding calm from a calm state: the projection (calm -0.75) is taken.
+  c.set_constraint(constraint_of(*m.model, "", "calm"));
+  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  EXPECT_TRUE(c.constraint_held());
+  EXPECT_EQ(c.stats().transitions, held.transitions + 1);
+}
+
+// The names of the events `c` reported in its last update (kActionEndEvent as "action_end").
+std::vector<std::string> event_names_of(const LearnedCharacter& c, const Model& model) {
+  CharacterEvent events[16];
+  const int count = c.events(events, 16);
+  std::vector<std::string> names;
+  for (int e = 0; e < std::min(count, 16); ++e) {
+    names.push_back(events[e].name == kActionEndEvent ? "action_end" : model.event_names()[size_t(events[e].name)]);
+  }
+  return names;
+}
+
+// Whether `names` holds `name`.
+bool has(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+TEST(LearnedTags, AnActionPlaysUntilItsTagsRunEndsAndReportsTheEnd) {
+  LoadedModel m;
+  load_tagged(m);
+  LearnedCharacter c;
+  start(c, m.model, stepper_only());
+  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  EXPECT_FALSE(c.play_action(TagMask(2)));  // "loud" is no action tag
+  EXPECT_FALSE(c.play_action(TagMask(4)));  // nor a tag of the model
+  ASSERT_TRUE(c.play_action(TagMask(1)));
+  EXPECT_TRUE(c.action_playing());
+  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  EXPECT_TRUE(has(event_names_of(c, *m.model), "enter_calm"));
+  int frames = 1;
+  while (c.action_playing() && frames < 120) {
+    c.update(stick(0.0f, 1.0f), 1.0f / 60.0f);  // steering asks to walk: an action plays on regardless
+    ++frames;
+  }
+  // 0.5 s of calm: its seconds left fall under half a frame after 30 frames.
+  EXPECT_NEAR(frames, int(test::kSyntheticCalmSeconds * 60.0f), 1);
+  EXPECT_TRUE(has(event_names_of(c, *m.model), "action_end"));
+  const int transitions = c.stats().transitions;
+  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);  // the next update leaves the action's states
+  EXPECT_EQ(c.stats().transitions, transitions + 1);
+  EXPECT_TRUE(has(event_names_of(c, *m.model), "leave_calm"));
+  ASSERT_TRUE(c.play_action(TagMask(1)));
+  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  c.cancel_action();
+  EXPECT_FALSE(c.action_playing());
+  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  EXPECT_TRUE(has(event_names_of(c, *m.model), "action_end"));  // reported by the update after the cancel
+}
+
+TEST(LearnedTags, StatesAndIdleConstrainTheProjections) {
+  LoadedModel m;
+  load_tagged(m);
+  LearnedSettings settings;
+  settings.idle.require = "calm";
+  LearnedCharacter c;
+  start(c, m.model, settings);
+  std::string error;
+  const StateConfig quiet{"quiet", {}, {}, {"calm"}, 0.0f, false}, any{"any", {}, {}, {}, 0.0f, true};
+  EXPECT_FALSE(c.set_states({StateConfig{"bad", {"noisy"}, {}, {}, 0.0f, true}}, error));
+  EXPECT_NE(error.find("state 'bad': unknown tag 'noisy'"), std::string::npos) << error;
+  ASSERT_TRUE(c.set_states({quiet, any}, error)) << error;
+  // A released stick idles on calm states (their quality on real data: scripts/gameplay-checks.sh --model).
+  for (int f = 0; f < 30; ++f) c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  EXPECT_TRUE(c.idle());
+  for (int f = 0; f < 60; ++f) {
+    c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+    EXPECT_TRUE((c.current_tags() & 1) != 0) << "frame " << f;
+  }
+  c.update(stick(0.0f, 1.0f), 1.0f / 60.0f);
+  EXPECT_FALSE(c.idle());
+  // The state "quiet" excludes calm and does not idle.
+  ASSERT_TRUE(c.set_state("quiet"));
+  EXPECT_FALSE(c.set_state("loudest"));
+  EXPECT_EQ(c.state(), "quiet");
+  for (int f = 0; f < 60; ++f) {
+    c.update(stick(0.0f, f < 30 ? 1.0f : 0.0f), 1.0f / 60.0f);
+    EXPECT_TRUE(c.constraint_held()) << "frame " << f;
+    EXPECT_FALSE(c.idle());
   }
 }
 

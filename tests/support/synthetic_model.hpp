@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "lmm/asset/database.hpp"
@@ -94,6 +95,50 @@ inline ModelValues random_model_values(int latent, uint32_t seed, bool plain = f
     v.encoder_mean = random_values(size_t(in), 0.5f, rng);
     v.encoder_std = positive(size_t(in));
   }
+  return v;
+}
+
+// Names of the tags of tagged_model_values' states.
+inline const std::vector<std::string> kSyntheticTags{"calm", "loud"};
+
+// Seconds of "calm" left in a state tagged_model_values' projector makes under a constraint
+// requiring it.
+constexpr float kSyntheticCalmSeconds = 0.5f;
+
+// random_model_values whose state ends in the two kSyntheticTags and the seconds left of "calm"
+// (an action tag), with a plain one-layer projector whose tag outputs follow the constraint code
+// exactly: tag "calm" is 0.25 + require - exclude (so a constraint on it is always met), tag
+// "loud" 0.25 whatever the constraint (so requiring it is never met), calm's seconds left
+// kSyntheticCalmSeconds x require; other outputs random. The stepper moves "calm" by `calm_step`
+// per frame, keeps "loud" and counts calm's seconds down by a frame's (1 / 60 s).
+inline ModelValues tagged_model_values(int latent, uint32_t seed, float calm_step = 0.0f) {
+  ModelValues v = random_model_values(latent, seed, true, false);
+  std::mt19937 rng(seed + 1);
+  const int tags = int(kSyntheticTags.size()), features = kSyntheticFeatures, state = latent + features + tags + 1;
+  const int inputs = features + 3 * tags + 1;  // the code of calm's run start last
+  v.tag_names = kSyntheticTags;
+  v.action_tag_names = {kSyntheticTags[0]};
+  v.decoder = random_network(state, kSyntheticPose, NetworkShape{0, 0, {70}, 0, {}}, rng);
+  v.stepper = random_network(state, state, NetworkShape{0, 0, {16}, 0, {}}, rng);
+  LayerValues& last = v.stepper.mlp.back();
+  for (int t = 0; t <= tags; ++t) {  // tag outputs: a constant change (the delta scale is 1 there)
+    for (int i = 0; i < last.in; ++i) last.weight[size_t(i * state + latent + features + t)] = 0.0f;
+    last.bias[size_t(latent + features + t)] = t == 0 ? calm_step : t == tags ? -1.0f / 60.0f : 0.0f;
+  }
+  v.projector = random_network(inputs, state, NetworkShape{0, 0, {}, 0, {}}, rng);
+  LayerValues& projector = v.projector.mlp.front();
+  const int calm = latent + features, loud = calm + 1, calm_left = calm + 2;
+  for (int i = 0; i < inputs; ++i) {
+    projector.weight[size_t(i * state + calm)] = i == features ? 1.0f : i == features + 2 ? -1.0f : 0.0f;
+    projector.weight[size_t(i * state + loud)] = 0.0f;
+    projector.weight[size_t(i * state + calm_left)] = i == features ? kSyntheticCalmSeconds : 0.0f;
+  }
+  projector.bias[size_t(calm)] = projector.bias[size_t(loud)] = 0.25f;
+  projector.bias[size_t(calm_left)] = 0.0f;
+  const auto extend = [&](std::vector<float>& values, float tag_value) { values.resize(size_t(state), tag_value); };
+  extend(v.delta_scale, 1.0f);
+  extend(v.state_mean, 0.0f);
+  extend(v.state_std, 1.0f);
   return v;
 }
 

@@ -103,6 +103,17 @@ LMM_API lmm_model* lmm_model_load(const char* path);
 LMM_API void lmm_model_release(lmm_model* model);
 /* Process-unique id of the loaded asset (0 when `model` is not a live model handle). */
 LMM_API uint64_t lmm_model_id(const lmm_model* model);
+/* Number of tags the model's states carry (0 for a bundle trained without [tags], or on failure). */
+LMM_API int lmm_model_tag_count(const lmm_model* model);
+/* Name of the model's tag `tag` (bit 1 << tag of its masks; valid while the model lives), or NULL. */
+LMM_API const char* lmm_model_tag_name(const lmm_model* model, int tag);
+/* lmm_database_tag_mask over the model's tags. */
+LMM_API int lmm_model_tag_mask(const lmm_model* model, const char* names, uint64_t* mask);
+/* Number of event names of a learned character of the model: the contact joints' foot plants,
+ * then per tag its entering and leaving (0 on failure). */
+LMM_API int lmm_model_event_name_count(const lmm_model* model);
+/* Event name `name` of the model (an lmm_event's name from a learned character), or NULL. */
+LMM_API const char* lmm_model_event_name(const lmm_model* model, int name);
 
 /* A database motion-matching character at (x, 0, z) facing `heading` radians about +Y (all
  * finite); NULL on failure. */
@@ -232,19 +243,21 @@ LMM_API const char* lmm_character_clip_name(const lmm_character* character, int 
  * `capacity`), 0 on failure. No allocation; not while another thread updates the character. */
 LMM_API int lmm_character_decoder_experts(lmm_character* character, int* experts, float* weights, int capacity);
 
-/* Gameplay control of a database character (docs/c-api.md#gameplay-control): tag constraints,
- * events, one-shot actions and game states. These calls fail on learned and path characters,
- * but for the five constraint calls below (lmm_character_set_constraint_masks to
- * lmm_character_constraint_held), which path characters take too: their LHMM searches honour the
- * constraint at every level. A crowd's database characters take them, each its own. None
- * allocates on success unless it says so. */
+/* Gameplay control of database and learned characters (docs/c-api.md#gameplay-control): tag
+ * constraints, events, one-shot actions and game states. A learned character's tags are its
+ * model's (lmm_model_tag_mask; a bundle trained with [tags]), a database character's its
+ * database's. Path characters take the five constraint calls below (lmm_character_set_constraint_masks
+ * to lmm_character_constraint_held): their LHMM searches honour the constraint at every level; the
+ * other calls fail on them, and lmm_character_play_action_frames on learned ones. A crowd's
+ * characters take them, each its own. None allocates on success unless it says so. */
 
 /* lmm_event.name of the event that ends a one-shot action (not an index of the database's names). */
 #define LMM_ACTION_END_EVENT (-1)
 /* An event marker the last update played. */
 typedef struct lmm_event {
-  int name;   /* index into the database's event names (lmm_database_event_name), or LMM_ACTION_END_EVENT */
-  int frame;  /* database frame of the marker */
+  int name;   /* index into the database's event names (lmm_database_event_name; a learned character:
+                 the model's, lmm_model_event_name), or LMM_ACTION_END_EVENT */
+  int frame;  /* database frame of the marker (-1 for a learned character) */
   float time; /* seconds into the update at which its frame was played */
 } lmm_event;
 
@@ -263,7 +276,7 @@ LMM_API int lmm_character_set_constraint(lmm_character* character, const char* r
  * any pointer may be NULL. */
 LMM_API int lmm_character_constraint(const lmm_character* character, uint64_t* require_all, uint64_t* require_any,
                                      uint64_t* exclude);
-/* The tags of the frame being played (0 when the database has none). */
+/* The tags of the frame being played (a learned character: of the state played; 0 without tags). */
 LMM_API int lmm_character_tags(const lmm_character* character, uint64_t* tags);
 /* 1 when the constraint allows the frame being played, 0 when not, -1 on failure. */
 LMM_API int lmm_character_constraint_held(const lmm_character* character);
@@ -279,10 +292,12 @@ LMM_API int lmm_character_events(const lmm_character* character, lmm_event* out,
 /* Plays, as a one-shot action, the run of consecutive frames of one clip that holds every tag of
  * the comma-separated `tags` and whose first pose is closest to the pose played: an inertialized
  * transition now, the frames in order without searching, an LMM_ACTION_END_EVENT in the update
- * that reaches the last, motion matching under the constraint after. `in_place` non-zero keeps
- * the root where the action starts (else it moves with the action); `interruptible` non-zero lets
- * a stick push end it. Fails, changing nothing, for no or unknown tags or when no frame has them.
- * Resolves the names (may allocate) and scans the database once. */
+ * that reaches the last, motion matching under the constraint after. A learned character projects
+ * under "every tag of `tags`" in the next update and plays on until the run of its action tag ends
+ * (a bundle trained with [tags] actions). `in_place` non-zero keeps the root where the action
+ * starts (else it moves with the action); `interruptible` non-zero lets a stick push end it. Fails,
+ * changing nothing, for no or unknown tags or when no frame has them (a learned character: no
+ * action tag among them). Resolves the names (may allocate) and scans the database once. */
 LMM_API int lmm_character_play_action(lmm_character* character, const char* tags, int in_place, int interruptible);
 /* lmm_character_play_action over database frames first..last (one clip); fails, changing nothing,
  * when they are not in one clip. */

@@ -52,6 +52,18 @@ std::vector<std::string> split_lines(const std::string& text) {
   return lines;
 }
 
+std::vector<float> run_seconds_left(const Database& db, TagMask tags) {
+  std::vector<float> left(size_t(db.frame_count()), 0.0f);
+  const FrameAnnotations& a = db.annotations();
+  const auto holds = [&](int f) { return tags != 0 && (a.tags(f) & tags) == tags; };
+  for (const DatabaseRange& r : db.ranges()) {  // backwards: each frame's run ends where the next one's does
+    for (int f = r.stop - 2; f >= r.start; --f) {
+      if (holds(f) && holds(f + 1)) left[size_t(f)] = left[size_t(f) + 1] + 1.0f / db.fps();
+    }
+  }
+  return left;
+}
+
 std::shared_ptr<const Database> Database::load_file(const std::string& path, std::string& error) {
   return detail::load_blob_file<Database>(path, error);
 }

@@ -79,17 +79,21 @@ bool FrameAnnotations::read(const BlobView& view, int frames, std::string& error
   return read_tags(view, frames, error) && read_frame_flags(view, frames, error) && read_events(view, frames, error);
 }
 
-int FrameAnnotations::tag(const std::string& name) const {
-  const auto it = std::find(tag_names_.begin(), tag_names_.end(), name);
-  return it == tag_names_.end() ? -1 : int(it - tag_names_.begin());
+bool TagNames::read(const TensorView& text, const char* tensor, std::string& error) {
+  return read_names(text, tensor, kMaxTags, names_, error);
+}
+
+int TagNames::tag(const std::string& name) const {
+  const auto it = std::find(names_.begin(), names_.end(), name);
+  return it == names_.end() ? -1 : int(it - names_.begin());
 }
 
 bool FrameAnnotations::read_tags(const BlobView& view, int frames, std::string& error) {
   if (view.find(t::kTagNames) == nullptr && view.find(t::kTagMasks) == nullptr) return true;
   const TensorView* names = view.require_shape(t::kTagNames, DType::U8, {kAnyDim}, error);
   const TensorView* masks = names ? view.require_shape(t::kTagMasks, DType::I32, {frames, 2}, error) : nullptr;
-  if (masks == nullptr || !read_names(*names, t::kTagNames, kMaxTags, tag_names_, error)) return false;
-  const TagMask known = tag_names_.size() == 64 ? ~TagMask(0) : (TagMask(1) << tag_names_.size()) - 1;
+  if (masks == nullptr || !tag_names_.read(*names, t::kTagNames, error)) return false;
+  const TagMask known = tag_names_.all();
   masks_ = masks->i32();
   for (int f = 0; f < frames; ++f) {
     if ((tags(f) & ~known) != 0) {
@@ -156,17 +160,17 @@ bool FrameAnnotations::read_events(const BlobView& view, int frames, std::string
   return true;
 }
 
-bool FrameAnnotations::tag_mask(const std::string& names, TagMask& mask, std::string& error) const {
+bool TagNames::tag_mask(const std::string& names, TagMask& mask, std::string& error) const {
   mask = 0;
   return each_name(names, [&](const std::string& name) {
     const int bit = tag(name);
-    if (bit < 0) error = "unknown tag '" + name + "' in '" + names + "' (the database has " + tag_list(tag_names_) + ")";
+    if (bit < 0) error = "unknown tag '" + name + "' in '" + names + "' (the " + owner_ + " has " + tag_list(names_) + ")";
     mask |= bit < 0 ? 0 : TagMask(1) << bit;
     return bit >= 0;
   });
 }
 
-TagMask FrameAnnotations::known_tags(const std::string& names) const {
+TagMask TagNames::known_tags(const std::string& names) const {
   TagMask mask = 0;
   each_name(names, [&](const std::string& name) {
     const int bit = tag(name);

@@ -72,7 +72,7 @@ bool Model::parse(const uint8_t* data, size_t size, std::string& error) {
       !read_contact_joints(view_, skeleton_.joint_count(), contact_joints_, error) ||
       !read_schema_section(view_, skeleton_.joint_count(), schema_, error) ||
       !read_feature_scaling(view_, schema_.dims, feature_offset_, feature_scale_, error) || !read_layout(error) ||
-      !read_statistics(error) || !read_speeds(error)) {
+      !read_tags(error) || !read_event_names(error) || !read_statistics(error) || !read_speeds(error)) {
     return false;
   }
   // f16 weights stay in place; f16 biases become one f32 arena, reserved up front so that
@@ -88,9 +88,9 @@ bool Model::parse(const uint8_t* data, size_t size, std::string& error) {
   const int state = state_size();
   const int pose = layout_.size();
   const int encoder_in = pose + 3 * layout_.joints;
-  if (!read_network("decoder", latent_ + schema_.dims, pose, true, decoder_, error) ||
+  if (!read_network("decoder", state, pose, true, decoder_, error) ||
       !read_network("stepper", state, state, true, stepper_, error) ||
-      !read_network("projector", schema_.dims, state, true, projector_, error) ||
+      !read_network("projector", projector_input_size(), state, true, projector_, error) ||
       !read_network("encoder", encoder_in, latent_, false, encoder_, error)) {
     return false;
   }
@@ -117,6 +117,79 @@ bool Model::read_speeds(std::string& error) {
   speeds_.walk_forward = v[0], speeds_.walk_side = v[1], speeds_.walk_back = v[2];
   speeds_.run_forward = v[3], speeds_.run_side = v[4], speeds_.run_back = v[5];
   return true;
+}
+
+bool Model::read_tags(std::string& error) {
+  if (view_.find(model_tensor::kTagNames) == nullptr) {  // optional: bundles without tags
+    if (view_.find(model_tensor::kActionTagNames) == nullptr) return true;
+    error = std::string(model_tensor::kActionTagNames) + " without " + model_tensor::kTagNames;
+    return false;
+  }
+  const TensorView* names = view_.require_shape(model_tensor::kTagNames, DType::U8, {kAnyDim}, error);
+  if (names == nullptr || !tags_.read(*names, model_tensor::kTagNames, error)) return false;
+  if (view_.find(model_tensor::kActionTagNames) == nullptr) return true;
+  TagNames actions;
+  const TensorView* action_names = view_.require_shape(model_tensor::kActionTagNames, DType::U8, {kAnyDim}, error);
+  if (action_names == nullptr || !actions.read(*action_names, model_tensor::kActionTagNames, error)) return false;
+  for (const std::string& name : actions.names()) {
+    const int t = tags_.tag(name);
+    if (t < 0) {
+      error = std::string(model_tensor::kActionTagNames) + ": '" + name + "' is not one of " + model_tensor::kTagNames;
+      return false;
+    }
+    action_tags_.push_back(t);
+    action_mask_ |= TagMask(1) << t;
+  }
+  return true;
+}
+
+bool Model::read_event_names(std::string& error) {
+  event_names_.clear();
+  if (view_.find(model_tensor::kFootPlantNames) != nullptr) {
+    const TensorView* text = view_.require_shape(model_tensor::kFootPlantNames, DType::U8, {kAnyDim}, error);
+    if (text == nullptr) return false;
+    event_names_ = split_lines(text->text());
+    if (event_names_.size() != contact_joints_.size()) {
+      error = std::string(model_tensor::kFootPlantNames) + " names " + std::to_string(event_names_.size()) +
+              " foot plants for " + std::to_string(contact_joints_.size()) + " contact joints";
+      return false;
+    }
+  } else {
+    for (const int joint : contact_joints_) event_names_.push_back("foot_plant_" + skeleton_.names[size_t(joint)]);
+  }
+  for (const std::string& tag : tags_.names()) {
+    event_names_.push_back("enter_" + tag);
+    event_names_.push_back("leave_" + tag);
+  }
+  return true;
+}
+
+float Model::seconds_left(const float* state, int tag) const {
+  const auto slot = std::find(action_tags_.begin(), action_tags_.end(), tag);
+  if (slot == action_tags_.end()) return -1.0f;
+  return state[latent_ + schema_.dims + tags_.size() + int(slot - action_tags_.begin())];
+}
+
+void Model::constraint_code(const TagConstraint& constraint, TagMask starts, float* code) const {
+  write_constraint_code(constraint, tags_.size(), code);
+  float* start = code + kConstraintCodeWidth * tags_.size();
+  for (size_t a = 0; a < action_tags_.size(); ++a) start[a] = (starts >> action_tags_[a] & 1) != 0 ? 1.0f : 0.0f;
+}
+
+void write_constraint_code(const TagConstraint& constraint, int tags, float* code) {
+  for (int t = 0; t < tags; ++t) {
+    const TagMask bit = TagMask(1) << t;
+    code[kConstraintCodeWidth * t] = (constraint.require_all & bit) != 0 ? 1.0f : 0.0f;
+    code[kConstraintCodeWidth * t + 1] = (constraint.require_any & bit) != 0 ? 1.0f : 0.0f;
+    code[kConstraintCodeWidth * t + 2] = (constraint.exclude & bit) != 0 ? 1.0f : 0.0f;
+  }
+}
+
+TagMask Model::state_tags(const float* state) const {
+  const float* tags = state + latent_ + schema_.dims;
+  TagMask mask = 0;
+  for (int t = 0; t < tags_.size(); ++t) mask |= tags[t] > 0.5f ? TagMask(1) << t : 0;
+  return mask;
 }
 
 bool Model::read_layout(std::string& error) {

@@ -360,22 +360,36 @@ inline lmm::DatabaseCharacter* require_database_character(const lmm_character* c
   if (!require_live(character, Kind::Character, "character")) return nullptr;
   if (lmm::DatabaseCharacter* const* played = std::get_if<lmm::DatabaseCharacter*>(&character->played)) return *played;
   last_error = std::string(call) + " is for database characters; this is a " +
-               (character->model != nullptr ? "learned character (it plays no tagged frames)" : "path character");
+               (character->model != nullptr ? "learned character (it plays no database frames)" : "path character");
   return nullptr;
 }
 
-// f(the database character or path follower `character` plays: both take tag constraints);
-// `failed` with a message naming `call` when it is null or a learned character.
+// f(the character `character` plays: database, learned and path characters all take tag
+// constraints); `failed` with a message when it is null.
 template <typename Result, typename F>
-Result with_tagged_character(const lmm_character* character, const char* call, Result failed, F&& f) {
+Result with_tagged_character(const lmm_character* character, Result failed, F&& f) {
+  if (!require_live(character, Kind::Character, "character")) return failed;
+  return std::visit([&](auto* played) -> Result { return f(*played); }, character->played);
+}
+
+// f(the database or learned character `character` plays: both have game states, idle, events and
+// actions); `failed` with a message naming `call` when it is null or a path character.
+template <typename Result, typename F>
+Result with_gameplay_character(const lmm_character* character, const char* call, Result failed, F&& f) {
   if (!require_live(character, Kind::Character, "character")) return failed;
   if (lmm::DatabaseCharacter* const* played = std::get_if<lmm::DatabaseCharacter*>(&character->played)) {
     return f(**played);
   }
-  if (lmm::PathFollower* const* follower = std::get_if<lmm::PathFollower*>(&character->played)) return f(**follower);
-  last_error = std::string(call) + " is for database and path characters; this is a learned character (it plays "
-               "no tagged frames)";
+  if (lmm::LearnedCharacter* const* learned = std::get_if<lmm::LearnedCharacter*>(&character->played)) {
+    return f(**learned);
+  }
+  last_error = std::string(call) + " is for database and learned characters; this is a path character";
   return failed;
+}
+
+// The tags a character's constraints name: its model's (learned) or its database's.
+inline const lmm::TagNames& tags_of(const lmm_character& c) {
+  return c.model ? c.model->model->tags() : c.database->database->annotations().tag_set();
 }
 
 // The path follower of `character`; nullptr with a message when it is null or gamepad-steered.
@@ -386,11 +400,11 @@ inline const lmm::PathFollower* require_path_follower(const lmm_character* chara
   return follower;
 }
 
-// The mask of the comma-separated tag names `names` (NULL: none) of `db`; false with a message
+// The mask of the comma-separated tag names `names` (NULL: none) of `tags`; false with a message
 // naming the first unknown tag. Allocates (std::bad_alloc: run it guarded).
-inline bool resolve_tags(const lmm::Database& db, const char* names, lmm::TagMask& mask) {
+inline bool resolve_tags(const lmm::TagNames& tags, const char* names, lmm::TagMask& mask) {
   std::string error;
-  if (db.annotations().tag_mask(names != nullptr ? names : "", mask, error)) return true;
+  if (tags.tag_mask(names != nullptr ? names : "", mask, error)) return true;
   last_error = error;
   return false;
 }

@@ -142,7 +142,7 @@ int lmm_character_decoder_experts(lmm_character* character, int* experts, float*
 
 int lmm_character_set_constraint_masks(lmm_character* character, uint64_t require_all, uint64_t require_any,
                                        uint64_t exclude) {
-  return with_tagged_character(character, "lmm_character_set_constraint_masks", 0, [&](auto& c) {
+  return with_tagged_character(character, 0, [&](auto& c) {
     c.set_constraint(lmm::TagConstraint{require_all, require_any, exclude});
     return 1;
   });
@@ -150,12 +150,12 @@ int lmm_character_set_constraint_masks(lmm_character* character, uint64_t requir
 
 int lmm_character_set_constraint(lmm_character* character, const char* require_all, const char* require_any,
                                  const char* exclude) {
-  return with_tagged_character(character, "lmm_character_set_constraint", 0, [&](auto& c) {
+  return with_tagged_character(character, 0, [&](auto& c) {
     return guarded([&] {
-      const lmm::Database& db = *character->database->database;
+      const lmm::TagNames& tags = tags_of(*character);
       lmm::TagConstraint constraint;
-      if (!resolve_tags(db, require_all, constraint.require_all) ||
-          !resolve_tags(db, require_any, constraint.require_any) || !resolve_tags(db, exclude, constraint.exclude)) {
+      if (!resolve_tags(tags, require_all, constraint.require_all) ||
+          !resolve_tags(tags, require_any, constraint.require_any) || !resolve_tags(tags, exclude, constraint.exclude)) {
         return 0;
       }
       c.set_constraint(constraint);
@@ -166,7 +166,7 @@ int lmm_character_set_constraint(lmm_character* character, const char* require_a
 
 int lmm_character_constraint(const lmm_character* character, uint64_t* require_all, uint64_t* require_any,
                              uint64_t* exclude) {
-  return with_tagged_character(character, "lmm_character_constraint", 0, [&](const auto& c) {
+  return with_tagged_character(character, 0, [&](const auto& c) {
     if (require_all != nullptr) *require_all = c.constraint().require_all;
     if (require_any != nullptr) *require_any = c.constraint().require_any;
     if (exclude != nullptr) *exclude = c.constraint().exclude;
@@ -175,7 +175,7 @@ int lmm_character_constraint(const lmm_character* character, uint64_t* require_a
 }
 
 int lmm_character_tags(const lmm_character* character, uint64_t* tags) {
-  return with_tagged_character(character, "lmm_character_tags", 0, [&](const auto& c) {
+  return with_tagged_character(character, 0, [&](const auto& c) {
     if (!require(tags, "tags")) return 0;
     *tags = c.current_tags();
     return 1;
@@ -183,13 +183,11 @@ int lmm_character_tags(const lmm_character* character, uint64_t* tags) {
 }
 
 int lmm_character_constraint_held(const lmm_character* character) {
-  return with_tagged_character(character, "lmm_character_constraint_held", -1,
-                               [](const auto& c) { return c.constraint_held() ? 1 : 0; });
+  return with_tagged_character(character, -1, [](const auto& c) { return c.constraint_held() ? 1 : 0; });
 }
 
 int lmm_character_idle(const lmm_character* character) {
-  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_idle");
-  return c == nullptr ? -1 : c->idle() ? 1 : 0;
+  return with_gameplay_character(character, "lmm_character_idle", -1, [](const auto& c) { return c.idle() ? 1 : 0; });
 }
 
 // lmm_event and lmm::CharacterEvent hold the same three fields: the C++ call writes its events
@@ -198,19 +196,19 @@ static_assert(sizeof(lmm_event) == sizeof(lmm::CharacterEvent) && alignof(lmm_ev
               "lmm_event must match lmm::CharacterEvent");
 
 int lmm_character_events(const lmm_character* character, lmm_event* out, int capacity) {
-  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_events");
-  if (c == nullptr) return -1;
-  if (capacity < 0 || (capacity > 0 && out == nullptr)) {
-    last_error = "events: capacity " + std::to_string(capacity) + (capacity < 0 ? " is negative" : " with out NULL");
-    return -1;
-  }
-  lmm::CharacterEvent* events = capacity > 0 ? new (out) lmm::CharacterEvent[size_t(capacity)] : nullptr;
-  const int count = c->events(events, capacity);
-  for (int i = 0; i < std::min(count, capacity); ++i) {
-    const lmm::CharacterEvent e = events[i];
-    new (out + i) lmm_event{e.name, e.frame, e.time};
-  }
-  return count;
+  return with_gameplay_character(character, "lmm_character_events", -1, [&](const auto& c) {
+    if (capacity < 0 || (capacity > 0 && out == nullptr)) {
+      last_error = "events: capacity " + std::to_string(capacity) + (capacity < 0 ? " is negative" : " with out NULL");
+      return -1;
+    }
+    lmm::CharacterEvent* events = capacity > 0 ? new (out) lmm::CharacterEvent[size_t(capacity)] : nullptr;
+    const int count = c.events(events, capacity);
+    for (int i = 0; i < std::min(count, capacity); ++i) {
+      const lmm::CharacterEvent e = events[i];
+      new (out + i) lmm_event{e.name, e.frame, e.time};
+    }
+    return count;
+  });
 }
 
 // The ActionSettings of the C flags.
@@ -219,18 +217,20 @@ static lmm::ActionSettings action_settings(int in_place, int interruptible) {
 }
 
 int lmm_character_play_action(lmm_character* character, const char* tags, int in_place, int interruptible) {
-  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_play_action");
-  if (c == nullptr || !require(tags, "tags")) return 0;
-  return guarded([&] {
-    lmm::TagMask mask = 0;
-    if (!resolve_tags(*character->database->database, tags, mask)) return 0;
-    if (mask == 0) {
-      last_error = std::string("tags '") + tags + "' name no tag";
+  return with_gameplay_character(character, "lmm_character_play_action", 0, [&](auto& c) {
+    if (!require(tags, "tags")) return 0;
+    return guarded([&] {
+      lmm::TagMask mask = 0;
+      if (!resolve_tags(tags_of(*character), tags, mask)) return 0;
+      if (mask == 0) {
+        last_error = std::string("tags '") + tags + "' name no tag";
+        return 0;
+      }
+      if (c.play_action(mask, action_settings(in_place, interruptible))) return 1;
+      last_error = character->model ? std::string("'") + tags + "' holds no action tag of the model ([tags] actions of its preset)"
+                                    : std::string("no frame has every tag of '") + tags + "'";
       return 0;
-    }
-    if (c->play_action(mask, action_settings(in_place, interruptible))) return 1;
-    last_error = std::string("no frame has every tag of '") + tags + "'";
-    return 0;
+    });
   });
 }
 
@@ -245,45 +245,47 @@ int lmm_character_play_action_frames(lmm_character* character, int first, int la
 }
 
 int lmm_character_cancel_action(lmm_character* character) {
-  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_cancel_action");
-  if (c == nullptr) return 0;
-  c->cancel_action();
-  return 1;
+  return with_gameplay_character(character, "lmm_character_cancel_action", 0, [](auto& c) {
+    c.cancel_action();
+    return 1;
+  });
 }
 
 int lmm_character_action_playing(const lmm_character* character) {
-  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_action_playing");
-  return c == nullptr ? -1 : c->action_playing() ? 1 : 0;
+  return with_gameplay_character(character, "lmm_character_action_playing", -1,
+                                 [](const auto& c) { return c.action_playing() ? 1 : 0; });
 }
 
 int lmm_character_set_states(lmm_character* character, const char* controller_config) {
-  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_set_states");
-  if (c == nullptr || !require(controller_config, "controller_config")) return 0;
-  return guarded([&] {
-    std::vector<lmm::ControllerValue> values;
-    std::vector<lmm::StateConfig> states;
-    std::string error;
-    if (!lmm::parse_controller_config(controller_config, values, error, &states)) {
-      last_error = "controller config: " + error;
+  return with_gameplay_character(character, "lmm_character_set_states", 0, [&](auto& c) {
+    if (!require(controller_config, "controller_config")) return 0;
+    return guarded([&] {
+      std::vector<lmm::ControllerValue> values;
+      std::vector<lmm::StateConfig> states;
+      std::string error;
+      if (!lmm::parse_controller_config(controller_config, values, error, &states)) {
+        last_error = "controller config: " + error;
+        return 0;
+      }
+      if (c.set_states(states, error)) return 1;
+      last_error = error;
       return 0;
-    }
-    if (c->set_states(states, error)) return 1;
-    last_error = error;
-    return 0;
+    });
   });
 }
 
 int lmm_character_set_state(lmm_character* character, const char* name) {
-  lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_set_state");
-  if (c == nullptr || !require(name, "name")) return 0;
-  if (c->set_state(name)) return 1;
-  last_error = std::string("no state named '") + name + "' (lmm_character_set_states defines them)";
-  return 0;
+  return with_gameplay_character(character, "lmm_character_set_state", 0, [&](auto& c) {
+    if (!require(name, "name")) return 0;
+    if (c.set_state(name)) return 1;
+    last_error = std::string("no state named '") + name + "' (lmm_character_set_states defines them)";
+    return 0;
+  });
 }
 
 const char* lmm_character_state(const lmm_character* character) {
-  const lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_state");
-  return c == nullptr ? nullptr : c->state().data() != nullptr ? c->state().data() : "";
+  return with_gameplay_character(character, "lmm_character_state", static_cast<const char*>(nullptr),
+                                 [](const auto& c) { return c.state().data() != nullptr ? c.state().data() : ""; });
 }
 
 }  // extern "C"

@@ -183,7 +183,7 @@ bool LearnedCrowd::init(std::shared_ptr<const Model> model, const LearnedSetting
   const size_t rows = kBlock, state = size_t(model->state_size());
   for (Worker& w : workers_) {
     if (!w.evaluator.init(model, 2 * kBlock, settings.kernels, error)) return false;
-    w.queries.assign(rows * size_t(model->feature_dims()), 0.0f);
+    w.queries.assign(rows * size_t(model->projector_input_size()), 0.0f);
     w.states.assign(rows * state, 0.0f);
     w.step_in.assign(2 * rows * state, 0.0f);
     w.step_out.assign(2 * rows * state, 0.0f);
@@ -268,7 +268,7 @@ void LearnedCrowd::update_block(Worker& w, int count) {
 }
 
 void LearnedCrowd::project_block(Worker& w, int count) {
-  const int features = model_->feature_dims(), state = model_->state_size();
+  const int inputs = model_->projector_input_size(), state = model_->state_size();
   int rows = 0;
   for (int k = 0; k < count; ++k) {
     LearnedCharacter& c = character(w.members[size_t(k)]);
@@ -277,7 +277,7 @@ void LearnedCrowd::project_block(Worker& w, int count) {
       c.take_projection(false, c.projected_.data());
       continue;
     }
-    copy_row(c.query_.data(), features, w.queries.data() + size_t(rows) * features);
+    copy_row(c.query_.data(), inputs, w.queries.data() + size_t(rows) * inputs);
     w.projecting[size_t(rows++)] = k;
   }
   const bool ok = timed_network(w, [&] { return w.evaluator.project_batch(w.queries.data(), rows, w.states.data()); });

@@ -45,14 +45,8 @@ bool DatabaseCharacter::init(std::shared_ptr<const Database> database, const Fea
   search_ = &search;
   settings_ = settings;
   if (settings.speeds_from_data) db.speeds().apply(settings_.controller);
-  game_constraint_ = settings.search.constraint;
-  transition_cost_ = settings.search.transition_cost;
-  idle_constraint_ = TagConstraint{db.annotations().known_tags(settings.idle.require), 0,
-                                   db.annotations().known_tags(settings.idle.exclude)};
-  if (!any_frame_allowed(db, idle_constraint_)) idle_constraint_ = TagConstraint{};  // no idle frame: idle off
-  states_.clear();
-  state_ = -1;
-  idle_allowed_ = true;
+  gameplay_.init(db.annotations().tag_set(), settings.idle, settings.search.constraint, settings.search.transition_cost);
+  if (!any_frame_allowed(db, gameplay_.idle_constraint())) gameplay_.disable_idle();  // no idle frame: idle off
   resize_output(db.joint_count());
   query_.assign(size_t(db.schema().dims), 0.0f);
   search_scratch_ = search.make_scratch();
@@ -70,13 +64,14 @@ void DatabaseCharacter::start(Vec3 position, float heading) {
   steering_.init(settings_, db.schema().trajectory_offsets, db.fps(), position, facing);
   playback_.init(db_, db.ranges()[0].start);
   end_zone_searched_ = false;
-  idle_ = idle_unmet_ = false;
+  gameplay_.reset_idle();
+  idle_unmet_ = false;
   apply_constraint();
-  constraint_changed_ = !game_constraint_.allows_all() || state_ >= 0;
+  constraint_changed_ = !gameplay_.game_constraint().allows_all() || gameplay_.has_state();
   constraint_unmet_ = false;
   action_ = Action{};
-  action_ended_ = action_end_pending_ = leave_pending_ = false;
-  action_end_time_ = 0.0f;
+  action_end_ = ActionEnd{};
+  leave_pending_ = false;
   last_entry_ = -1;
   out_ = playback_.sample();
   out_.positions[0] = steering_.simulation().position;
@@ -91,8 +86,7 @@ void DatabaseCharacter::start(Vec3 position, float heading) {
 void DatabaseCharacter::update(const GamepadInput& input, float raw_dt) {
   begin_root_motion();
   const float dt = steering_.begin_update(input, raw_dt, out_.positions[0], stats_);
-  action_ended_ = action_end_pending_;
-  action_end_pending_ = false;
+  action_end_.begin_update();
   if (action_.active && action_.settings.interruptible &&
       length(steering_.desired_velocity()) > kActionInterruptSpeed) {
     end_action(true, 0.0f);
@@ -102,7 +96,7 @@ void DatabaseCharacter::update(const GamepadInput& input, float raw_dt) {
   playback_.advance(dt, settings_.inertialization_halflife, out_);
   const bool in_place = action_.active && action_.settings.root == ActionRoot::InPlace;
   // Idle frames and actions drive the root themselves; idle without an idle frame to play steers.
-  const bool root_driven = action_.active || (idle_ && !idle_unmet_);
+  const bool root_driven = action_.active || (gameplay_.idle() && !idle_unmet_);
   steering_.integrate_root(in_place ? Vec3{} : playback_.local_root_velocity(),
                            in_place ? Vec3{} : playback_.local_root_angular(), dt, out_.positions[0],
                            out_.rotations[0], out_.velocities[0], out_.angular[0], !root_driven);
@@ -149,15 +143,15 @@ void DatabaseCharacter::search_and_transition(bool must_leave) {
   steering_.searched(stats_);
   const int current = must_leave ? -1 : frame;
   bool found = SearchMatchJob{search_, query_, current, settings_.search, &search_scratch_, &result_}.run();
-  idle_unmet_ = idle_ && !found;
+  idle_unmet_ = gameplay_.idle() && !found;
   if (idle_unmet_) {  // no idle frame under the game's constraint: the game's alone
     SearchParams game = settings_.search;
-    game.constraint = game_constraint_;
-    game.transition_cost = transition_cost_;
+    game.constraint = gameplay_.game_constraint();
+    game.transition_cost = gameplay_.base_transition_cost();
     found = SearchMatchJob{search_, query_, current, game, &search_scratch_, &result_}.run();
   }
   constraint_unmet_ = !found && !active_constraint().allows_all();
-  stats_.unsatisfied_searches += !found && !game_constraint_.allows_all();
+  stats_.unsatisfied_searches += !found && !gameplay_.game_constraint().allows_all();
   if (found && result_.frame != frame) {
     playback_.jump(result_.frame, out_, animated_rotations_);
     last_entry_ = result_.frame;
@@ -201,8 +195,7 @@ void DatabaseCharacter::cancel_action() {
 
 void DatabaseCharacter::end_action(bool now, float time) {
   action_.active = false;
-  (now ? action_ended_ : action_end_pending_) = true;
-  action_end_time_ = time;
+  action_end_.mark(now, time);
   leave_pending_ = true;
 }
 
@@ -220,76 +213,24 @@ float DatabaseCharacter::pose_distance(int a, int b) const {
 
 int DatabaseCharacter::events(CharacterEvent* out, int capacity) const {
   const int count = playback_.events(out, capacity);
-  if (!action_ended_) return count;
-  if (count < capacity) out[count] = CharacterEvent{kActionEndEvent, playback_.frame(), action_end_time_};
-  return count + 1;
+  return action_end_.report(out, count, capacity, playback_.frame());
 }
 
-void DatabaseCharacter::set_constraint(const TagConstraint& constraint) {
-  game_constraint_ = constraint;
+void DatabaseCharacter::constraint_taken() {
   apply_constraint();
   constraint_changed_ = true;
   constraint_unmet_ = false;
-}
-
-bool DatabaseCharacter::set_states(const std::vector<StateConfig>& configs, std::string& error) {
-  const FrameAnnotations& a = db_->annotations();
-  std::vector<State> states;
-  for (const StateConfig& config : configs) {
-    State state{config.name, {}, config.transition_cost, config.idle};
-    const std::pair<const std::vector<std::string>*, TagMask*> sets[] = {{&config.require, &state.constraint.require_all},
-                                                                        {&config.require_any, &state.constraint.require_any},
-                                                                        {&config.exclude, &state.constraint.exclude}};
-    for (const auto& [names, mask] : sets) {
-      for (const std::string& name : *names) {
-        std::string problem;
-        TagMask bit = 0;
-        if (!a.tag_mask(name, bit, problem)) {
-          error = "state '" + config.name + "': " + problem;
-          return false;
-        }
-        *mask |= bit;
-      }
-    }
-    states.push_back(std::move(state));
-  }
-  states_ = std::move(states);
-  state_ = -1;
-  return true;
-}
-
-bool DatabaseCharacter::set_state(std::string_view name) {
-  for (size_t i = 0; i < states_.size(); ++i) {
-    if (states_[i].name != name) continue;
-    state_ = int(i);
-    transition_cost_ = states_[i].transition_cost;
-    idle_allowed_ = states_[i].idle;
-    set_constraint(states_[i].constraint);
-    return true;
-  }
-  return false;
 }
 
 void DatabaseCharacter::update_idle() {
-  const bool idle = idle_constraint_.require_all != 0 && idle_allowed_ && !action_.active &&
-                    length(steering_.desired_velocity()) < settings_.idle.release_speed;
-  if (idle == idle_) return;
-  idle_ = idle;
+  if (!gameplay_.update_idle(length(steering_.desired_velocity()), action_.active)) return;
   idle_unmet_ = false;
-  apply_constraint();
-  constraint_changed_ = true;
-  constraint_unmet_ = false;
+  constraint_taken();
 }
 
 void DatabaseCharacter::apply_constraint() {
-  TagConstraint c = game_constraint_;
-  if (idle_) {
-    c.require_all |= idle_constraint_.require_all;
-    c.exclude |= idle_constraint_.exclude & ~c.require_all;
-  }
-  const bool contradictory = (c.require_all & c.exclude) != 0 || (c.require_any != 0 && (c.require_any & ~c.exclude) == 0);
-  settings_.search.constraint = contradictory ? game_constraint_ : c;
-  settings_.search.transition_cost = transition_cost_ + (idle_ ? settings_.idle.transition_cost : 0.0f);
+  settings_.search.constraint = gameplay_.combined();
+  settings_.search.transition_cost = gameplay_.transition_cost();
 }
 
 void DatabaseCharacter::played_trajectory(Vec3* positions, Vec3* directions) const {

@@ -60,7 +60,7 @@ bool SearchMatchJob::run() const {
 bool ProjectMatchJob::validate() const {
   if (evaluator == nullptr || evaluator->model() == nullptr) return false;
   const Model& model = *evaluator->model();
-  return sized(query, size_t(model.feature_dims())) && sized(state, size_t(model.state_size()));
+  return sized(query, size_t(model.projector_input_size())) && sized(state, size_t(model.state_size()));
 }
 
 bool ProjectMatchJob::run() const {

@@ -123,6 +123,13 @@ bool build_model_bundle(const ModelValues& values, const BlobView& database, boo
   w.add_f32(model_tensor::kStateMean, values.state_mean);
   w.add_f32(model_tensor::kStateStd, values.state_std);
   if (!values.speeds.empty()) w.add_f32(model_tensor::kSpeeds, values.speeds);
+  for (const auto& [tensor, names] : {std::make_pair(model_tensor::kTagNames, &values.tag_names),
+                                       std::make_pair(model_tensor::kActionTagNames, &values.action_tag_names),
+                                       std::make_pair(model_tensor::kFootPlantNames, &values.foot_plant_names)}) {
+    std::string lines;
+    for (const std::string& name : *names) lines += (lines.empty() ? "" : "\n") + name;
+    if (!names->empty()) w.blob.add_text(tensor, lines);
+  }
   if (!add_network(w, "decoder", values.decoder, half, error) ||
       !add_network(w, "stepper", values.stepper, half, error) ||
       !add_network(w, "projector", values.projector, half, error)) {

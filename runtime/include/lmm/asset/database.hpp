@@ -194,6 +194,11 @@ bool read_feature_scaling(const BlobView& view, int dims, const float*& offset, 
 // Splits `text` at '\n' (no trailing empty entry).
 std::vector<std::string> split_lines(const std::string& text);
 
+// Per frame of `db`, the seconds left in the run of consecutive frames of its clip that hold every
+// tag of `tags` and that the frame is in (0 on the run's last frame and on frames without them):
+// the remaining-seconds state dimension of a learned model's action tag. Allocates.
+std::vector<float> run_seconds_left(const Database& db, TagMask tags);
+
 // Index of the clip (range) of `db` that holds `frame` (a frame in range).
 int clip_index(const Database& db, int frame);
 

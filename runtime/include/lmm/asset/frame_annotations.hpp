@@ -44,6 +44,33 @@ struct TagConstraint {
   bool allows_all() const { return require_all == 0 && require_any == 0 && exclude == 0; }
 };
 
+// Tag names in bit order (a database's or a model bundle's) and the lookups between names and
+// TagMask bits. `owner` ("database", "model") names whose tags they are in error messages.
+class TagNames {
+ public:
+  explicit TagNames(const char* owner = "database") : owner_(owner) {}
+  // Reads the names of text tensor `text` (named `tensor` in messages): one per line, non-empty,
+  // distinct, at most kMaxTags; false with a message.
+  bool read(const TensorView& text, const char* tensor, std::string& error);
+  // The names in bit order.
+  const std::vector<std::string>& names() const { return names_; }
+  // Number of tags.
+  int size() const { return int(names_.size()); }
+  // Bit index of tag `name`, or -1.
+  int tag(const std::string& name) const;
+  // The mask of the comma-separated tag names in `names` ("" gives 0; spaces around a name are
+  // ignored); false with a message naming the first unknown tag and listing the known ones.
+  bool tag_mask(const std::string& names, TagMask& mask, std::string& error) const;
+  // The mask of those comma-separated tag names that are known (the others are ignored).
+  TagMask known_tags(const std::string& names) const;
+  // Every known tag's bit.
+  TagMask all() const { return names_.size() == 64 ? ~TagMask(0) : (TagMask(1) << names_.size()) - 1; }
+
+ private:
+  const char* owner_;
+  std::vector<std::string> names_;
+};
+
 // A named marker on one frame (e.g. a foot plant), `name` indexing FrameAnnotations::event_names().
 struct DatabaseEvent {
   int frame = 0;
@@ -58,14 +85,17 @@ class FrameAnnotations {
   bool read(const BlobView& view, int frames, std::string& error);
 
   // Tag names in bit order (at most kMaxTags).
-  const std::vector<std::string>& tag_names() const { return tag_names_; }
+  const std::vector<std::string>& tag_names() const { return tag_names_.names(); }
+  // The tag names and their lookups (TagNames::tag, tag_mask, known_tags).
+  const TagNames& tag_set() const { return tag_names_; }
   // Bit index of tag `name`, or -1.
-  int tag(const std::string& name) const;
-  // The mask of the comma-separated tag names in `names` ("" gives 0; spaces around a name are
-  // ignored); false with a message naming the first unknown tag and listing the known ones.
-  bool tag_mask(const std::string& names, TagMask& mask, std::string& error) const;
+  int tag(const std::string& name) const { return tag_names_.tag(name); }
+  // TagNames::tag_mask over the database's tags.
+  bool tag_mask(const std::string& names, TagMask& mask, std::string& error) const {
+    return tag_names_.tag_mask(names, mask, error);
+  }
   // The mask of those comma-separated tag names the database has (the others are ignored).
-  TagMask known_tags(const std::string& names) const;
+  TagMask known_tags(const std::string& names) const { return tag_names_.known_tags(names); }
   // Tags of `frame` (0 when the database has none).
   TagMask tags(int frame) const {
     return masks_ == nullptr ? 0 : TagMask(uint32_t(masks_[2 * size_t(frame)])) |
@@ -91,7 +121,7 @@ class FrameAnnotations {
   bool read_frame_flags(const BlobView& view, int frames, std::string& error);
   bool read_events(const BlobView& view, int frames, std::string& error);
 
-  std::vector<std::string> tag_names_;
+  TagNames tag_names_;
   const int32_t* masks_ = nullptr;
   const uint8_t* no_entry_ = nullptr;
   const float* cost_bias_ = nullptr;

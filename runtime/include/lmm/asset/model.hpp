@@ -11,6 +11,7 @@
 
 #include "lmm/asset/blob.hpp"
 #include "lmm/asset/features.hpp"
+#include "lmm/asset/frame_annotations.hpp"
 #include "lmm/asset/skeleton.hpp"
 #include "lmm/asset/speed_profile.hpp"
 
@@ -19,6 +20,11 @@ namespace lmm {
 constexpr char kModelKind[5] = "LMMW";  // blob kind tag of model bundles
 constexpr uint32_t kModelVersion = 1;   // current (and oldest supported) version
 constexpr int kMaxTopK = 8;             // largest supported experts-per-sample
+// Projector inputs per state tag: whether a constraint requires it, requires any of a set holding
+// it, and excludes it (Model::constraint_code); then one per action tag: whether the projection
+// must start its run (within kActionStartSeconds of the run's first frame).
+constexpr int kConstraintCodeWidth = 3;
+constexpr float kActionStartSeconds = 0.25f;
 
 // Tensor names of the bundle format besides the database sections it shares (meta.fps,
 // skeleton.*, features.* without features.values, contacts.joints). Per network N:
@@ -39,10 +45,23 @@ constexpr const char* kStateMean = "projector.state_mean";  // f32 [state]
 constexpr const char* kStateStd = "projector.state_std";    // f32 [state]
 constexpr const char* kEncoderMean = "encoder.input_mean";  // f32 [pose + 3 x pose joints]
 constexpr const char* kEncoderStd = "encoder.input_std";    // f32 [pose + 3 x pose joints]
+// u8 text, optional: the names of the state's tag dimensions, one per line (bundles trained with
+// [tags]; without it the state has none and the projector reads the feature query alone)
+constexpr const char* kTagNames = "model.tag_names";
+// u8 text, optional: those tags that one-shot actions play, one per line; each adds a state
+// dimension after the tags: the seconds left in the run of the tag (0 on its last frame)
+constexpr const char* kActionTagNames = "model.action_tag_names";
+// u8 text, optional: the foot-plant event name of each contact joint, one per line (the training
+// database's event at that joint's contact starts; default "foot_plant_" + the joint's name)
+constexpr const char* kFootPlantNames = "model.foot_plant_names";
 // f32 [6], optional: the training data's walk forward / side / back, run forward / side / back
 // speeds (SpeedProfile, m/s)
 constexpr const char* kSpeeds = "controller.speeds";
 }  // namespace model_tensor
+
+// Writes the projector's constraint inputs for `constraint` over `tags` tags (kConstraintCodeWidth
+// x tags floats: per tag 1/0 for required, one of the required-any set, excluded).
+void write_constraint_code(const TagConstraint& constraint, int tags, float* code);
 
 // The only activation the format knows: GELU with the exact erf (torch::gelu's default).
 constexpr const char* kActivationGeluErf = "gelu_erf";
@@ -110,11 +129,13 @@ class Model {
   // message on failure.
   static std::shared_ptr<const Model> load_buffer(const uint8_t* data, size_t size, std::string& error);
 
-  // Decoder: latent ++ normalised features -> normalised pose (denormalised by evaluators).
+  // Decoder: the state -> normalised pose (denormalised by evaluators). Its tag inputs, if any,
+  // carry zero weights: the pose depends on the latent and features alone.
   const NetworkWeights& decoder() const { return decoder_; }
   // Stepper: state -> state change / delta_scale.
   const NetworkWeights& stepper() const { return stepper_; }
-  // Projector: normalised feature query -> standardised state.
+  // Projector: normalised feature query ++ constraint code (projector_input_size() floats) ->
+  // standardised state.
   const NetworkWeights& projector() const { return projector_; }
   // Encoder (present only in bundles exported with it): standardised pose ++ positions -> latent.
   const NetworkWeights& encoder() const { return encoder_; }
@@ -125,8 +146,36 @@ class Model {
   int latent() const { return latent_; }
   // Matching feature dimensions.
   int feature_dims() const { return schema_.dims; }
-  // State size (latent + features): the stepper's and projector's output.
-  int state_size() const { return latent_ + schema_.dims; }
+  // State size (latent + features + tags + action tags): the stepper's and projector's output,
+  // the decoder's input.
+  int state_size() const { return latent_ + schema_.dims + tags_.size() + int(action_tags_.size()); }
+  // Tag dimensions at the end of the state: 1 where the state's frame has the tag, else 0
+  // (Holden et al. 2020 Sec. 3: what the matching must keep becomes part of the features).
+  int tag_count() const { return tags_.size(); }
+  // The state's tag names and their lookups (a TagConstraint over them has bit t for tag t).
+  const TagNames& tags() const { return tags_; }
+  // The tags one-shot actions play (bits over tags()): each has a remaining-seconds dimension.
+  TagMask action_tags() const { return action_mask_; }
+  // The tag (an index into tags()) of each remaining-seconds dimension, in state order.
+  const std::vector<int>& action_tag_order() const { return action_tags_; }
+  // Seconds left in the run of action tag `tag` (a tags() bit index) that `state` is in (0 on its
+  // last frame or without the tag); -1 when `tag` is not an action tag. No allocation.
+  float seconds_left(const float* state, int tag) const;
+  // Names of the events a learned character reports (CharacterEvent::name indexes them): the
+  // foot plant of each contact joint, then per tag t its entering ("enter_" + name) at 2t and its
+  // leaving ("leave_" + name) at 2t + 1 after the foot plants.
+  const std::vector<std::string>& event_names() const { return event_names_; }
+  // Event name index of tag t's entering (leaving: one more).
+  int tag_event(int t) const { return layout_.contacts + 2 * t; }
+  // Projector input size: feature query, kConstraintCodeWidth per tag, one per action tag.
+  int projector_input_size() const {
+    return schema_.dims + kConstraintCodeWidth * tags_.size() + int(action_tags_.size());
+  }
+  // Writes the projector's constraint inputs for `constraint` (write_constraint_code), then per
+  // action tag 1 when `starts` has it (the projection starts a run of it), else 0. No allocation.
+  void constraint_code(const TagConstraint& constraint, TagMask starts, float* code) const;
+  // The tags a state holds: bit t set when its tag dimension t is over one half. No allocation.
+  TagMask state_tags(const float* state) const;
   // Layout of the decoder's pose vector.
   const PoseVectorLayout& pose_layout() const { return layout_; }
   // Per pose dimension mean and standard deviation (decoder output normalisation).
@@ -180,12 +229,18 @@ class Model {
   bool read_layer(const std::string& name, int expected_in, int stack, DenseLayer& layer, std::string& error);
   const float* statistic(const char* name, int size, bool positive, std::string& error);
   bool read_speeds(std::string& error);
+  bool read_tags(std::string& error);
+  bool read_event_names(std::string& error);
 
   AlignedBuffer owned_;           // the file (load_file)
   std::vector<float> converted_;  // f16 biases as f32
   BlobView view_;
   NetworkWeights decoder_, stepper_, projector_, encoder_;
   PoseVectorLayout layout_;
+  TagNames tags_{"model"};
+  std::vector<int> action_tags_;  // tag index of each remaining-seconds dimension
+  std::vector<std::string> event_names_;
+  TagMask action_mask_ = 0;
   int latent_ = 0;
   const float* pose_mean_ = nullptr;
   const float* pose_std_ = nullptr;

@@ -12,6 +12,7 @@
 #include "lmm/asset/database.hpp"
 #include "lmm/asset/features.hpp"
 #include "lmm/character/character_base.hpp"
+#include "lmm/character/gameplay_control.hpp"
 #include "lmm/eval/search.hpp"
 #include "lmm/motion/database_playback.hpp"
 #include "lmm/motion/ik.hpp"
@@ -20,48 +21,19 @@
 
 namespace lmm {
 
-// How a released stick settles a database character into idle frames: while the desired speed
-// is below release_speed (and no action plays) searches also require `require` and exclude
-// `exclude` (comma-separated tag names), so it stands still instead of shuffling or turning on
-// the spot; while idle the simulated root is held on the character's (no pull towards a root
-// still coasting to a stop). A stick push lifts that in the same update. Idle is off when the database has none
-// of the `require` tags (and when they contradict the game's constraint); when no frame holds
-// both the game's constraint and idle's over its look-ahead, the game's alone is searched and the
-// root steers to a stop as it does without idle.
-struct IdleSettings {
-  std::string require = "standing";  // lmm-import's derived tag: root, feet (and in bandai.toml every joint) still
-  std::string exclude;               // tags idle frames must not have (those the database lacks are ignored)
-  float release_speed = 0.05f;       // m/s of desired velocity under which the stick counts as released
-  float transition_cost = 0.0f;      // added to the search's transition cost while idle
-};
-
 // Tunables of a database-driven character (the shared ones in SteeringSettings).
-struct CharacterSettings : SteeringSettings {
+struct CharacterSettings : SteeringSettings, FootLockSettings {
   SearchParams search;
   IdleSettings idle;
-  bool foot_lock = false;              // lock contact joints with two-joint IK
-  float foot_unlock_distance = 0.25f;  // m: a lock stretched further than this releases
-  float foot_blend_halflife = 0.05f;   // s: IK offset fade-out after a release
 };
-
-// How a one-shot action moves the character's root.
-enum class ActionRoot {
-  Animated,  // with the action's own root motion
-  InPlace,   // the root stays where the action started
-};
-
-// How DatabaseCharacter::play_action plays an action.
-struct ActionSettings {
-  ActionRoot root = ActionRoot::Animated;
-  bool interruptible = false;  // a stick push (desired speed above kActionInterruptSpeed) ends it early
-};
-
-constexpr float kActionInterruptSpeed = 0.2f;  // m/s of desired velocity that interrupts an interruptible action
-constexpr int kActionEndEvent = -1;            // CharacterEvent::name of the event that ends an action
 
 // One character driven by database motion matching. Not thread-safe itself; distinct
-// characters may update concurrently over one shared Database and FeatureSearch.
-class DatabaseCharacter final : public CharacterBase {
+// characters may update concurrently over one shared Database and FeatureSearch. Its tag
+// constraint (GameplayCharacter::set_constraint; CharacterSettings::search.constraint at init) is
+// SearchParams::constraint: whenever the frames about to be played leave it the character
+// transitions at once; when no frame is allowed it keeps playing (stats().unsatisfied_searches
+// counts it, constraint_held() tells) and tries again at its next regular search.
+class DatabaseCharacter final : public GameplayCharacter {
  public:
   // Allocates every buffer and starts at the first frame of clip 0, at `position` facing
   // `heading` radians about +Y, holding `db` (shared) for its whole life; `search` (built over
@@ -74,31 +46,10 @@ class DatabaseCharacter final : public CharacterBase {
   // Back to the first frame of clip 0 at `position` facing `heading`, as after init; no allocation.
   void reset(Vec3 position, float heading) override;
 
-  // The tag constraint searches honour from the next update on (SearchParams::constraint;
-  // CharacterSettings::search.constraint at init; reset keeps it). That update searches, and
-  // whenever the frames about to be played leave the constraint the character transitions at
-  // once. When no frame is allowed it keeps playing (stats().unsatisfied_searches counts it,
-  // constraint_held() tells) and tries again at its next regular search. No allocation.
-  void set_constraint(const TagConstraint& constraint);
-  // Defines the game states set_state switches among (a controller config's [states], see
-  // parse_controller_config), replacing earlier ones; false with a message naming the state and
-  // the tag the database lacks (nothing changes). Allocates: call at load time.
-  bool set_states(const std::vector<StateConfig>& states, std::string& error);
-  // Switches to the state named `name`: its constraint (as set_constraint), its transition cost
-  // and whether a released stick idles. False, changing nothing, when no state has that name.
-  // No allocation.
-  bool set_state(std::string_view name);
-  // The name of the state set last ("" before any).
-  std::string_view state() const { return state_ < 0 ? std::string_view() : states_[size_t(state_)].name; }
-
-  // The tag constraint the game set (idle adds its own while the stick rests).
-  const TagConstraint& constraint() const { return game_constraint_; }
-  // Whether the character is idle (stick released, idle frames required).
-  bool idle() const { return idle_; }
   // Tags of the frame being played (0 when the database has none).
   TagMask current_tags() const { return db_->annotations().tags(playback_.frame()); }
   // Whether the constraint allows the frame being played.
-  bool constraint_held() const { return game_constraint_.allows(current_tags()); }
+  bool constraint_held() const { return gameplay_.game_constraint().allows(current_tags()); }
 
   // Plays database frames first..last (one clip) as a one-shot action: an inertialized
   // transition into `first` now, then the frames in order without searching (steering resumes
@@ -143,10 +94,12 @@ class DatabaseCharacter final : public CharacterBase {
   // The constraint the playing frames are held to: the search's, or the game's alone while idle
   // finds no idle frame.
   const TagConstraint& active_constraint() const {
-    return idle_unmet_ ? game_constraint_ : settings_.search.constraint;
+    return idle_unmet_ ? gameplay_.game_constraint() : settings_.search.constraint;
   }
   // The search's constraint and transition cost from the game's constraint and idle.
   void apply_constraint();
+  // apply_constraint, and the next update searches under it.
+  void constraint_taken() override;
   // Searches when due (the stick, the clip end, the constraint or a finished action asks for it).
   void match_if_due(float dt);
   // Ends the action: its end event at `time` seconds into this update (`now`) or at the start of
@@ -168,28 +121,12 @@ class DatabaseCharacter final : public CharacterBase {
   DatabasePlayback playback_;
   bool end_zone_searched_ = false;        // searched since playback entered the clip's end zone
   bool constraint_changed_ = false;       // set_constraint since the last update
-  TagConstraint game_constraint_;         // set_constraint's (settings_.search.constraint adds idle's)
-  TagConstraint idle_constraint_;         // IdleSettings resolved (require_all 0: idle off)
-  float transition_cost_ = 0.0f;          // the settings' transition cost (idle adds its own)
-  bool idle_ = false;
   bool idle_unmet_ = false;   // idle, but its last search found no idle frame (the root steers)
-  bool idle_allowed_ = true;  // the state lets a released stick idle
-  // A StateConfig with its tag names resolved.
-  struct State {
-    std::string name;
-    TagConstraint constraint;
-    float transition_cost = 0.0f;
-    bool idle = true;
-  };
-  std::vector<State> states_;
-  int state_ = -1;  // index into states_ (-1: none set)
   bool constraint_unmet_ = false;         // the last search found no frame the constraint allows
   Action action_;
-  bool action_ended_ = false;        // the last update ended an action (its end event)
-  bool action_end_pending_ = false;  // cancelled between updates: the next update reports the end
+  ActionEnd action_end_;
   bool leave_pending_ = false;       // an action ended: the next update searches and leaves its frames
-  float action_end_time_ = 0.0f;
-  int last_entry_ = -1;     // seconds into the update of the action's end event
+  int last_entry_ = -1;  // the frame the last transition jumped to
   std::vector<Quat> animated_rotations_;  // output rotations before the foot-lock IK
 
   std::vector<float> query_;

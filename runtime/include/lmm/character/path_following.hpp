@@ -120,7 +120,7 @@ struct PathQuerySettings {
 };
 
 // Tunables of a path-following character.
-struct PathFollowerSettings {
+struct PathFollowerSettings : FootLockSettings {  // foot locks: Lee, Kwon & Lee 2023 App. A
   int k = 3;       // nearest neighbours per level (Lee, Kwon & Lee 2023 Sec. VIII-A)
   int levels = 3;  // l; LHMM(1, 1) is basic motion matching
   // Branch and bound in LHMM (LhmmSearch::prune: the same matches, fewer searches); false
@@ -142,9 +142,6 @@ struct PathFollowerSettings {
   // path completed), and of its return when the path moves on.
   float stop_halflife = 0.2f;
   PathQuerySettings query;
-  bool foot_lock = false;              // lock contact joints with two-joint IK (Lee, Kwon & Lee 2023 App. A)
-  float foot_unlock_distance = 0.25f;  // m: a lock stretched further than this releases
-  float foot_blend_halflife = 0.05f;   // s: IK offset fade-out after a release
 };
 
 // Counters of a path-following character.

@@ -20,6 +20,13 @@ struct LegChain {
 // character's forward direction) picks the bend plane when the leg is perfectly straight.
 void two_joint_ik(const LegChain& chain, Vec3 target, Vec3 pole, Quat& hip_local, Quat& knee_local, Quat& ankle_local);
 
+// Whether and how a character locks its feet with a FootLocker.
+struct FootLockSettings {
+  bool foot_lock = false;              // lock contact joints with two-joint IK
+  float foot_unlock_distance = 0.25f;  // m: a lock stretched further than this releases
+  float foot_blend_halflife = 0.05f;   // s: IK offset fade-out after a release
+};
+
 // Locks contact joints to the ground while they are labelled in contact (Lee, Kwon & Lee 2023 App. A removes
 // foot sliding this way): a joint that enters contact keeps its world position, the leg bends by
 // two-joint IK to reach it, and after release (or when stretched beyond `unlock_distance`) the

@@ -69,8 +69,13 @@ class LearnedPlayback {
   // transition's decaying offsets.
   Vec3 local_root_velocity() const;
   Vec3 local_root_angular() const;
-  // The state (latent ++ normalised features) decoded last.
+  // The state (latent ++ normalised features ++ tags) decoded last.
   const std::vector<float>& state() const { return shown_; }
+  // The playing prediction's state at its last model frame (what a transition moves to; not the
+  // mix a latent blend decodes): its tags are the tags played.
+  const float* playing_state() const { return current_.now.data(); }
+  // The playing prediction's state one model frame later (where the next update heads).
+  const float* upcoming_state() const { return current_.next.data(); }
   // Whether the decoder's contact probability `k` (of the model's contact joints) is over 0.5.
   bool in_contact(int k) const { return contacts_[size_t(k)] > 0.5f; }
   // The decoder experts routed for the state decoded last (ModelEvaluator::route_row): top_k

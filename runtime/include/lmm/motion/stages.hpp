@@ -67,7 +67,7 @@ struct SearchMatchJob {
 // Matcher: the learned projector's state for a query (Holden et al. 2020, the projector).
 struct ProjectMatchJob {
   ModelEvaluator* evaluator = nullptr;  // initialised over the model (its scratch is used)
-  Span<const float> query;              // model.feature_dims() floats
+  Span<const float> query;              // model.projector_input_size() floats: features ++ constraint code
   Span<float> state;                    // output: model.state_size() floats
 
   // Whether the evaluator is initialised and the spans are sized for its model.

@@ -45,8 +45,8 @@ struct CharacterStats {
   int forced_projections = 0;  // learned: predictions older than the limit replaced by the projector
   int nonfinite_states = 0;    // learned: non-finite network outputs discarded
   int clamped_states = 0;      // learned: states clamped to 32 std of the training states
-  int constraint_searches = 0;   // database: searches made because the tag constraint changed or was about to be left
-  int unsatisfied_searches = 0;  // database: searches under a tag constraint that found no allowed frame
+  int constraint_searches = 0;   // searches (projections) made because the tag constraint changed or was about to be left
+  int unsatisfied_searches = 0;  // searches under a tag constraint that found no allowed frame (projected a forbidden state)
 };
 
 // Controller state of one character: the simulated root, its predicted trajectory at the

@@ -40,6 +40,9 @@ struct ModelValues {
   std::vector<float> state_mean, state_std;            // projector output statistics
   std::vector<float> encoder_mean, encoder_std;        // encoder input statistics (with encoder)
   std::vector<float> speeds;  // optional: the training data's SpeedProfile::values() (6 floats)
+  std::vector<std::string> tag_names;  // optional: the state's tag dimensions, in order
+  std::vector<std::string> action_tag_names;  // optional: those tags with a remaining-seconds dimension, in order
+  std::vector<std::string> foot_plant_names;  // optional: the foot-plant event of each contact joint
 };
 
 // Serialises `values` as a bundle, with the skeleton, contact joints, feature schema and
