@@ -1,18 +1,20 @@
 // Golden tests: LibTorch models (seeded random weights of several presets, and tiny / ffn-tiny
-// weights trained here) -> export -> the dependency-free runtime, on 1,000 random and 1,000
-// database inputs per network. f32: every output within 1e-4 of LibTorch on every kernel path;
+// weights trained here, tiny also with gameplay tags) -> export -> the dependency-free runtime, on
+// 1,000 random and 1,000 database inputs per network. f32: every output within 1e-4 of LibTorch on every kernel path;
 // f16: decoded joint positions within 1 mm. Data from $LMM_DATA (fails in CI without it).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include "lmm/import/config.hpp"
 #include "lmm/asset/model.hpp"
 #include "lmm/eval/nn.hpp"
 #include "lmm/training/export.hpp"
+#include "lmm/training/tag_targets.hpp"
 #include "lmm/training/trainer.hpp"
 #include "support/bandai_data.hpp"
 #include "support/synthetic_bvh.hpp"
@@ -55,30 +57,40 @@ const Subset* subset() {
 
 // Inputs of both kinds stacked: kInputs random rows (N(0, 1)), then kInputs database rows.
 struct Inputs {
-  torch::Tensor states;    // [2000, latent + features]
-  torch::Tensor queries;   // [2000, features]
+  torch::Tensor states;    // [2000, latent + features + the preset's tag part]
+  torch::Tensor queries;   // [2000, features + constraint code]
   torch::Tensor encoder;   // [2000, pose + 3J] raw encoder inputs
 };
 
-Inputs make_inputs(TrainedModels m, const PoseData& d) {
+Inputs make_inputs(TrainedModels m, const PoseData& d, const TrainingConfig& c, const Database& db) {
   torch::NoGradGuard no_grad;
   torch::manual_seed(99);
-  const int64_t n = d.pose.size(0), features = d.features.size(1);
+  const int64_t n = d.pose.size(0), features = d.features.size(1), tags = int64_t(c.tags.size());
   const torch::Tensor frames = torch::randint(n, {kInputs}, torch::kInt64);
   torch::Tensor mean, std;
   const torch::Tensor x = encoder_inputs(d, mean, std).index_select(0, frames);
   const torch::Tensor latent = m.autoencoder->encoder->forward(x);
   const torch::Tensor db_features = d.features.index_select(0, frames);
-  const int64_t state = latent.size(1) + features;
+  const int64_t state = latent.size(1) + features + tag_state_width(c);
+  torch::Tensor db_state = torch::cat({latent, db_features}, 1), db_query = db_features;
+  const int64_t code = kConstraintCodeWidth * tags + int64_t(c.actions.size());
+  torch::Tensor random_code = torch::zeros({kInputs, code});
+  if (tags > 0) {
+    const std::vector<TagMask> masks = frame_tag_masks(db, c.tags);
+    db_state = torch::cat({db_state, tag_state(db, masks, c.tags, c.actions).index_select(0, frames)}, 1);
+    const torch::Tensor constraints = ConstrainedNearest(d.features, masks).random_constraints(kInputs, tags, {}, 0.8);
+    db_query = torch::cat({db_query, constraint_codes(constraints, tags, int64_t(c.actions.size()))}, 1);
+    random_code = (torch::rand({kInputs, code}) < 0.3).to(torch::kFloat32);
+  }
   const torch::Tensor raw = torch::cat({d.pose, d.model_positions.reshape({n, -1})}, 1).index_select(0, frames);
-  return {torch::cat({torch::randn({kInputs, state}), torch::cat({latent, db_features}, 1)}),
-          torch::cat({torch::randn({kInputs, features}), db_features}),
+  return {torch::cat({torch::randn({kInputs, state}), db_state}),
+          torch::cat({torch::cat({torch::randn({kInputs, features}), random_code}, 1), db_query}),
           torch::cat({raw + torch::randn_like(raw) * 0.01, raw})};
 }
 
 // LibTorch's decoded pose: denormalised, sigmoid on the contact logits.
 torch::Tensor torch_decode(TrainedModels m, const PoseData& d, const torch::Tensor& states) {
-  torch::Tensor pose = m.autoencoder->decoder->forward(states) * d.pose_std + d.pose_mean;
+  torch::Tensor pose = m.autoencoder->decode_state(states) * d.pose_std + d.pose_mean;
   const int64_t c = d.layout.contact();
   pose.narrow(1, c, d.layout.contacts).sigmoid_();
   return pose;
@@ -101,8 +113,8 @@ double max_diff(const torch::Tensor& a, const torch::Tensor& b) { return (a - b)
 
 // Loads `bytes` and checks every network against LibTorch on every kernel path, one row at a
 // time and batched. f32: within 1e-4; f16: decoded joint positions within 1 mm.
-void expect_runtime_matches(const std::vector<uint8_t>& bytes, TrainedModels m, const PoseData& d, bool half,
-                            const std::string& what) {
+void expect_runtime_matches(const std::vector<uint8_t>& bytes, TrainedModels m, const PoseData& d,
+                            const TrainingConfig& c, const Database& db, bool half, const std::string& what) {
   const AlignedBuffer buffer = [&] {
     AlignedBuffer b(bytes.size());
     std::copy(bytes.begin(), bytes.end(), b.data());
@@ -113,7 +125,7 @@ void expect_runtime_matches(const std::vector<uint8_t>& bytes, TrainedModels m, 
   ASSERT_NE(model, nullptr) << what << ": " << error;
   ASSERT_EQ(model->half_precision(), half);
   torch::NoGradGuard no_grad;
-  const Inputs in = make_inputs(m, d);
+  const Inputs in = make_inputs(m, d, c, db);
   const torch::Tensor pose = torch_decode(m, d, in.states);
   const torch::Tensor next = in.states + m.stepper->forward(in.states);
   const torch::Tensor projected = m.projector->forward(in.queries);
@@ -163,8 +175,8 @@ void check_random_preset(const std::string& name, const Subset& data) {
     m.stepper->input_std.copy_(torch::exp(std::log(0.1) + torch::rand_like(m.stepper->input_std) * std::log(20.0)));
   }
   const ModelValues values = model_values(m, config, d, true);
-  expect_runtime_matches(bundle_bytes(values, *data.db, false), m, d, false, name + " random f32");
-  expect_runtime_matches(bundle_bytes(values, *data.db, true), m, d, true, name + " random f16");
+  expect_runtime_matches(bundle_bytes(values, *data.db, false), m, d, config, *data.db, false, name + " random f32");
+  expect_runtime_matches(bundle_bytes(values, *data.db, true), m, d, config, *data.db, true, name + " random f16");
 }
 
 TEST(ExportGolden, RandomWeightsOfEveryPresetShapeMatchLibTorch) {
@@ -174,8 +186,9 @@ TEST(ExportGolden, RandomWeightsOfEveryPresetShapeMatchLibTorch) {
 
 // Trains `name` (autoencoder, stepper, projector) on the subset, exports the folder with
 // lmm-export's code path (f32 and f16 files) and compares with the trained modules.
-void check_trained_preset(const std::string& name, const Subset& data) {
-  const TrainingConfig config = preset(name);
+// `folder` (when not null) receives the training folder (its model.lmmw: the f32 bundle).
+void check_trained_preset(const TrainingConfig& config, const Subset& data, std::string* folder = nullptr) {
+  const std::string name = config.name;
   TrainOptions o;
   o.out_dir = test::temp_folder("export-" + name);
   train_autoencoder(config, *data.db, o);
@@ -196,14 +209,37 @@ void check_trained_preset(const std::string& name, const Subset& data) {
     std::string error;
     ASSERT_TRUE(read_file(e.out_path, file, error)) << error;
     EXPECT_EQ(file.size(), s.file_bytes);
-    expect_runtime_matches(std::vector<uint8_t>(file.data(), file.data() + file.size()), m, d, half,
+    expect_runtime_matches(std::vector<uint8_t>(file.data(), file.data() + file.size()), m, d, config, *data.db, half,
                            name + (half ? " trained f16" : " trained f32"));
   }
+  if (folder != nullptr) *folder = o.out_dir;
 }
+
+void check_trained_preset(const std::string& name, const Subset& data) { check_trained_preset(preset(name), data); }
 
 TEST(ExportGolden, TrainedTinyMatchesLibTorch) {
   REQUIRE_SUBSET();
   check_trained_preset("tiny", *data);
+}
+
+TEST(ExportGolden, TrainedTaggedTinyMatchesLibTorchAndCarriesItsTags) {
+  REQUIRE_SUBSET();
+  const std::string path = test::temp_folder("tiny-tags") + "/tiny-tags.toml";
+  std::ofstream(path) << "extends = \"tiny\"\nname = \"tiny-tags\"\n[tags]\nnames = [\"standing\", \"walk\", \"run\"]\n"
+                         "actions = [\"walk\"]\n";
+  const TrainingConfig config = load_training_config(path, pipeline::default_config_dir());
+  ASSERT_EQ(config.tags.size(), 3u);
+  std::string folder;
+  check_trained_preset(config, *data, &folder);
+  std::string error;
+  const std::shared_ptr<const Model> model = Model::load_file(folder + "/model.lmmw", error);
+  ASSERT_NE(model, nullptr) << error;
+  EXPECT_EQ(model->tags().names(), config.tags);
+  EXPECT_EQ(model->action_tags(), TagMask(2));
+  EXPECT_EQ(model->state_size(), int(config.latent) + model->feature_dims() + 4);
+  ASSERT_EQ(model->event_names().size(), 2u + 6u);
+  EXPECT_EQ(model->event_names()[0], "foot_plant_l");  // configs/skeletons/bandai.toml's, found at the contacts' starts
+  EXPECT_EQ(model->event_names()[2 + 2 * 1 + 1], "leave_walk");
 }
 
 TEST(ExportGolden, TrainedFfnTinyMatchesLibTorch) {

@@ -72,6 +72,42 @@ void read_anneal(const toml::table& t, double& out, const std::string& where) {
   require(out >= 0.0 && out < 1.0, where, "anneal", "at least 0 and below 1");
 }
 
+// The distinct non-empty strings of array `key` of `t` (none when it is absent).
+std::vector<std::string> tag_list(const toml::table& t, const char* key, const std::string& where) {
+  std::vector<std::string> out;
+  const toml::node* node = t.get(key);
+  if (node == nullptr) return out;
+  const toml::array* names = node->as_array();
+  if (names == nullptr) throw std::runtime_error(where + ": '" + key + "' must be an array of tag names");
+  for (const toml::node& item : *names) {
+    const auto name = item.value<std::string>();
+    if (!name || name->empty()) throw std::runtime_error(where + ": '" + key + "' must hold non-empty strings");
+    if (std::find(out.begin(), out.end(), *name) != out.end()) {
+      throw std::runtime_error(where + ": tag '" + *name + "' is listed twice in '" + key + "'");
+    }
+    out.push_back(*name);
+  }
+  return out;
+}
+
+// [tags]: the database tags the state carries and the projector is constrained by.
+void read_tags(const toml::table& root, TrainingConfig& c, const std::string& path) {
+  const toml::table* t = section(root, "tags", path);
+  if (t == nullptr) return;
+  const std::string where = path + " [tags]";
+  check_keys(*t, {"names", "actions", "constrained_share"}, where);
+  c.tags = tag_list(*t, "names", where);
+  c.actions = tag_list(*t, "actions", where);
+  require(c.tags.size() <= 64, where, "names", "at most 64 tags");
+  for (const std::string& action : c.actions) {
+    if (std::find(c.tags.begin(), c.tags.end(), action) == c.tags.end()) {
+      throw std::runtime_error(where + ": action '" + action + "' is not one of 'names'");
+    }
+  }
+  read(*t, "constrained_share", c.constrained_share, where);
+  require(c.constrained_share >= 0.0 && c.constrained_share <= 1.0, where, "constrained_share", "in [0, 1]");
+}
+
 void read_network(const toml::table& root, const char* name, NetworkConfig& n, const std::string& path) {
   const toml::table* t = section(root, name, path);
   if (t == nullptr) return;
@@ -171,7 +207,67 @@ std::string read_preset_text(const std::string& path) {
   return text.str();
 }
 
+// The parsed preset `path` (text in `text`).
+toml::table parse_preset(const std::string& path, const std::string& text) {
+  try {
+    return toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    throw std::runtime_error(path + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
+  }
+}
+
+// Writes `overlay`'s keys over `base`: tables merge key by key, any other value replaces.
+void merge_tables(toml::table& base, const toml::table& overlay) {
+  for (const auto& [key, value] : overlay) {
+    toml::table* into = base[key].as_table();
+    if (into != nullptr && value.is_table()) {
+      merge_tables(*into, *value.as_table());
+    } else {
+      base.insert_or_assign(key, value);
+    }
+  }
+}
+
+// Presets a chain of `extends` may pass through.
+constexpr int kMaxExtendsDepth = 8;
+
+// The preset file an `extends` value of preset `path` names: a path as given, a name as the file
+// NAME.toml beside `path` or else as the shipped preset of `config_dir`.
+std::string extended_file(const std::string& path, const std::string& name, const std::string& config_dir) {
+  const std::filesystem::path beside = std::filesystem::path(path).parent_path() / (name + ".toml");
+  const bool is_name = name.find('/') == std::string::npos && name.find(".toml") == std::string::npos;
+  if (is_name && std::filesystem::exists(beside)) return beside.string();
+  return training_config_file(name, config_dir);
+}
+
+// Preset `path` with its `extends` chain resolved: the named preset (extended_file) read first and
+// this file's keys written over it. `text` is set to the file's own text, or for an extending
+// preset to the merged table (what training folders record).
+toml::table resolved_preset(const std::string& path, const std::string& config_dir, std::string& text, int depth) {
+  text = read_preset_text(path);
+  toml::table root = parse_preset(path, text);
+  const toml::node* extends = root.get("extends");
+  if (extends == nullptr) return root;
+  if (!extends->is_string()) throw std::runtime_error(path + ": 'extends' must be a preset name or path");
+  if (depth >= kMaxExtendsDepth) throw std::runtime_error(path + ": 'extends' chain longer than 8 presets (a cycle?)");
+  const std::string base_path = extended_file(path, *extends->value<std::string>(), config_dir);
+  std::string base_text;
+  toml::table merged = resolved_preset(base_path, config_dir, base_text, depth + 1);
+  root.erase("extends");
+  merge_tables(merged, root);
+  std::ostringstream out;
+  out << "# " << path << " (extends " << base_path << ") with its base's keys resolved\n" << merged << "\n";
+  text = out.str();
+  return merged;
+}
+
 }  // namespace
+
+std::vector<int64_t> action_indices(const TrainingConfig& c) {
+  std::vector<int64_t> out;
+  for (const std::string& a : c.actions) out.push_back(int64_t(std::find(c.tags.begin(), c.tags.end(), a) - c.tags.begin()));
+  return out;
+}
 
 TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network) {
   if (network.steps > 0) config.steps = network.steps;
@@ -217,19 +313,14 @@ std::string training_config_file(const std::string& name_or_path, const std::str
 
 TrainingConfig load_training_config(const std::string& name_or_path, const std::string& config_dir) {
   const std::string path = training_config_file(name_or_path, config_dir);
-  const std::string text = read_preset_text(path);
-  toml::table root;
-  try {
-    root = toml::parse(text, path);
-  } catch (const toml::parse_error& e) {
-    throw std::runtime_error(path + ":" + std::to_string(e.source().begin.line) + ": " + std::string(e.description()));
-  }
-  if (root.empty()) throw std::runtime_error(path + ": empty preset (no keys)");
   TrainingConfig c;
+  const toml::table root = resolved_preset(path, config_dir, c.text, 0);
+  if (root.empty()) throw std::runtime_error(path + ": empty preset (no keys)");
   c.source = path;
-  c.text = text;
-  check_keys(root, {"name", "model", "decoder", "stepper", "projector", "direction", "phase", "train", "loss"}, path);
+  check_keys(root, {"name", "model", "decoder", "stepper", "projector", "direction", "phase", "train", "loss", "tags"},
+             path);
   read(root, "name", c.name, path);
+  read_tags(root, c, path);
   if (const toml::table* m = section(root, "model", path)) {
     const std::string where = path + " [model]";
     check_keys(*m, {"latent", "encoder_hidden", "lipschitz"}, where);
@@ -268,7 +359,7 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
     const std::string where = path + " [loss]";
     check_keys(*t, {"position", "rotation", "velocity", "contact", "contact_velocity", "latent_l1", "latent_l2",
                     "latent_velocity", "lipschitz", "load_balance", "projector_features", "projector_latent",
-                    "projector_distance", "balance", "stepper_pose", "stepper_pose_every"}, where);
+                    "projector_distance", "projector_tags", "balance", "stepper_pose", "stepper_pose_every"}, where);
     read(*t, "position", c.w_position, where);
     read(*t, "rotation", c.w_rotation, where);
     read(*t, "velocity", c.w_velocity, where);
@@ -282,6 +373,7 @@ TrainingConfig load_training_config(const std::string& name_or_path, const std::
     read(*t, "projector_features", c.w_projector_features, where);
     read(*t, "projector_latent", c.w_projector_latent, where);
     read(*t, "projector_distance", c.w_projector_distance, where);
+    read(*t, "projector_tags", c.w_projector_tags, where);
     read(*t, "stepper_pose", c.w_stepper_pose, where);
     read(*t, "stepper_pose_every", c.stepper_pose_every, where);
     require(c.w_stepper_pose >= 0.0, where, "stepper_pose", "at least 0");

@@ -1,7 +1,9 @@
 #include "lmm/training/export.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -82,6 +84,54 @@ NetworkValues stepper_values(const Stepper& stepper) {
   return values;
 }
 
+// Appends `count` inputs with zero weights to the layers that read a network's input (each
+// expert block of them), so that it reads `count` more floats and ignores them.
+void append_zero_inputs(NetworkValues& values, int count) {
+  if (count == 0) return;
+  std::vector<LayerValues*> inputs;
+  if (values.experts > 0) inputs = {&values.gate, &values.expert_layers.front()};
+  else inputs = {&values.mlp.front()};
+  for (LayerValues* layer : inputs) {
+    const size_t in = size_t(layer->in), out = size_t(layer->out), blocks = layer->weight.size() / (in * out);
+    std::vector<float> weight;
+    for (size_t b = 0; b < blocks; ++b) {
+      weight.insert(weight.end(), layer->weight.begin() + long(b * in * out), layer->weight.begin() + long((b + 1) * in * out));
+      weight.insert(weight.end(), size_t(count) * out, 0.0f);
+    }
+    layer->weight = std::move(weight);
+    layer->in += count;
+  }
+}
+
+// The foot-plant event of each contact joint of `db`: the event name at most of the frames where
+// that joint's contact starts (lmm-import's [events] foot_plants), or none ("" for all: the
+// runtime's default names) when some joint has no such event.
+std::vector<std::string> foot_plant_names(const Database& db) {
+  const size_t contacts = db.contact_joints().size();
+  std::vector<std::map<int, int>> counts(contacts);
+  std::vector<int> starts(contacts, 0);
+  const std::vector<DatabaseEvent>& events = db.annotations().events();
+  size_t e = 0;
+  for (const DatabaseRange& r : db.ranges()) {
+    for (int f = r.start + 1; f < r.stop; ++f) {
+      while (e < events.size() && events[e].frame < f) ++e;
+      for (size_t k = 0; k < contacts; ++k) {
+        if (db.contacts(f)[k] == 0 || db.contacts(f - 1)[k] != 0) continue;
+        ++starts[k];
+        for (size_t i = e; i < events.size() && events[i].frame == f; ++i) ++counts[k][events[i].name];
+      }
+    }
+  }
+  std::vector<std::string> names;
+  for (size_t k = 0; k < contacts; ++k) {
+    const auto best = std::max_element(counts[k].begin(), counts[k].end(),
+                                       [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (best == counts[k].end() || 2 * best->second < starts[k]) return {};
+    names.push_back(db.annotations().event_names()[size_t(best->first)]);
+  }
+  return names;
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path);
@@ -116,8 +166,9 @@ TrainedModels initial_models(const TrainingConfig& c, const PoseData& d, uint64_
   const int64_t features = d.features.size(1), pose = d.layout.size();
   TrainedModels m;
   m.autoencoder = Autoencoder(pose + 3 * d.layout.joints, features, pose, c);
-  m.stepper = Stepper(c.latent + features, c.stepper);
-  m.projector = Projector(features, c.latent + features, c.projector);
+  const int64_t tags = int64_t(c.tags.size()), state = c.latent + features + tag_state_width(c);
+  m.stepper = Stepper(state, c.stepper);
+  m.projector = Projector(features + kConstraintCodeWidth * tags + int64_t(c.actions.size()), state, c.projector);
   return m;
 }
 
@@ -135,6 +186,9 @@ ModelValues model_values(const TrainedModels& m, const TrainingConfig& c, const 
   v.preset = c.name;
   v.latent = int(c.latent);
   v.decoder = network_values(m.autoencoder->decoder);
+  append_zero_inputs(v.decoder, int(tag_state_width(c)));  // the runtime decodes whole states
+  v.tag_names = c.tags;
+  v.action_tag_names = c.actions;
   v.stepper = stepper_values(m.stepper);
   v.projector = network_values(m.projector->net);
   v.pose_mean = float_values(d.pose_mean);
@@ -157,6 +211,7 @@ std::vector<uint8_t> bundle_bytes(const ModelValues& values, const Database& db,
   std::string error;
   ModelValues with_speeds = values;
   if (db.speeds().valid()) with_speeds.speeds = db.speeds().values();  // for the controller at run time
+  if (!values.tag_names.empty()) with_speeds.foot_plant_names = foot_plant_names(db);  // learned events
   if (!build_model_bundle(with_speeds, db.blob(), half, bytes, error)) throw std::runtime_error(error);
   return bytes;
 }

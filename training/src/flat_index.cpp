@@ -25,11 +25,13 @@ int64_t FlatIndex::nearest(const float* query, float& distance) const {
   return label;
 }
 
-void FlatIndex::nearest_batch(const float* queries, int64_t count, int64_t* labels, int threads) const {
+void FlatIndex::nearest_batch(const float* queries, int64_t count, int64_t* labels, int threads,
+                              float* distances) const {
   static_assert(sizeof(faiss::Index::idx_t) == sizeof(int64_t), "FAISS ids must be 64-bit");
   omp_set_num_threads(threads);
-  std::vector<float> distances(static_cast<size_t>(count));
-  impl_->index.search(count, queries, 1, distances.data(), reinterpret_cast<faiss::Index::idx_t*>(labels));
+  std::vector<float> own(distances == nullptr ? static_cast<size_t>(count) : 0);
+  impl_->index.search(count, queries, 1, distances == nullptr ? own.data() : distances,
+                      reinterpret_cast<faiss::Index::idx_t*>(labels));
 }
 
 }  // namespace lmm::training

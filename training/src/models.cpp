@@ -35,6 +35,7 @@ AutoencoderImpl::AutoencoderImpl(int64_t encoder_in, int64_t features, int64_t p
                                  const TrainingConfig& config) {
   encoder = register_module("encoder", Mlp(encoder_in, config.encoder_hidden, config.latent, config.lipschitz));
   decoder = register_module("decoder", Network(config.latent + features, pose_size, config.decoder));
+  decoder_inputs = config.latent + features;
 }
 
 StepperImpl::StepperImpl(int64_t state, const NetworkConfig& config) {
@@ -48,8 +49,8 @@ torch::Tensor StepperImpl::forward(const torch::Tensor& state) {
   return net->forward((state - input_mean) / input_std) * delta_scale;
 }
 
-ProjectorImpl::ProjectorImpl(int64_t features, int64_t state, const NetworkConfig& config) {
-  net = register_module("net", Network(features, state, config));
+ProjectorImpl::ProjectorImpl(int64_t inputs, int64_t state, const NetworkConfig& config) {
+  net = register_module("net", Network(inputs, state, config));
   state_mean = register_buffer("state_mean", torch::zeros({state}));
   state_std = register_buffer("state_std", torch::ones({state}));
 }

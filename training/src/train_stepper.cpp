@@ -75,7 +75,7 @@ TrainReport train_stepper(const TrainingConfig& preset, const Database& db, cons
                 {"load_balance", balance}};
     if (!decoded_states.empty()) {  // the decoded-pose term, when the preset weighs it
       const torch::Tensor decoded =
-          detail::denormalize(setup.d, setup.ae->decoder->forward(torch::cat(decoded_states, 0)));
+          detail::denormalize(setup.d, setup.ae->decode_state(torch::cat(decoded_states, 0)));
       const torch::Tensor truth_positions = setup.d.model_positions.index_select(0, torch::cat(decoded_frames, 0));
       const torch::Tensor pose_cm = (pose_to_model_positions(setup.d, decoded) - truth_positions).norm(2, -1).mean() * 100.0;
       terms.front().second = terms.front().second + c.w_stepper_pose * pose_cm;

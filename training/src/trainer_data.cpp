@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checkpoint.hpp"
+#include "lmm/training/tag_targets.hpp"
 #include "training_loop.hpp"
 
 namespace lmm::training {
@@ -57,9 +58,13 @@ LatentSetup latent_setup(const TrainingConfig& c, const Database& db, const Trai
   use_threads(c.threads);
   fs::create_directories(o.out_dir);
   TrainingData data = training_data(db, o);
-  LatentSetup s{std::move(data.d), std::move(data.x), {}, nullptr};
+  LatentSetup s{std::move(data.d), std::move(data.x), {}, nullptr, {}};
   s.ae = load_autoencoder(c, s.d, s.x.size(1), o);
   s.state = torch::cat({latents(s.ae, s.x), s.d.features}, 1);
+  if (!c.tags.empty()) {
+    s.tag_masks = frame_tag_masks(db, c.tags);
+    s.state = torch::cat({s.state, tag_state(db, s.tag_masks, c.tags, c.actions)}, 1);
+  }
   return s;
 }
 

@@ -24,11 +24,13 @@ torch::Tensor latents(Autoencoder& ae, const torch::Tensor& x);
 TrainingData training_data(const Database& db, const TrainOptions& o);
 
 // Everything stepper and projector training share: pose data, encoder inputs, the frozen
-// autoencoder and the per-frame state (latent ++ features).
+// autoencoder, the per-frame state (latent ++ features ++ the preset's tags as 0/1) and the
+// frames' masks of those tags (tag_targets.hpp; empty without [tags]).
 struct LatentSetup {
   PoseData d;
   torch::Tensor x, state;
   Autoencoder ae{nullptr};
+  std::vector<TagMask> tag_masks;
 };
 
 // Seeds and threads the run, makes out_dir and loads the training data, out_dir's trained

@@ -71,7 +71,7 @@ double rollout_error_cm(const Database& db, const PoseData& d, Autoencoder& ae, 
   stepper->eval();
   const torch::Tensor s = rolled_out(stepper, state.index_select(0, starts), frames);
   stepper->train();
-  const torch::Tensor pose = denormalize(d, ae->decoder->forward(s));
+  const torch::Tensor pose = denormalize(d, ae->decode_state(s));
   const torch::Tensor truth = d.model_positions.index_select(0, starts + frames);
   return (pose_to_model_positions(d, pose) - truth).norm(2, -1).mean().item<double>() * 100.0;
 }

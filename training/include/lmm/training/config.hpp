@@ -96,7 +96,22 @@ struct TrainingConfig {
   double w_stepper_pose = 0.0;
   int64_t stepper_pose_every = 10;
   double w_projector_features = 1.0, w_projector_latent = 10.0, w_projector_distance = 0.3;
+  // Weight of the projector's tag margin term ([loss] projector_tags; with [tags] only): predicted
+  // tags on the right side of one half, so that projections satisfy the constraint they were given.
+  double w_projector_tags = 10.0;
+  // [tags]: database tags the state carries (one 0/1 dimension each after the features) and the
+  // projector takes constraints over; none: the state and projector of before.
+  std::vector<std::string> tags;
+  // [tags] actions: those of `tags` that one-shot actions play; each adds a state dimension of
+  // the seconds left in the frame's run of the tag (0 without it), which ends the action.
+  std::vector<std::string> actions;
+  double constrained_share = 0.5;  // share of projector training queries given a random constraint
 };
+
+// The index in c.tags of each of c.actions.
+std::vector<int64_t> action_indices(const TrainingConfig& c);
+// Size of the state's tag part: the tags, then one remaining-seconds dimension per action tag.
+inline int64_t tag_state_width(const TrainingConfig& c) { return int64_t(c.tags.size() + c.actions.size()); }
 
 // The preset with the [train] steps, batch, learning rate and anneal replaced by `network`'s own, where it sets them.
 TrainingConfig for_network(TrainingConfig config, const NetworkConfig& network);
@@ -116,7 +131,8 @@ double anneal_factor(const TrainingConfig& c, double progress);
 // Throws std::runtime_error when a name is empty or not a shipped preset.
 std::string training_config_file(const std::string& name_or_path, const std::string& config_dir);
 
-// Reads the preset training_config_file(name_or_path, config_dir). Throws std::runtime_error
+// Reads the preset training_config_file(name_or_path, config_dir); a preset with `extends = "NAME"`
+// (or a path) is that preset with this file's keys written over it, tables merged key by key. Throws std::runtime_error
 // naming the file when it is missing, not a regular file, unreadable or empty, and the unknown
 // key, bad value or syntax error.
 TrainingConfig load_training_config(const std::string& name_or_path, const std::string& config_dir);

@@ -17,8 +17,10 @@ class FlatIndex {
   FlatIndex& operator=(const FlatIndex&) = delete;
   // The row nearest to `query` and its squared distance (one thread).
   int64_t nearest(const float* query, float& distance) const;
-  // Nearest rows of `count` queries (rows of `queries`) into `labels`, on `threads` threads.
-  void nearest_batch(const float* queries, int64_t count, int64_t* labels, int threads) const;
+  // Nearest rows of `count` queries (rows of `queries`) into `labels`, on `threads` threads, and
+  // their squared distances into `distances` when it is not null.
+  void nearest_batch(const float* queries, int64_t count, int64_t* labels, int threads,
+                     float* distances = nullptr) const;
 
  private:
   struct Impl;

@@ -37,12 +37,15 @@ TORCH_MODULE(Network);
 // autoencoder. Decoder output: normalised pose with raw contact logits in the contact slots.
 struct AutoencoderImpl : public torch::nn::Module {
   AutoencoderImpl(int64_t encoder_in, int64_t features, int64_t pose_size, const TrainingConfig& config);
+  // The decoder on states [N, latent + features (+ tags)]: tag dimensions are not its input.
+  torch::Tensor decode_state(const torch::Tensor& state) { return decoder->forward(state.narrow(1, 0, decoder_inputs)); }
   Mlp encoder{nullptr};
   Network decoder{nullptr};
+  int64_t decoder_inputs = 0;  // latent + features
 };
 TORCH_MODULE(Autoencoder);
 
-// Stepper (Tables 4-5): state (latent ++ features) -> the state's change over one frame. The
+// Stepper (Tables 4-5): state (latent ++ features ++ tags) -> the state's change over one frame. The
 // network reads (state - input_mean) / input_std (0 and 1 unless [stepper] normalize_input) and
 // predicts the change divided by `delta_scale` (per-dimension std of the changes).
 struct StepperImpl : public torch::nn::Module {
@@ -54,11 +57,12 @@ struct StepperImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Stepper);
 
-// Projector (Tables 6-7): a (noisy) feature query -> the state of its nearest database frame.
-// The network predicts the standardised state; `state_mean` / `state_std` undo that.
+// Projector (Tables 6-7): a (noisy) feature query, with the constraint code of a tag constraint
+// when the state has tags (write_constraint_code), -> the state of its nearest allowed database
+// frame. The network predicts the standardised state; `state_mean` / `state_std` undo that.
 struct ProjectorImpl : public torch::nn::Module {
-  ProjectorImpl(int64_t features, int64_t state, const NetworkConfig& config);
-  // The predicted state (latent ++ features) for `query`.
+  ProjectorImpl(int64_t inputs, int64_t state, const NetworkConfig& config);
+  // The predicted state (latent ++ features ++ tags) for `query` (++ constraint code).
   torch::Tensor forward(const torch::Tensor& query);
   Network net{nullptr};
   torch::Tensor state_mean, state_std;  // buffers [state]
