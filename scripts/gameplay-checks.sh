@@ -33,16 +33,10 @@ while [[ $# -gt 0 ]]; do
     *) echo "gameplay-checks.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
-for tool in lmm-import lmm-sim lmm-bench; do
-  [[ -x "$tools/$tool" ]] || { echo "gameplay-checks.sh: $tools/$tool is missing" >&2; exit 2; }
-done
-[[ -d "$data/bandai-loco/normal" && -d "$data/bandai-actions" ]] || {
-  echo "gameplay-checks.sh: $data lacks bandai-loco/normal or bandai-actions" >&2; exit 2; }
-
+source "$(dirname "${BASH_SOURCE[0]}")/limits.sh"  # check NAME VALUE OP LIMIT, gameplay_bvh_folder
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/bvh"
-ln -s "$data"/bandai-loco/normal/*.bvh "$data"/bandai-actions/*.bvh "$work/bvh/"
+gameplay_bvh_folder gameplay-checks.sh "$tools" "$data" "$work" lmm-import lmm-sim lmm-bench
 # Sidecars: a seeded third of the walk files get an excluded range and a no-entry range.
 python3 - "$work/bvh" <<'EOF'
 import pathlib, random, sys
@@ -60,7 +54,6 @@ EOF
 echo "== import ($(ls "$work"/bvh/*.tags.toml | wc -l) sidecars)"
 "$tools/lmm-import" "$work/bvh" -o "$work/db.mmdb" --json "$work/import.json" 2>&1 | grep -E "wrote|tagged|events" || true
 
-source "$(dirname "${BASH_SOURCE[0]}")/limits.sh"  # check NAME VALUE OP LIMIT
 # json FILE EXPRESSION: a value of a JSON file (d is the object).
 json() { python3 -c "import json; d=json.load(open('$1')); print($2)"; }
 

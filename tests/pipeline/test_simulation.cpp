@@ -11,6 +11,7 @@
 #include "support/annotated_walks.hpp"
 #include "support/foot_lock_runs.hpp"
 #include "support/synthetic_bvh.hpp"
+#include "support/synthetic_model.hpp"
 #include "support/synthetic_walks.hpp"
 
 using namespace lmm;
@@ -154,7 +155,7 @@ TEST_F(GameplaySimulation, ScriptColumnsSetConstraintsStatesAndActions) {
 
 TEST_F(GameplaySimulation, RandomConstraintsAreNeverBrokenAndUntaggedDatabasesMeasureNothing) {
   InputScript script = random_input_script(3, 60.0f);
-  add_random_constraints(script, *db_, 3);
+  add_random_constraints(script, db_->annotations().tag_set(), tags_present(*db_), 3);
   std::vector<CharacterTrack> tracks;
   const SimMetrics m = run_simulation(db_, search_, CharacterSettings{}, {script}, 60.0f, 1.0f / 60.0f, tracks);
   EXPECT_TRUE(m.gameplay.measured);
@@ -188,4 +189,51 @@ TEST_F(GameplaySimulation, BadGameplayCellsNameTheLine) {
             std::string::npos);
   EXPECT_NE(error(header + "0,0,1,0,0,0,,,first|act\n").find("no frame holds every tag of action 'first,act'"),
             std::string::npos);
+}
+
+TEST(LearnedGameplaySimulation, ScriptCommandsReachTheLearnedCharacterAndAreMeasured) {
+  std::string error;
+  const AlignedBuffer bytes = test::aligned_copy(test::synthetic_bundle(test::tagged_model_values(4, 9), false, error));
+  const std::shared_ptr<const Model> model = Model::load_buffer(bytes.data(), bytes.size(), error);
+  ASSERT_NE(model, nullptr) << error;
+  const InputScript script = load_input_script(test::write_text(
+      testing::TempDir() + "learned-gameplay.csv",
+      "time,stick_x,stick_y,camera_deg,strafe,gait,require,exclude,action,state\n"
+      "0,0,1,0,0,0,calm,,,\n"
+      "1,0,1,0,0,0,,,calm,\n"
+      "3,0,1,0,0,0,none,calm,,\n"
+      "4,0,1,0,0,0,,,,quiet\n"));
+  const std::vector<StateConfig> states{StateConfig{"quiet", {}, {}, {"calm"}, 0.0f, true}};
+  std::vector<CharacterTrack> tracks;
+  const SimMetrics m = run_simulation(model, LearnedSettings{}, {script}, 6.0f, 1.0f / 60.0f, tracks, states);
+  const GameplayMetrics& g = m.gameplay;
+  ASSERT_TRUE(g.measured);
+  EXPECT_EQ(g.constraint_violations, 0);
+  EXPECT_GE(g.constraint_searches, 3);  // the constraint, the action and the state each projected
+  ASSERT_EQ(g.actions.size(), 1u);
+  EXPECT_TRUE(g.actions[0].ended);
+  EXPECT_NEAR(g.actions[0].seconds, test::kSyntheticCalmSeconds, 2.0 / 60.0);
+  EXPECT_EQ(g.action_ends, 1);
+  ASSERT_EQ(g.tag_seconds.size(), 2u);
+  EXPECT_EQ(g.tag_seconds[0].first, "calm");
+  EXPECT_GT(g.tag_seconds[0].second, 2.0);  // required for 3 s
+  EXPECT_LT(g.tag_seconds[0].second, 3.2);  // excluded from 3 s on
+  const auto named = [&](const std::string& name) {
+    for (const auto& [event, count] : g.events) if (event == name) return count;
+    return -1L;
+  };
+  EXPECT_GE(named("enter_calm"), 1);
+  EXPECT_GE(named("leave_calm"), 1);
+  // An action of no action tag, or a tag of no model, names the script line.
+  const InputScript loud = load_input_script(test::write_text(
+      testing::TempDir() + "learned-loud.csv", "time,stick_x,stick_y,camera_deg,strafe,gait,action\n0,0,1,0,0,0,loud\n"));
+  try {
+    run_simulation(model, LearnedSettings{}, {loud}, 1.0f, 1.0f / 60.0f, tracks);
+    ADD_FAILURE() << "an action of no action tag ran";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("input script line 2: action 'loud' holds no action tag of the model (its "
+                                         "action tags: calm)"),
+              std::string::npos)
+        << e.what();
+  }
 }

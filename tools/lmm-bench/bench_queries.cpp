@@ -12,6 +12,7 @@
 #include "bench_common.hpp"
 #include "lmm/common/errors.hpp"
 #include "lmm/common/report.hpp"
+#include "lmm/engines/gameplay.hpp"
 #include "lmm/asset/database.hpp"
 #include "lmm/eval/search.hpp"
 #ifdef LMM_HAVE_FAISS
@@ -77,19 +78,7 @@ TagConstraint constraint_option(const cxxopts::ParseResult& args, const FrameAnn
 std::vector<TagConstraint> random_constraints(const FrameAnnotations& annotations, int count, uint32_t seed) {
   const int tags = int(annotations.tag_names().size());
   if (tags == 0) throw InputError("--random-constraints: the database has no tags (see lmm-import's [tags])");
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> tag(0, tags - 1), kind(0, 3);
-  std::vector<TagConstraint> out(static_cast<size_t>(count));
-  for (TagConstraint& c : out) {
-    const TagMask a = TagMask(1) << tag(rng), b = TagMask(1) << tag(rng);
-    switch (kind(rng)) {
-      case 0: c.require_all = a; break;
-      case 1: c.require_any = a | b; break;
-      case 2: c.exclude = a; break;
-      default: c.require_all = a, c.exclude = b & ~a; break;
-    }
-  }
-  return out;
+  return random_tag_constraints(tags, count, seed);
 }
 
 // The fraction of the database's frames that are entries under `params` (outside the excluded

@@ -34,7 +34,7 @@ cxxopts::Options make_options() {
       ("seconds", "simulated time", cxxopts::value<float>()->default_value("60"))
       ("dt", "time step in seconds (0 < dt <= 0.25)", cxxopts::value<float>()->default_value("0.0166667"))
       ("characters", "number of characters", cxxopts::value<int>()->default_value("1"))
-      ("foot-lock", "lock feet in contact with two-joint IK (--db only)")
+      ("foot-lock", "lock feet in contact with two-joint IK (with --model: the decoder's contacts)")
       ("no-adjust", "do not pull the root towards the simulated root")
       ("controller", "controller config (TOML, docs/configs.md): speeds and spring halflives; speeds left out are "
        "measured from the data", cxxopts::value<std::string>()->default_value(""))
@@ -43,9 +43,9 @@ cxxopts::Options make_options() {
       ("blend-time", "--model: seconds of latent blending per transition", cxxopts::value<float>()->default_value("0.2"))
       ("max-prediction", "--model: seconds before the projector replaces a prediction", cxxopts::value<float>()->default_value("2"))
       ("transition-cost", "cost added to every transition candidate", cxxopts::value<float>()->default_value("0"))
-      ("random-constraints", "--db: a random tag constraint at every input key (require, exclude or require any of "
-       "the database's tags)")
-      ("state", "--db: game state (a [states.NAME] of --controller) to start in", cxxopts::value<std::string>())
+      ("random-constraints", "a random tag constraint at every input key (require, exclude or require any of the "
+       "database's tags, or with --model the bundle's)")
+      ("state", "game state (a [states.NAME] of --controller) to start in", cxxopts::value<std::string>())
       ("schema", "expected feature schema name (error when the database differs)", cxxopts::value<std::string>()->default_value(""))
       ("out", "output folder (motion.bvh, root.csv, plot.svg)", cxxopts::value<std::string>())
       ("units", "BVH length unit: file (that of the imported BVH files), m, cm, mm or metres per unit",
@@ -101,10 +101,11 @@ void print_gameplay(const GameplayMetrics& g) {
                 g.resume_s.empty() ? 0.0 : *std::max_element(g.resume_s.begin(), g.resume_s.end()));
   }
   for (const ActionRecord& a : g.actions) {
-    std::printf("  action %s: frames %d..%d (its run ends at %d), %s, %s, moving %.2f s after its end, fastest joint "
-                "%.1f m/s\n",
-                a.tags.c_str(), a.first, a.last, a.run_last, a.in_order ? "in order" : "OUT OF ORDER",
-                a.ended ? "ended" : "NOT ENDED", a.resume_s, a.max_joint_speed_m_s);
+    const std::string frames = a.first < 0 ? "" : "frames " + std::to_string(a.first) + ".." + std::to_string(a.last) +
+                                                      " (its run ends at " + std::to_string(a.run_last) + "), " +
+                                                      (a.in_order ? "in order, " : "OUT OF ORDER, ");
+    std::printf("  action %s: %s%.2f s, %s, moving %.2f s after its end, fastest joint %.1f m/s\n", a.tags.c_str(),
+                frames.c_str(), a.seconds, a.ended ? "ended" : "NOT ENDED", a.resume_s, a.max_joint_speed_m_s);
   }
 }
 
@@ -155,10 +156,6 @@ InputKey start_state(const std::string& name) {
 }
 
 LearnedSettings learned_settings(const cxxopts::ParseResult& args) {
-  if (args.count("random-constraints") || args.count("state")) {
-    throw InputError("--random-constraints and --state need --db (learned characters have no tag constraints yet)");
-  }
-  if (args.count("foot-lock")) throw InputError("--foot-lock needs --db (the learned character has no foot IK)");
   LearnedSettings settings;
   settings.adjust_to_simulation = !args.count("no-adjust");
   settings.search_interval = args["search-interval"].as<float>();
@@ -166,6 +163,7 @@ LearnedSettings learned_settings(const cxxopts::ParseResult& args) {
   settings.expected_schema = args["schema"].as<std::string>();
   settings.blend_time = args["blend-time"].as<float>();
   settings.max_prediction = args["max-prediction"].as<float>();
+  settings.foot_lock = args.count("foot-lock") > 0;
   const std::string transition = args["transition"].as<std::string>();
   if (transition == "blend") {
     settings.transition = LearnedTransition::LatentBlend;
@@ -177,6 +175,15 @@ LearnedSettings learned_settings(const cxxopts::ParseResult& args) {
   if (!(settings.blend_time >= 0.0f && settings.blend_time <= 5.0f)) throw InputError("--blend-time must be in [0, 5]");
   if (!(settings.max_prediction > 0.0f)) throw InputError("--max-prediction must be positive");
   return settings;
+}
+
+// Adds --random-constraints (over the tags of `tags` in `present`) and --state to every script.
+void add_gameplay_keys(const cxxopts::ParseResult& args, const TagNames& tags, TagMask present,
+                       std::vector<InputScript>& scripts) {
+  for (size_t c = 0; c < scripts.size(); ++c) {
+    if (args.count("random-constraints")) add_random_constraints(scripts[c], tags, present, args["seed"].as<uint32_t>() + uint32_t(c));
+    if (args.count("state")) scripts[c].keys.insert(scripts[c].keys.begin(), start_state(args["state"].as<std::string>()));
+  }
 }
 
 int run(int argc, char** argv) {
@@ -216,7 +223,8 @@ int run(int argc, char** argv) {
     LearnedSettings settings = learned_settings(args);
     settings.controller = resolve_controller(args["controller"].as<std::string>(), model->speeds(), "the bundle");
     settings.speeds_from_data = false;
-    m = run_simulation(model, settings, scripts, seconds, dt, tracks);
+    add_gameplay_keys(args, model->tags(), model->tags().all(), scripts);
+    m = run_simulation(model, settings, scripts, seconds, dt, tracks, controller_states(args));
   } else {
     db = Database::load_file(args["db"].as<std::string>(), error);
     if (db == nullptr) throw InputError(error);
@@ -229,12 +237,8 @@ int run(int argc, char** argv) {
     CharacterSettings settings = database_settings(args);
     settings.controller = resolve_controller(args["controller"].as<std::string>(), db->speeds(), "the database");
     settings.speeds_from_data = false;
-    const std::vector<StateConfig> states = controller_states(args);
-    for (size_t c = 0; c < scripts.size(); ++c) {
-      if (args.count("random-constraints")) add_random_constraints(scripts[c], *db, args["seed"].as<uint32_t>() + uint32_t(c));
-      if (args.count("state")) scripts[c].keys.insert(scripts[c].keys.begin(), start_state(args["state"].as<std::string>()));
-    }
-    m = run_simulation(db, search, settings, scripts, seconds, dt, tracks, states);
+    add_gameplay_keys(args, db->annotations().tag_set(), tags_present(*db), scripts);
+    m = run_simulation(db, search, settings, scripts, seconds, dt, tracks, controller_states(args));
   }
   const Skeleton& skeleton = learned ? model->skeleton() : db->skeleton();
   std::string unit_note;
@@ -291,7 +295,7 @@ int run(int argc, char** argv) {
                    .number("forward_speed_ratio", m.forward.speed_ratio)
                    .objects("strafe_clips", strafe_clips)
                    .text("controller", learned ? "learned" : "database")
-                   .boolean("foot_lock", !learned && args.count("foot-lock") > 0);
+                   .boolean("foot_lock", args.count("foot-lock") > 0);
     if (m.gameplay.measured) report.object("gameplay", m.gameplay.json());
     write_json(args["json"].as<std::string>(), report);
   }

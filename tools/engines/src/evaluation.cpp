@@ -7,6 +7,7 @@
 
 #include "lmm/common/errors.hpp"
 #include "lmm/common/report.hpp"
+#include "lmm/engines/gameplay.hpp"
 #include "lmm/engines/simulation.hpp"
 #include "lmm/import/config.hpp"
 #include "lmm/eval/nn.hpp"
@@ -21,6 +22,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kReportedHorizons[] = {0.5, 1.0, 2.0, 4.0};  // s
 constexpr double kCurveStep = 0.25;                            // s between rollout curve points
 constexpr double kRadToDeg = 57.29577951308232;
+constexpr int kConstraintDrawsPerQuery = 16;  // random constraints tried per query before one allows a frame
 
 // Model-space joint positions of pose vectors (the simulation bone at the origin).
 class PoseKinematics {
@@ -72,15 +74,32 @@ struct EvalContext {
   ModelEvaluator evaluator;
   FeatureSearch search;        // exact nearest frames (projector labels) and the database controller
   std::vector<float> latents;  // frame_count x latent
+  std::vector<TagMask> tags;   // per frame, the model's tags (bit t: model tag t) the frame has
+  std::vector<int> tag_bits;   // per model tag, its bit in the database
+  std::vector<std::vector<float>> seconds_left;  // per action tag of the model, run_seconds_left
 
   void log(const std::string& line) const {
     if (options.log) options.log(line);
   }
-  // State (latent ++ normalised features) of database frame f.
+  // State (latent ++ normalised features ++ the model's tags as 0/1) of database frame f.
   void state_of(int f, float* out) const {
     const int l = model.latent(), d = model.feature_dims();
     std::copy(latents.begin() + long(f) * l, latents.begin() + long(f + 1) * l, out);
     std::copy(db.features(f), db.features(f) + d, out + l);
+    const int t_count = model.tag_count();
+    for (int t = 0; t < t_count; ++t) out[l + d + t] = (tags[size_t(f)] >> t & 1) != 0 ? 1.0f : 0.0f;
+    for (size_t a = 0; a < seconds_left.size(); ++a) out[l + d + t_count + int(a)] = seconds_left[a][size_t(f)];
+  }
+  // A constraint over the model's tags as one over the database's.
+  TagConstraint database_constraint(const TagConstraint& c) const {
+    TagConstraint out;
+    for (size_t t = 0; t < tag_bits.size(); ++t) {
+      const TagMask from = TagMask(1) << t, to = TagMask(1) << tag_bits[t];
+      out.require_all |= (c.require_all & from) != 0 ? to : 0;
+      out.require_any |= (c.require_any & from) != 0 ? to : 0;
+      out.exclude |= (c.exclude & from) != 0 ? to : 0;
+    }
+    return out;
   }
 };
 
@@ -88,9 +107,9 @@ struct EvalContext {
 void decoder_metrics(EvalContext& c, Evaluation& e) {
   const Model& m = c.model;
   const PoseVectorLayout layout = m.pose_layout();
-  const int n = c.db.frame_count(), l = m.latent(), d = m.feature_dims(), joints = layout.joints;
+  const int n = c.db.frame_count(), l = m.latent(), joints = layout.joints;
   PoseKinematics truth(m), decoded(m);
-  std::vector<float> pose(size_t(layout.size())), input(size_t(m.encoder().in)), state(size_t(l + d)),
+  std::vector<float> pose(size_t(layout.size())), input(size_t(m.encoder().in)), state(size_t(m.state_size())),
       out(size_t(layout.size()));
   std::vector<float> errors;
   errors.reserve(size_t(n) * size_t(joints));
@@ -254,33 +273,84 @@ double distance(const float* a, const float* b, int n) {
   return std::sqrt(sum);
 }
 
-// Projector retrieval on noisy queries against the exact nearest neighbour.
-void projector_metrics(EvalContext& c, Evaluation& e) {
+// Projector retrieval on noisy queries against the exact nearest neighbour; with `constrained`
+// (a bundle with tags) each query under a random constraint that allows some frame, against the
+// exact nearest allowed frame, also counting the projections whose tags satisfy it.
+void projector_metrics(EvalContext& c, bool constrained, Evaluation& e) {
   const Model& m = c.model;
   const int d = m.feature_dims(), l = m.latent();
-  std::mt19937 rng(c.options.seed + 1);
+  std::mt19937 rng(c.options.seed + (constrained ? 2 : 1));
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<float> query(static_cast<size_t>(d)), state(static_cast<size_t>(m.state_size()));
+  std::vector<float> query(static_cast<size_t>(m.projector_input_size())), state(static_cast<size_t>(m.state_size()));
   double ours = 0.0, exact = 0.0, latent_error = 0.0;
+  long satisfied = 0;
+  // Per kind of constraint (require, exclude, require any, require and exclude): queries, satisfied.
+  long kind_count[4] = {0, 0, 0, 0}, kind_satisfied[4] = {0, 0, 0, 0};
   SearchScratch scratch = c.search.make_scratch();
   SearchResult result;
   const int queries = c.options.projector_queries;
+  const std::vector<TagConstraint> draws =
+      constrained ? random_tag_constraints(m.tag_count(), queries * kConstraintDrawsPerQuery, c.options.seed) : std::vector<TagConstraint>{};
   for (int q = 0; q < queries; ++q) {
     const int f = int(rng() % uint32_t(c.db.frame_count()));
     const float scale = unit(rng);
     for (int i = 0; i < d; ++i) query[size_t(i)] = c.db.features(f)[i] + scale * normal(rng);
-    // Exact: no transition cost, no excluded clip ends or neighbours.
-    const int nearest = c.search.search(query.data(), -1, SearchParams{0.0f, 0, 0}, &result, 1, scratch) == 1
-                            ? result.frame : 0;
+    // Exact: no transition cost, no excluded clip ends or neighbours; the first draw that allows a frame.
+    SearchParams exact_params{0.0f, 0, 0};
+    TagConstraint constraint;
+    int found = 0;
+    for (int k = 0; found == 0 && k < (constrained ? kConstraintDrawsPerQuery : 1); ++k) {
+      if (constrained) constraint = draws[size_t(q * kConstraintDrawsPerQuery + k)];
+      exact_params.constraint = c.database_constraint(constraint);
+      found = c.search.search(query.data(), -1, exact_params, &result, 1, scratch);
+    }
+    const int nearest = found == 1 ? result.frame : 0;
+    m.constraint_code(constraint, 0, query.data() + d);
     c.evaluator.project(query.data(), state.data());
+    const bool held = constraint.allows(m.state_tags(state.data()));
+    satisfied += held ? 1 : 0;
+    const int kind = constraint.require_any != 0 ? 2 : constraint.require_all != 0 ? (constraint.exclude != 0 ? 3 : 0) : 1;
+    kind_count[kind] += constrained && !constraint.allows_all() ? 1 : 0;
+    kind_satisfied[kind] += constrained && !constraint.allows_all() && held ? 1 : 0;
     ours += distance(state.data() + l, query.data(), d);
     exact += distance(c.db.features(nearest), query.data(), d);
     for (int i = 0; i < l; ++i) latent_error += std::fabs(state[size_t(i)] - c.latents[size_t(nearest) * size_t(l) + size_t(i)]);
   }
-  e.metrics.emplace_back("projector_feature_error", ours / exact);
-  e.metrics.emplace_back("projector_latent_error", latent_error / (double(queries) * l));
-  c.log("projector: " + std::to_string(queries) + " noisy queries against exact nearest neighbours");
+  const std::string suffix = constrained ? "_constrained" : "";
+  e.metrics.emplace_back("projector_feature_error" + suffix, ours / exact);
+  e.metrics.emplace_back("projector_latent_error" + suffix, latent_error / (double(queries) * l));
+  if (constrained) e.metrics.emplace_back("projector_constraint_agreement", double(satisfied) / double(queries));
+  const char* kinds[4] = {"require", "exclude", "require_any", "require_exclude"};
+  for (int k = 0; constrained && k < 4; ++k) {
+    e.metrics.emplace_back(std::string("projector_constraint_agreement_") + kinds[k],
+                           kind_count[k] > 0 ? double(kind_satisfied[k]) / double(kind_count[k]) : kNaN);
+  }
+  c.log("projector: " + std::to_string(queries) + " noisy queries against exact nearest " +
+        (constrained ? "allowed frames under random tag constraints" : "neighbours"));
+}
+
+// Per frame of the database, the model's tags it has (EvalContext::tags and tag_bits). Throws
+// InputError naming a model tag the database lacks.
+void read_frame_tags(EvalContext& c) {
+  const FrameAnnotations& a = c.db.annotations();
+  for (const std::string& name : c.model.tags().names()) {
+    const int bit = a.tag(name);
+    if (bit < 0) {
+      std::string error;
+      TagMask unused = 0;
+      a.tag_mask(name, unused, error);
+      throw InputError("the model's state carries tag '" + name + "', which the database lacks: " + error);
+    }
+    c.tag_bits.push_back(bit);
+  }
+  for (const int t : c.model.action_tag_order()) {
+    c.seconds_left.push_back(run_seconds_left(c.db, TagMask(1) << c.tag_bits[size_t(t)]));
+  }
+  c.tags.assign(size_t(c.db.frame_count()), 0);
+  for (int f = 0; f < c.db.frame_count(); ++f) {
+    for (size_t t = 0; t < c.tag_bits.size(); ++t) c.tags[size_t(f)] |= (a.tags(f) >> c.tag_bits[t] & 1) << t;
+  }
 }
 
 // Mean horizontal distance (m) between two controllers' roots over every frame.
@@ -367,7 +437,8 @@ Evaluation evaluate_model(const std::shared_ptr<const Model>& bundle, const std:
   if (!model.has_encoder()) {
     throw InputError("the bundle has no encoder; export it with 'lmm-export --with-encoder' to evaluate the decoder");
   }
-  EvalContext c{bundle, database, model, db, options, {}, {}, {}};
+  EvalContext c{bundle, database, model, db, options, {}, {}, {}, {}, {}, {}};
+  read_frame_tags(c);
   if (!c.evaluator.init(bundle, 1024, KernelPath::Auto, error) || !c.search.build(database, error)) {
     throw InputError(error);
   }
@@ -375,7 +446,8 @@ Evaluation evaluate_model(const std::shared_ptr<const Model>& bundle, const std:
   decoder_metrics(c, e);
   expert_use_metrics(c, e);
   stepper_metrics(c, e);
-  projector_metrics(c, e);
+  projector_metrics(c, false, e);
+  if (model.tag_count() > 0) projector_metrics(c, true, e);
   controller_metrics(c, e);
   return e;
 }

@@ -14,14 +14,6 @@ namespace {
 
 constexpr double kRadToDeg = 57.29577951308232;
 
-// The mask of `names` ("none" or "": 0); throws InputError naming `where` for an unknown tag.
-TagMask mask_of(const FrameAnnotations& a, const std::string& names, const std::string& where) {
-  TagMask mask = 0;
-  std::string error;
-  if (names != "none" && !a.tag_mask(names, mask, error)) throw InputError(where + ": " + error);
-  return mask;
-}
-
 // The last frame of the run of frames holding every tag of `tags` that `first` starts.
 int run_last(const Database& db, int first, TagMask tags) {
   const int stop = db.ranges()[size_t(clip_index(db, first))].stop;
@@ -56,10 +48,14 @@ double largest_distance(const std::vector<Vec3>& a, const std::vector<Vec3>& b) 
 
 }  // namespace
 
-GameplayCommand random_constraint_command(const Database& db, uint32_t seed) {
-  std::vector<int> used;  // tags some frame has
+TagMask tags_present(const Database& db) {
   TagMask present = 0;
   for (int f = 0; f < db.frame_count(); ++f) present |= db.annotations().tags(f);
+  return present;
+}
+
+GameplayCommand random_constraint_command(const TagNames& tags, TagMask present, uint32_t seed) {
+  std::vector<int> used;  // tags some frame has
   for (int t = 0; t < kMaxTags; ++t) {
     if (present & (TagMask(1) << t)) used.push_back(t);
   }
@@ -68,7 +64,7 @@ GameplayCommand random_constraint_command(const Database& db, uint32_t seed) {
   if (used.empty()) return c;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-  const auto pick = [&] { return db.annotations().tag_names()[size_t(used[size_t(rng() % used.size())])]; };
+  const auto pick = [&] { return tags.names()[size_t(used[size_t(rng() % used.size())])]; };
   const float kind = unit(rng);
   if (kind < 0.3f) {
     c.require = pick();
@@ -80,6 +76,22 @@ GameplayCommand random_constraint_command(const Database& db, uint32_t seed) {
   return c;
 }
 
+std::vector<TagConstraint> random_tag_constraints(int tags, int count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> tag(0, tags - 1), kind(0, 3);
+  std::vector<TagConstraint> out(static_cast<size_t>(count));
+  for (TagConstraint& c : out) {
+    const TagMask a = TagMask(1) << tag(rng), b = TagMask(1) << tag(rng);
+    switch (kind(rng)) {
+      case 0: c.require_all = a; break;
+      case 1: c.require_any = a | b; break;
+      case 2: c.exclude = a; break;
+      default: c.require_all = a, c.exclude = b & ~a; break;
+    }
+  }
+  return out;
+}
+
 JsonObject GameplayMetrics::json() const {
   JsonObject tags, names;
   for (const auto& [tag, seconds] : tag_seconds) tags.number(tag, seconds);
@@ -88,6 +100,7 @@ JsonObject GameplayMetrics::json() const {
   for (const ActionRecord& a : actions) {
     played.push_back(JsonObject()
                          .text("tags", a.tags)
+                         .number("seconds", a.seconds)
                          .number("first_frame", a.first)
                          .number("last_frame", a.last)
                          .number("run_last_frame", a.run_last)
@@ -125,107 +138,90 @@ JsonObject GameplayMetrics::json() const {
       .number("max_joint_speed_m_s", max_joint_speed_m_s);
 }
 
-GameplayRecorder::GameplayRecorder(const FeatureSearch& search, float dt, float halflife)
-    : search_(search), db_(*search.database()), dt_(dt), halflife_(halflife) {
-  const FrameAnnotations& a = db_.annotations();
-  tag_seconds_.assign(a.tag_names().size(), 0.0);
-  event_counts_.assign(a.event_names().size(), 0);
+GameplayTally::GameplayTally(const TagNames& tags, std::vector<std::string> event_names, std::vector<int> contact_joints,
+                             float dt)
+    : tags_(tags), dt_(dt), event_names_(std::move(event_names)), contact_joints_(std::move(contact_joints)),
+      time_(-dt) {
+  tag_seconds_.assign(size_t(tags.size()), 0.0);
+  event_counts_.assign(event_names_.size(), 0);
   events_.resize(256);
-  standing_ = a.known_tags("standing");
-  m_.measured = !a.tag_names().empty() || !a.events().empty() || a.restricts_search();
+  standing_ = tags.known_tags("standing");
 }
 
-void GameplayRecorder::apply(DatabaseCharacter& character, const GameplayCommand& command, const std::string& where) {
-  const FrameAnnotations& a = db_.annotations();
+TagMask GameplayTally::mask_of(const std::string& names, const std::string& where) const {
+  TagMask mask = 0;
+  std::string error;
+  if (names != "none" && !tags_.tag_mask(names, mask, error)) throw InputError(where + ": " + error);
+  return mask;
+}
+
+template <typename Character>
+void GameplayTally::apply_constraint(Character& character, const GameplayCommand& command, const std::string& where) {
   if (!command.state.empty() && !character.set_state(command.state)) {
     throw InputError(where + ": unknown state '" + command.state + "' (define it in the controller config's "
                      "[states." + command.state + "])");
   }
   unsatisfied_since_change_ = unsatisfied_since_change_ && command.state.empty() && !command.sets_constraint;
   if (command.sets_constraint) {
-    character.set_constraint(TagConstraint{mask_of(a, command.require, where), mask_of(a, command.require_any, where),
-                                           mask_of(a, command.exclude, where)});
-  }
-  if (command.action == "cancel") {
-    character.cancel_action();
-  } else if (!command.action.empty()) {
-    const TagMask tags = mask_of(a, command.action, where);
-    const ActionSettings settings{command.in_place ? ActionRoot::InPlace : ActionRoot::Animated, false};
-    if (!character.play_action(tags, settings)) {
-      throw InputError(where + ": no frame holds every tag of action '" + command.action + "'");
-    }
-    ActionRecord record;
-    record.tags = command.action;
-    record.first = record.last = character.current_frame();
-    record.run_last = run_last(db_, record.first, tags);
-    bound_pose_jump(character, record);
-    m_.actions.push_back(record);
-    action_start_ = true;
+    character.set_constraint(TagConstraint{mask_of(command.require, where), mask_of(command.require_any, where),
+                                           mask_of(command.exclude, where)});
   }
 }
 
-void GameplayRecorder::record(const DatabaseCharacter& character, float stick, float time, int before,
-                              int transitions_before, const std::vector<Vec3>& previous_global) {
-  const double joint_speed = fastest_joint(previous_global, character.global_positions(), dt_);
+ActionRecord& GameplayTally::start_action(const std::string& tags) {
+  ActionRecord record;
+  record.tags = tags;
+  m_.actions.push_back(record);
+  action_start_ = true;
+  action_start_time_ = time_ + dt_;  // the update to come starts it
+  return m_.actions.back();
+}
+
+template <typename Character>
+bool GameplayTally::record_common(const Character& character, float stick, float time,
+                                  const std::vector<Vec3>& previous_global, double joint_speed) {
+  time_ = time;
   m_.max_joint_speed_m_s = std::max(m_.max_joint_speed_m_s, joint_speed);
   recent_joint_speeds_.push_back(joint_speed);
   while (double(recent_joint_speeds_.size()) * dt_ > 0.5) recent_joint_speeds_.pop_front();
-  const bool transitioned = character.stats().transitions != transitions_before;
-  record_tags(character);
-  const bool ended = record_events(character, before, transitioned);
-  record_constraint(character, transitioned, character.action_playing() || ended || action_start_);
-  record_idle(character, stick, time, previous_global);
-  record_action(character, time, ended, joint_speed);
-  action_start_ = false;
-}
-
-void GameplayRecorder::record_tags(const DatabaseCharacter& character) {
   const TagMask tags = character.current_tags();
   for (size_t t = 0; t < tag_seconds_.size(); ++t) {
     if (tags & (TagMask(1) << t)) tag_seconds_[t] += dt_;
   }
+  const bool ended = record_events(character);
+  record_constraint(character, character.action_playing() || ended || action_start_);
+  record_idle(character, stick, time, previous_global);
+  record_action(character, time, ended, joint_speed);
+  return ended;
 }
 
-void GameplayRecorder::record_constraint(const DatabaseCharacter& character, bool transitioned, bool action_update) {
+template <typename Character>
+void GameplayTally::record_constraint(const Character& character, bool action_update) {
   if (character.stats().unsatisfied_searches != unsatisfied_seen_) {
     unsatisfied_seen_ = character.stats().unsatisfied_searches;
     unsatisfied_since_change_ = true;
   }
   if (!action_update && !unsatisfied_since_change_ && !character.constraint_held()) ++m_.constraint_violations;
-  if (transitioned && !action_start_ && !search_.entry_allowed(character.last_entry_frame(), character.constraint())) {
-    ++m_.forbidden_entries;
-  }
 }
 
-bool GameplayRecorder::record_events(const DatabaseCharacter& character, int before, bool transitioned) {
-  const int count = std::min(character.events(events_.data(), int(events_.size())), int(events_.size()));
+template <typename Character>
+bool GameplayTally::record_events(const Character& character) {
+  event_count_ = std::min(character.events(events_.data(), int(events_.size())), int(events_.size()));
   bool ended = false;
-  std::vector<DatabaseEvent> reported;
-  for (int i = 0; i < count; ++i) {
+  for (int i = 0; i < event_count_; ++i) {
     const CharacterEvent& e = events_[size_t(i)];
     if (e.name == kActionEndEvent) {
       ++m_.action_ends;
       ended = true;
-      continue;
+    } else {
+      ++event_counts_[size_t(e.name)];
     }
-    ++event_counts_[size_t(e.name)];
-    reported.push_back(DatabaseEvent{e.frame, e.name});
   }
-  if (transitioned || action_start_) return ended;
-  // Without a transition the update played the frames after `before` up to the current one
-  // (the database's events are in frame order).
-  const std::vector<DatabaseEvent>& all = db_.annotations().events();
-  const auto first = std::upper_bound(all.begin(), all.end(), before,
-                                      [](int frame, const DatabaseEvent& e) { return frame < e.frame; });
-  const auto last = std::upper_bound(first, all.end(), character.current_frame(),
-                                     [](int frame, const DatabaseEvent& e) { return frame < e.frame; });
-  const auto same = [](const DatabaseEvent& a, const DatabaseEvent& b) { return a.frame == b.frame && a.name == b.name; };
-  if (!std::equal(first, last, reported.begin(), reported.end(), same)) ++m_.event_mismatches;
   return ended;
 }
 
-void GameplayRecorder::record_idle(const DatabaseCharacter& character, float stick, float time,
-                                   const std::vector<Vec3>& previous) {
+template <typename Character>
+void GameplayTally::record_idle(const Character& character, float stick, float time, const std::vector<Vec3>& previous) {
   const bool settled = released_since_ >= 0.0f && time - released_since_ >= kIdleSettleSeconds;
   if (stick >= kReleasedStick) {
     if (settled) pushed_at_ = time;
@@ -242,25 +238,24 @@ void GameplayRecorder::record_idle(const DatabaseCharacter& character, float sti
   if (!(character.current_tags() & standing_) || previous.empty()) return;
   ++m_.idle_standing_updates;
   double foot = 0.0;
-  for (int joint : db_.contact_joints()) {
+  for (int joint : contact_joints_) {
     foot += 100.0 * length(on_ground(character.global_positions()[size_t(joint)] - previous[size_t(joint)])) / dt_;
   }
-  m_.idle_foot_speed_sum_cm_s += db_.contact_joints().empty() ? 0.0 : foot / double(db_.contact_joints().size());
+  m_.idle_foot_speed_sum_cm_s += contact_joints_.empty() ? 0.0 : foot / double(contact_joints_.size());
   m_.idle_root_turn_sum_deg_s += std::fabs(character.root_angular_velocity().y) * kRadToDeg;
 }
 
-void GameplayRecorder::record_action(const DatabaseCharacter& character, float time, bool ended, double joint_speed) {
+template <typename Character>
+void GameplayTally::record_action(const Character& character, float time, bool ended, double joint_speed) {
   if (m_.actions.empty()) return;
   ActionRecord& a = m_.actions.back();
   if (character.action_playing() || ended) {
-    const int frame = character.current_frame();
-    a.in_order = a.in_order && frame >= a.last && clip_index(db_, frame) == clip_index(db_, a.first);
-    a.last = frame;
     a.max_joint_speed_m_s = std::max(a.max_joint_speed_m_s, joint_speed);
     a.entered_joint_speed_m_s = std::max(a.entered_joint_speed_m_s, joint_speed);
   }
   if (ended) {
     a.ended = true;
+    a.seconds = time - action_start_time_ + dt_;
     action_end_time_ = time;
     return;
   }
@@ -272,23 +267,22 @@ void GameplayRecorder::record_action(const DatabaseCharacter& character, float t
   if (a.resume_s >= 0.0 && time - action_end_time_ > 0.5f) action_end_time_ = -1.0f;
 }
 
-void GameplayRecorder::finish(const DatabaseCharacter& character, GameplayMetrics& metrics) {
-  const FrameAnnotations& a = db_.annotations();
+void GameplayTally::finish(const CharacterStats& stats, GameplayMetrics& metrics) const {
   metrics.measured = metrics.measured || m_.measured;
   metrics.tag_seconds.resize(tag_seconds_.size());
   for (size_t t = 0; t < tag_seconds_.size(); ++t) {
-    metrics.tag_seconds[t].first = a.tag_names()[t];
+    metrics.tag_seconds[t].first = tags_.names()[t];
     metrics.tag_seconds[t].second += tag_seconds_[t];
   }
   metrics.events.resize(event_counts_.size());
   for (size_t e = 0; e < event_counts_.size(); ++e) {
-    metrics.events[e].first = a.event_names()[e];
+    metrics.events[e].first = event_names_[e];
     metrics.events[e].second += event_counts_[e];
   }
   metrics.constraint_violations += m_.constraint_violations;
   metrics.forbidden_entries += m_.forbidden_entries;
-  metrics.unsatisfied_searches += character.stats().unsatisfied_searches;
-  metrics.constraint_searches += character.stats().constraint_searches;
+  metrics.unsatisfied_searches += stats.unsatisfied_searches;
+  metrics.constraint_searches += stats.constraint_searches;
   metrics.action_ends += m_.action_ends;
   metrics.event_mismatches += m_.event_mismatches;
   metrics.idle_updates += m_.idle_updates;
@@ -298,6 +292,101 @@ void GameplayRecorder::finish(const DatabaseCharacter& character, GameplayMetric
   metrics.resume_s.insert(metrics.resume_s.end(), m_.resume_s.begin(), m_.resume_s.end());
   metrics.actions.insert(metrics.actions.end(), m_.actions.begin(), m_.actions.end());
   metrics.max_joint_speed_m_s = std::max(metrics.max_joint_speed_m_s, m_.max_joint_speed_m_s);
+}
+
+GameplayRecorder::GameplayRecorder(const FeatureSearch& search, float dt, float halflife)
+    : GameplayTally(search.database()->annotations().tag_set(), search.database()->annotations().event_names(),
+                    search.database()->contact_joints(), dt),
+      search_(search), db_(*search.database()), halflife_(halflife) {
+  const FrameAnnotations& a = db_.annotations();
+  m_.measured = !a.tag_names().empty() || !a.events().empty() || a.restricts_search();
+}
+
+void GameplayRecorder::apply(DatabaseCharacter& character, const GameplayCommand& command, const std::string& where) {
+  apply_constraint(character, command, where);
+  if (command.action == "cancel") {
+    character.cancel_action();
+  } else if (!command.action.empty()) {
+    const TagMask tags = mask_of(command.action, where);
+    const ActionSettings settings{command.in_place ? ActionRoot::InPlace : ActionRoot::Animated, false};
+    if (!character.play_action(tags, settings)) {
+      throw InputError(where + ": no frame holds every tag of action '" + command.action + "'");
+    }
+    ActionRecord& record = start_action(command.action);
+    record.first = record.last = character.current_frame();
+    record.run_last = run_last(db_, record.first, tags);
+    bound_pose_jump(character, record);
+  }
+}
+
+void GameplayRecorder::record(const DatabaseCharacter& character, float stick, float time, int before,
+                              int transitions_before, const std::vector<Vec3>& previous_global) {
+  const double joint_speed = fastest_joint(previous_global, character.global_positions(), dt_);
+  const bool transitioned = character.stats().transitions != transitions_before;
+  const bool starting = action_start_;
+  const bool ended = record_common(character, stick, time, previous_global, joint_speed);
+  if (transitioned && !starting && !search_.entry_allowed(character.last_entry_frame(), character.constraint())) {
+    ++m_.forbidden_entries;
+  }
+  if (!transitioned && !starting && !events_match(character, before)) ++m_.event_mismatches;
+  record_frames(character, ended);
+  action_start_ = false;
+}
+
+bool GameplayRecorder::events_match(const DatabaseCharacter& character, int before) const {
+  std::vector<DatabaseEvent> reported;
+  for (int i = 0; i < event_count_; ++i) {
+    const CharacterEvent& e = events_[size_t(i)];
+    if (e.name != kActionEndEvent) reported.push_back(DatabaseEvent{e.frame, e.name});
+  }
+  // Without a transition the update played the frames after `before` up to the current one
+  // (the database's events are in frame order).
+  const std::vector<DatabaseEvent>& all = db_.annotations().events();
+  const auto first = std::upper_bound(all.begin(), all.end(), before,
+                                      [](int frame, const DatabaseEvent& e) { return frame < e.frame; });
+  const auto last = std::upper_bound(first, all.end(), character.current_frame(),
+                                     [](int frame, const DatabaseEvent& e) { return frame < e.frame; });
+  const auto same = [](const DatabaseEvent& a, const DatabaseEvent& b) { return a.frame == b.frame && a.name == b.name; };
+  return std::equal(first, last, reported.begin(), reported.end(), same);
+}
+
+void GameplayRecorder::record_frames(const DatabaseCharacter& character, bool ended) {
+  if (m_.actions.empty() || !(character.action_playing() || ended)) return;
+  ActionRecord& a = m_.actions.back();
+  const int frame = character.current_frame();
+  a.in_order = a.in_order && frame >= a.last && clip_index(db_, frame) == clip_index(db_, a.first);
+  a.last = frame;
+}
+
+LearnedGameplayRecorder::LearnedGameplayRecorder(const Model& model, float dt)
+    : GameplayTally(model.tags(), model.event_names(), model.contact_joints(), dt), model_(model) {
+  m_.measured = model.tag_count() > 0;
+}
+
+void LearnedGameplayRecorder::apply(LearnedCharacter& character, const GameplayCommand& command,
+                                    const std::string& where) {
+  apply_constraint(character, command, where);
+  if (command.action == "cancel") {
+    character.cancel_action();
+  } else if (!command.action.empty()) {
+    const ActionSettings settings{command.in_place ? ActionRoot::InPlace : ActionRoot::Animated, false};
+    if (!character.play_action(mask_of(command.action, where), settings)) {
+      std::string actions;
+      for (int t = 0; t < model_.tag_count(); ++t) {
+        if ((model_.action_tags() >> t & 1) != 0) actions += (actions.empty() ? "" : ", ") + model_.tags().names()[size_t(t)];
+      }
+      throw InputError(where + ": action '" + command.action + "' holds no action tag of the model (its action tags: " +
+                       (actions.empty() ? "none; see [tags] actions of the training preset" : actions) + ")");
+    }
+    start_action(command.action);
+  }
+}
+
+void LearnedGameplayRecorder::record(const LearnedCharacter& character, float stick, float time, int, int,
+                                     const std::vector<Vec3>& previous_global) {
+  const double joint_speed = fastest_joint(previous_global, character.global_positions(), dt_);
+  record_common(character, stick, time, previous_global, joint_speed);
+  action_start_ = false;
 }
 
 void GameplayRecorder::bound_pose_jump(const DatabaseCharacter& character, ActionRecord& a) const {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -215,29 +216,22 @@ int steering_horizon(const FeatureSchema& schema) {
   return schema.trajectory_offsets.back();
 }
 
-// Learned characters have no gameplay control yet: nothing to apply or measure.
-struct NoGameplay {
-  void begin(LearnedCharacter&) {}
-  void before(LearnedCharacter&, const InputScript&, float) {}
-  void after(const LearnedCharacter&, float, float, int, int, const std::vector<Vec3>&) {}
-  void end(const LearnedCharacter&, SimMetrics&) {}
-};
-
-// The gameplay of database characters: their states, the scripts' commands as their keys come
-// due, and a GameplayRecorder each.
-class DatabaseGameplay {
+// The gameplay of a run's characters: their states, the scripts' commands as their keys come
+// due, and a Recorder each (GameplayRecorder or LearnedGameplayRecorder), made by make_recorder().
+template <typename Character, typename Recorder>
+class ScriptedGameplay {
  public:
-  DatabaseGameplay(const FeatureSearch& search, float dt, float halflife, const std::vector<StateConfig>& states)
-      : search_(search), dt_(dt), halflife_(halflife), states_(states) {}
+  ScriptedGameplay(std::function<std::unique_ptr<Recorder>()> make_recorder, const std::vector<StateConfig>& states)
+      : make_recorder_(std::move(make_recorder)), states_(states) {}
   // Defines the states on a new character and starts measuring it.
-  void begin(DatabaseCharacter& character) {
+  void begin(Character& character) {
     std::string error;
     if (!states_.empty() && !character.set_states(states_, error)) throw InputError("controller config: " + error);
-    recorder_ = std::make_unique<GameplayRecorder>(search_, dt_, halflife_);
+    recorder_ = make_recorder_();
     next_key_ = 0;
   }
   // Applies the commands of the keys of `script` due by `time`.
-  void before(DatabaseCharacter& character, const InputScript& script, float time) {
+  void before(Character& character, const InputScript& script, float time) {
     for (; next_key_ < script.keys.size() && script.keys[next_key_].time <= time; ++next_key_) {
       const InputKey& key = script.keys[next_key_];
       if (key.gameplay.empty()) continue;
@@ -246,19 +240,17 @@ class DatabaseGameplay {
     }
   }
   // Measures the update just made (see GameplayRecorder::record).
-  void after(const DatabaseCharacter& character, float stick, float time, int before, int transitions_before,
+  void after(const Character& character, float stick, float time, int before, int transitions_before,
              const std::vector<Vec3>& previous) {
     recorder_->record(character, stick, time, before, transitions_before, previous);
   }
   // Adds the character's measurements to `m`.
-  void end(const DatabaseCharacter& character, SimMetrics& m) { recorder_->finish(character, m.gameplay); }
+  void end(const Character& character, SimMetrics& m) { recorder_->finish(character.stats(), m.gameplay); }
 
  private:
-  const FeatureSearch& search_;
-  float dt_;
-  float halflife_;
+  std::function<std::unique_ptr<Recorder>()> make_recorder_;
   const std::vector<StateConfig>& states_;
-  std::unique_ptr<GameplayRecorder> recorder_;
+  std::unique_ptr<Recorder> recorder_;
   size_t next_key_ = 0;
 };
 
@@ -386,9 +378,9 @@ SimMetrics simulate(const SimShape& shape, const Init& init, Gameplay& gameplay,
 
 }  // namespace
 
-void add_random_constraints(InputScript& script, const Database& db, uint32_t seed) {
+void add_random_constraints(InputScript& script, const TagNames& tags, TagMask present, uint32_t seed) {
   for (size_t k = 0; k < script.keys.size(); ++k) {
-    const GameplayCommand random = random_constraint_command(db, seed * 7919u + uint32_t(k));
+    const GameplayCommand random = random_constraint_command(tags, present, seed * 7919u + uint32_t(k));
     GameplayCommand& command = script.keys[k].gameplay;
     command.sets_constraint = true;
     command.require = random.require;
@@ -407,13 +399,14 @@ SimMetrics run_simulation(const std::shared_ptr<const Database>& database, const
     std::string error;
     if (!character.init(database, search, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
   };
-  DatabaseGameplay gameplay(search, dt, settings.inertialization_halflife, states);
+  ScriptedGameplay<DatabaseCharacter, GameplayRecorder> gameplay(
+      [&] { return std::make_unique<GameplayRecorder>(search, dt, settings.inertialization_halflife); }, states);
   return simulate<DatabaseCharacter>(shape, init, gameplay, scripts, seconds, dt, tracks);
 }
 
 SimMetrics run_simulation(const std::shared_ptr<const Model>& bundle, const LearnedSettings& settings,
                           const std::vector<InputScript>& scripts, float seconds, float dt,
-                          std::vector<CharacterTrack>& tracks) {
+                          std::vector<CharacterTrack>& tracks, const std::vector<StateConfig>& states) {
   const Model& model = *bundle;
   const SimShape shape{model.skeleton().joint_count(), model.contact_joints(),
                        steering_horizon(model.schema()), model.fps(), nullptr, {}};
@@ -421,7 +414,8 @@ SimMetrics run_simulation(const std::shared_ptr<const Model>& bundle, const Lear
     std::string error;
     if (!character.init(bundle, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
   };
-  NoGameplay gameplay;
+  ScriptedGameplay<LearnedCharacter, LearnedGameplayRecorder> gameplay(
+      [&] { return std::make_unique<LearnedGameplayRecorder>(model, dt); }, states);
   return simulate<LearnedCharacter>(shape, init, gameplay, scripts, seconds, dt, tracks);
 }
 

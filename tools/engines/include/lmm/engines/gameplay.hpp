@@ -1,7 +1,7 @@
-// lmm-sim's gameplay control of database characters (issue 42): the state, constraint and action
-// commands of input scripts (or seeded random constraints), applied to a character, and what a
-// run measures about them: time per tag, constraint violations, entries into forbidden frames,
-// events, idle and actions.
+// lmm-sim's gameplay control of database and learned characters (issues 42, 43): the state,
+// constraint and action commands of input scripts (or seeded random constraints), applied to a
+// character, and what a run measures about them: time per tag, constraint violations, entries into
+// forbidden frames (database), events, idle and actions.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lmm/character/database_character.hpp"
+#include "lmm/character/learned_character.hpp"
 #include "lmm/common/report.hpp"
 #include "lmm/eval/search.hpp"
 
@@ -35,9 +36,10 @@ constexpr float kIdleSettleSeconds = 0.5f;
 // Root speed (m/s) from which a character counts as moving again.
 constexpr float kResumeSpeed = 0.3f;
 
-// What one action played, as measured.
+// What one action played, as measured (frames and the pose-jump check: database characters).
 struct ActionRecord {
   std::string tags;
+  double seconds = 0.0;    // time from its start to its end event
   int first = -1;          // frame entered
   int last = -1;           // last frame played while the action played
   int run_last = -1;       // last frame of the tagged run it was entered at (the expected end)
@@ -57,7 +59,7 @@ struct ActionRecord {
   double jump_bound_m_s = 0.0;
 };
 
-// The gameplay measurements of a run (database characters only).
+// The gameplay measurements of a run.
 struct GameplayMetrics {
   bool measured = false;
   std::vector<std::pair<std::string, double>> tag_seconds;  // per database tag, summed over characters
@@ -80,12 +82,79 @@ struct GameplayMetrics {
   JsonObject json() const;
 };
 
-// A seeded random constraint command over the tags `db` has frames of: require one tag (30%),
+// The tags some frame of `db` has.
+TagMask tags_present(const Database& db);
+// A seeded random constraint command over the tags of `tags` in `present`: require one tag (30%),
 // exclude one (30%), require any of two (20%) or none (20%).
-GameplayCommand random_constraint_command(const Database& db, uint32_t seed);
+GameplayCommand random_constraint_command(const TagNames& tags, TagMask present, uint32_t seed);
 
-// Applies the commands of one character's script and measures its gameplay, update by update.
-class GameplayRecorder {
+// `count` seeded random constraints over `tags` (>= 1) tag bits: require one tag, require any of
+// two, exclude one, or require one and exclude another, a quarter each.
+std::vector<TagConstraint> random_tag_constraints(int tags, int count, uint32_t seed);
+
+// What the recorders of both kinds of character measure alike, update by update: time per tag,
+// the game's constraint, event counts, idle, and each action's length, end and resumption.
+class GameplayTally {
+ public:
+  // Adds this character's measurements to `metrics` (`stats` its counters).
+  void finish(const CharacterStats& stats, GameplayMetrics& metrics) const;
+
+ protected:
+  // Over `tags` and `event_names` (each tag's and event's name, in index order), with the feet
+  // `contact_joints` and the idle tag `standing`; `dt` the run's time step.
+  GameplayTally(const TagNames& tags, std::vector<std::string> event_names, std::vector<int> contact_joints,
+                float dt);
+  // Applies a command's state and constraint; throws InputError naming `where` for an unknown
+  // state or tag.
+  template <typename Character>
+  void apply_constraint(Character& character, const GameplayCommand& command, const std::string& where);
+  // Measures what every character shares of the update just made; returns whether an action ended
+  // in it (its events counted).
+  template <typename Character>
+  bool record_common(const Character& character, float stick, float time, const std::vector<Vec3>& previous_global,
+                     double joint_speed);
+  // The mask of `names` ("none" or "": 0); throws InputError naming `where` for an unknown tag.
+  TagMask mask_of(const std::string& names, const std::string& where) const;
+  // Starts the record of an action of `tags` played now.
+  ActionRecord& start_action(const std::string& tags);
+
+  const TagNames& tags_;
+  float dt_;
+  std::deque<double> recent_joint_speeds_;  // of the updates in the last 0.5 s
+  GameplayMetrics m_;
+  std::vector<CharacterEvent> events_;  // the update's events (the character's events())
+  int event_count_ = 0;
+  bool action_start_ = false;  // the update to come starts an action (its entry is the game's)
+
+ private:
+  template <typename Character>
+  void record_constraint(const Character& character, bool action_update);
+  // Counts the update's events; returns whether an action ended in the update.
+  template <typename Character>
+  bool record_events(const Character& character);
+  template <typename Character>
+  void record_idle(const Character& character, float stick, float time, const std::vector<Vec3>& previous);
+  template <typename Character>
+  void record_action(const Character& character, float time, bool ended, double joint_speed);
+
+  std::vector<std::string> event_names_;
+  std::vector<int> contact_joints_;
+  std::vector<double> tag_seconds_;
+  std::vector<long> event_counts_;
+  int unsatisfied_seen_ = 0;
+  bool unsatisfied_since_change_ = false;  // a search found no allowed frame since the constraint changed
+  float released_since_ = -1.0f;    // time the stick was released (-1: held)
+  float pushed_at_ = -1.0f;         // time of a push after a settled release, until the root moves
+  float action_start_time_ = 0.0f;  // time the last action started
+  float action_end_time_ = -1.0f;   // time the last action ended, until the root moves
+  float time_ = 0.0f;               // time of the update recorded last
+  TagMask standing_ = 0;
+};
+
+// Applies the commands of a database character's script and measures its gameplay: the tally,
+// entries into forbidden frames, events against the markers played, and actions' frames and
+// pose jumps.
+class GameplayRecorder : public GameplayTally {
  public:
   // For a character over `search`'s database; `dt` the run's time step, `halflife` its
   // inertialization halflife (s, for the actions' pose-jump bound).
@@ -96,17 +165,11 @@ class GameplayRecorder {
   // Measures the update just made at `time` with `stick` (its length) from frame `before`.
   void record(const DatabaseCharacter& character, float stick, float time, int before, int transitions_before,
               const std::vector<Vec3>& previous_global);
-  // Adds this character's measurements to `metrics`.
-  void finish(const DatabaseCharacter& character, GameplayMetrics& metrics);
 
  private:
-  void record_tags(const DatabaseCharacter& character);
-  void record_constraint(const DatabaseCharacter& character, bool transitioned, bool action_update);
-  // Counts the update's events and checks them against the markers played; returns whether an
-  // action ended in the update.
-  bool record_events(const DatabaseCharacter& character, int before, bool transitioned);
-  void record_idle(const DatabaseCharacter& character, float stick, float time, const std::vector<Vec3>& previous);
-  void record_action(const DatabaseCharacter& character, float time, bool ended, double joint_speed);
+  // Whether the update's events (already taken) equal the markers of the frames played from `before`.
+  bool events_match(const DatabaseCharacter& character, int before) const;
+  void record_frames(const DatabaseCharacter& character, bool ended);
   // Fills the pose-jump inputs and bound of action `a` (first and run_last set), entered now by
   // `character` from the pose it plays.
   void bound_pose_jump(const DatabaseCharacter& character, ActionRecord& a) const;
@@ -119,20 +182,25 @@ class GameplayRecorder {
 
   const FeatureSearch& search_;
   const Database& db_;
-  float dt_;
   float halflife_;
-  std::deque<double> recent_joint_speeds_;  // of the updates in the last 0.5 s
-  GameplayMetrics m_;
-  std::vector<double> tag_seconds_;
-  std::vector<long> event_counts_;
-  std::vector<CharacterEvent> events_;
-  int unsatisfied_seen_ = 0;
-  bool unsatisfied_since_change_ = false;  // a search found no allowed frame since the constraint changed
-  bool action_start_ = false;       // the update to come starts an action (its entry is the game's)
-  float released_since_ = -1.0f;    // time the stick was released (-1: held)
-  float pushed_at_ = -1.0f;         // time of a push after a settled release, until the root moves
-  float action_end_time_ = -1.0f;   // time the last action ended, until the root moves
-  TagMask standing_ = 0;
+};
+
+// Applies the commands of a learned character's script (tags of its model) and measures its
+// gameplay: the tally (no frames: a learned character plays none).
+class LearnedGameplayRecorder : public GameplayTally {
+ public:
+  // For a character of `model`; `dt` the run's time step.
+  LearnedGameplayRecorder(const Model& model, float dt);
+  // Applies `command` to `character`; throws InputError naming `where` for an unknown state or
+  // tag, or an action of no action tag of the model.
+  void apply(LearnedCharacter& character, const GameplayCommand& command, const std::string& where);
+  // Measures the update just made at `time` with `stick` (its length); the frame and transition
+  // counts before it are a database character's (GameplayRecorder::record) and not used.
+  void record(const LearnedCharacter& character, float stick, float time, int before, int transitions_before,
+              const std::vector<Vec3>& previous_global);
+
+ private:
+  const Model& model_;
 };
 
 }  // namespace lmm::pipeline

@@ -105,9 +105,9 @@ struct CharacterTrack {
 // about 0.6 KB a frame for a 22-joint skeleton); longer runs are an InputError.
 constexpr double kMaxRecordedFrames = 4.0e6;
 
-// Adds a random constraint command (random_constraint_command, seeded by `seed` and the key) to
-// every key of `script`.
-void add_random_constraints(InputScript& script, const Database& db, uint32_t seed);
+// Adds a random constraint command (random_constraint_command over the tags of `tags` in
+// `present`, seeded by `seed` and the key) to every key of `script`.
+void add_random_constraints(InputScript& script, const TagNames& tags, TagMask present, uint32_t seed);
 
 // Runs every script on its own database character over `db` (not null; `search` built over it)
 // for `seconds` at step `dt`, with game states `states` (a controller config's [states]);
@@ -117,10 +117,11 @@ SimMetrics run_simulation(const std::shared_ptr<const Database>& db, const Featu
                           float seconds, float dt, std::vector<CharacterTrack>& tracks,
                           const std::vector<StateConfig>& states = {});
 // Runs every script on its own learned character over `model` (not null; same metrics, contacts
-// are the decoder's).
+// are the decoder's), with game states `states`; applies the scripts' gameplay commands over the
+// model's tags and measures them.
 SimMetrics run_simulation(const std::shared_ptr<const Model>& model, const LearnedSettings& settings,
                           const std::vector<InputScript>& scripts, float seconds, float dt,
-                          std::vector<CharacterTrack>& tracks);
+                          std::vector<CharacterTrack>& tracks, const std::vector<StateConfig>& states = {});
 
 // Metres per unit of the BVH files lmm-sim and lmm-path write, from their --units value: "file"
 // (the unit of the source BVH files, `source_unit_scale` as the database or bundle stores it),
