@@ -268,12 +268,17 @@ TEST(LearnedTags, TheBundleCarriesTagNamesAndTheProjectorReadsTheConstraint) {
   EXPECT_EQ(untagged.model->projector_input_size(), untagged.model->feature_dims());
 }
 
-TEST(LearnedTags, AConstraintProjectsInTheNextUpdateAndHolds) {
-  LoadedModel m;
+// `c` on a tagged bundle (load_tagged into `m`) with stepper_only() settings, updated once.
+void start_tagged(LoadedModel& m, LearnedCharacter& c) {
   load_tagged(m);
-  LearnedCharacter c;
   start(c, m.model, stepper_only());
   c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+}
+
+TEST(LearnedTags, AConstraintProjectsInTheNextUpdateAndHolds) {
+  LoadedModel m;
+  LearnedCharacter c;
+  start_tagged(m, c);
   EXPECT_EQ(c.current_tags(), TagMask(0));  // unconstrained, the projector gives calm 0.25
   const CharacterStats before = c.stats();
   c.set_constraint(constraint_of(*m.model, "calm"));
@@ -349,10 +354,8 @@ bool has(const std::vector<std::string>& names, const std::string& name) {
 
 TEST(LearnedTags, AnActionPlaysUntilItsTagsRunEndsAndReportsTheEnd) {
   LoadedModel m;
-  load_tagged(m);
   LearnedCharacter c;
-  start(c, m.model, stepper_only());
-  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  start_tagged(m, c);
   EXPECT_FALSE(c.play_action(TagMask(2)));  // "loud" is no action tag
   EXPECT_FALSE(c.play_action(TagMask(4)));  // nor a tag of the model
   ASSERT_TRUE(c.play_action(TagMask(1)));
