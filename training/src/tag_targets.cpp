@@ -38,19 +38,9 @@ TagConstraint random_constraint(const int64_t* draw, int64_t tags, const std::ve
 }  // namespace
 
 std::vector<TagMask> frame_tag_masks(const Database& db, const std::vector<std::string>& names) {
-  const FrameAnnotations& a = db.annotations();
-  std::vector<int> bits;
-  for (const std::string& name : names) {
-    std::string error;
-    TagMask mask = 0;
-    if (!a.tag_mask(name, mask, error)) throw std::runtime_error("[tags] names: " + error);
-    bits.push_back(a.tag(name));
-  }
-  std::vector<TagMask> masks(size_t(db.frame_count()), 0);
-  for (int f = 0; f < db.frame_count(); ++f) {
-    const TagMask tags = a.tags(f);
-    for (size_t t = 0; t < bits.size(); ++t) masks[size_t(f)] |= (tags >> bits[t] & 1) != 0 ? bit(int64_t(t)) : 0;
-  }
+  std::vector<TagMask> masks;
+  std::string error;
+  if (!frame_tags_over(db, names, masks, error)) throw std::runtime_error("[tags] names: " + error);
   return masks;
 }
 

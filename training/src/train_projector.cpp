@@ -27,9 +27,11 @@ class ProjectorLabels {
   // of the action tags `actions` (indices into the tags).
   ProjectorLabels(const torch::Tensor& features, const std::vector<TagMask>& masks, const std::vector<TagMask>& starts,
                   int64_t tags, std::vector<int64_t> actions)
-      : tags_(tags), actions_(std::move(actions)), all_(features.contiguous()),
-        index_(all_.data_ptr<float>(), all_.size(0), all_.size(1)) {
-    if (tags == 0) return;
+      : tags_(tags), actions_(std::move(actions)), all_(features.contiguous()) {
+    if (tags == 0) {
+      index_ = std::make_unique<FlatIndex>(all_.data_ptr<float>(), all_.size(0), all_.size(1));
+      return;
+    }
     std::vector<TagMask> with_starts(masks);
     for (size_t f = 0; f < with_starts.size(); ++f) with_starts[f] |= starts[f] << tags;
     constrained_ = std::make_unique<ConstrainedNearest>(all_, with_starts);
@@ -44,7 +46,7 @@ class ProjectorLabels {
     if (tags_ == 0) {
       b.input = b.query;
       b.nearest = torch::empty({shard.count}, torch::kInt64);
-      index_.nearest_batch(b.query.data_ptr<float>(), shard.count, b.nearest.data_ptr<int64_t>(), threads);
+      index_->nearest_batch(b.query.data_ptr<float>(), shard.count, b.nearest.data_ptr<int64_t>(), threads);
       return b;
     }
     b.constraints = shard.take(constrained_->random_constraints(count, tags_, actions_, constrained_share));
@@ -57,8 +59,8 @@ class ProjectorLabels {
   int64_t tags_;
   std::vector<int64_t> actions_;
   torch::Tensor all_;
-  FlatIndex index_;
-  std::unique_ptr<ConstrainedNearest> constrained_;
+  std::unique_ptr<FlatIndex> index_;                // without tags
+  std::unique_ptr<ConstrainedNearest> constrained_;  // with tags
 };
 
 // How far predicted tag values (0/1 targets) are on the wrong side of their margin: below

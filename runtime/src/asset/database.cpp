@@ -64,6 +64,22 @@ std::vector<float> run_seconds_left(const Database& db, TagMask tags) {
   return left;
 }
 
+bool frame_tags_over(const Database& db, const std::vector<std::string>& names, std::vector<TagMask>& masks,
+                     std::string& error) {
+  const FrameAnnotations& a = db.annotations();
+  std::vector<int> bits;
+  for (const std::string& name : names) {
+    TagMask known = 0;
+    if (!a.tag_mask(name, known, error)) return false;
+    bits.push_back(a.tag(name));
+  }
+  masks.assign(size_t(db.frame_count()), 0);
+  for (int f = 0; f < db.frame_count(); ++f) {
+    for (size_t t = 0; t < bits.size(); ++t) masks[size_t(f)] |= (a.tags(f) >> bits[t] & 1) << t;
+  }
+  return true;
+}
+
 std::shared_ptr<const Database> Database::load_file(const std::string& path, std::string& error) {
   return detail::load_blob_file<Database>(path, error);
 }

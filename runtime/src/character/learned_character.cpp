@@ -188,7 +188,6 @@ void LearnedCharacter::end_action(bool now, float time) {
   action_.active = false;
   action_end_.mark(now, time);
   constraint_taken();
-  constraint_changed_ = false;
   leave_pending_ = true;  // the next update projects under the game's constraint, whatever the cost
 }
 

@@ -333,23 +333,12 @@ void projector_metrics(EvalContext& c, bool constrained, Evaluation& e) {
 // Per frame of the database, the model's tags it has (EvalContext::tags and tag_bits). Throws
 // InputError naming a model tag the database lacks.
 void read_frame_tags(EvalContext& c) {
-  const FrameAnnotations& a = c.db.annotations();
-  for (const std::string& name : c.model.tags().names()) {
-    const int bit = a.tag(name);
-    if (bit < 0) {
-      std::string error;
-      TagMask unused = 0;
-      a.tag_mask(name, unused, error);
-      throw InputError("the model's state carries tag '" + name + "', which the database lacks: " + error);
-    }
-    c.tag_bits.push_back(bit);
-  }
+  const std::vector<std::string>& names = c.model.tags().names();
+  std::string error;
+  if (!frame_tags_over(c.db, names, c.tags, error)) throw InputError("the model's state carries tags the database lacks: " + error);
+  for (const std::string& name : names) c.tag_bits.push_back(c.db.annotations().tag(name));
   for (const int t : c.model.action_tag_order()) {
     c.seconds_left.push_back(run_seconds_left(c.db, TagMask(1) << c.tag_bits[size_t(t)]));
-  }
-  c.tags.assign(size_t(c.db.frame_count()), 0);
-  for (int f = 0; f < c.db.frame_count(); ++f) {
-    for (size_t t = 0; t < c.tag_bits.size(); ++t) c.tags[size_t(f)] |= (a.tags(f) >> c.tag_bits[t] & 1) << t;
   }
 }
 

@@ -199,6 +199,11 @@ std::vector<std::string> split_lines(const std::string& text);
 // the remaining-seconds state dimension of a learned model's action tag. Allocates.
 std::vector<float> run_seconds_left(const Database& db, TagMask tags);
 
+// Per frame of `db`, its tags among `names` as a mask with bit t for names[t] (a learned model's
+// tags, e.g.); false with a message naming the first tag the database lacks. Allocates.
+bool frame_tags_over(const Database& db, const std::vector<std::string>& names, std::vector<TagMask>& masks,
+                     std::string& error);
+
 // Index of the clip (range) of `db` that holds `frame` (a frame in range).
 int clip_index(const Database& db, int frame);
 
