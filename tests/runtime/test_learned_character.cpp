@@ -38,9 +38,10 @@ void load(LoadedModel& out, uint32_t seed = 5) {
 }
 
 // A bundle of test::tagged_model_values (tags "calm" and "loud", see there).
-void load_tagged(LoadedModel& out, float calm_step = 0.0f) {
+void load_tagged(LoadedModel& out, float calm_step = 0.0f, float left_step = -1.0f / 60.0f) {
   std::string error;
-  const std::vector<uint8_t> bytes = test::synthetic_bundle(test::tagged_model_values(4, 9, calm_step), false, error);
+  const std::vector<uint8_t> bytes =
+      test::synthetic_bundle(test::tagged_model_values(4, 9, calm_step, left_step), false, error);
   ASSERT_FALSE(bytes.empty()) << error;
   out.buffer = test::aligned_copy(bytes);
   out.model = Model::load_buffer(out.buffer.data(), out.buffer.size(), error);
@@ -380,6 +381,52 @@ TEST(LearnedTags, AnActionPlaysUntilItsTagsRunEndsAndReportsTheEnd) {
   EXPECT_FALSE(c.action_playing());
   c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
   EXPECT_TRUE(has(event_names_of(c, *m.model), "action_end"));  // reported by the update after the cancel
+}
+
+TEST(LearnedTags, AnActionEndsWhenTheEnteredStatesSecondsLeftHavePassedThoughTheStepperStopsCounting) {
+  LoadedModel m;
+  load_tagged(m, 0.0f, 0.0f);  // the stepper keeps calm's seconds left where the projector put them
+  LearnedCharacter c;
+  start(c, m.model, stepper_only());
+  c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+  ASSERT_TRUE(c.play_action(TagMask(1)));
+  int frames = 0;
+  while (c.action_playing() && frames < 120) {
+    c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+    ++frames;
+  }
+  EXPECT_GT(m.model->seconds_left(c.network_state().data(), 0), 0.4f);  // by the state, the run goes on
+  EXPECT_NEAR(frames, int(test::kSyntheticCalmSeconds * 60.0f), 1);
+  EXPECT_TRUE(has(event_names_of(c, *m.model), "action_end"));
+}
+
+TEST(LearnedTags, AnActionIsEnteredByInertializationWhateverTheTransition) {
+  LoadedModel m;
+  load_tagged(m);
+  LearnedSettings blend = stepper_only(), inertialize = stepper_only();
+  blend.transition = LearnedTransition::LatentBlend;
+  inertialize.transition = LearnedTransition::Inertialize;
+  LearnedCharacter a, b;
+  start(a, m.model, blend);
+  start(b, m.model, inertialize);
+  const auto same_poses = [&](const char* when, int frame) {
+    for (size_t j = 0; j < a.global_positions().size(); ++j) {
+      ASSERT_EQ(length(a.global_positions()[j] - b.global_positions()[j]), 0.0f) << when << " frame " << frame << " joint " << j;
+    }
+  };
+  for (int f = 0; f < 5; ++f) {
+    a.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+    b.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+    same_poses("before the action", f);
+  }
+  ASSERT_TRUE(a.play_action(TagMask(1)));
+  ASSERT_TRUE(b.play_action(TagMask(1)));
+  for (int f = 0; f < 25; ++f) {  // the action (0.5 s) and its end
+    a.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+    b.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+    same_poses("in the action", f);
+  }
+  EXPECT_EQ(a.stats().transitions, b.stats().transitions);
 }
 
 TEST(LearnedTags, StatesAndIdleConstrainTheProjections) {

@@ -110,8 +110,9 @@ constexpr float kSyntheticCalmSeconds = 0.5f;
 // exactly: tag "calm" is 0.25 + require - exclude (so a constraint on it is always met), tag
 // "loud" 0.25 whatever the constraint (so requiring it is never met), calm's seconds left
 // kSyntheticCalmSeconds x require; other outputs random. The stepper moves "calm" by `calm_step`
-// per frame, keeps "loud" and counts calm's seconds down by a frame's (1 / 60 s).
-inline ModelValues tagged_model_values(int latent, uint32_t seed, float calm_step = 0.0f) {
+// per frame, keeps "loud" and changes calm's seconds left by `left_step` a frame (by default it
+// counts them down by a frame's 1 / 60 s).
+inline ModelValues tagged_model_values(int latent, uint32_t seed, float calm_step = 0.0f, float left_step = -1.0f / 60.0f) {
   ModelValues v = random_model_values(latent, seed, true, false);
   std::mt19937 rng(seed + 1);
   const int tags = int(kSyntheticTags.size()), features = kSyntheticFeatures, state = latent + features + tags + 1;
@@ -123,7 +124,7 @@ inline ModelValues tagged_model_values(int latent, uint32_t seed, float calm_ste
   LayerValues& last = v.stepper.mlp.back();
   for (int t = 0; t <= tags; ++t) {  // tag outputs: a constant change (the delta scale is 1 there)
     for (int i = 0; i < last.in; ++i) last.weight[size_t(i * state + latent + features + t)] = 0.0f;
-    last.bias[size_t(latent + features + t)] = t == 0 ? calm_step : t == tags ? -1.0f / 60.0f : 0.0f;
+    last.bias[size_t(latent + features + t)] = t == 0 ? calm_step : t == tags ? left_step : 0.0f;
   }
   v.projector = random_network(inputs, state, NetworkShape{0, 0, {}, 0, {}}, rng);
   LayerValues& projector = v.projector.mlp.front();

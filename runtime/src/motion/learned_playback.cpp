@@ -55,6 +55,8 @@ bool LearnedPlayback::init(std::shared_ptr<const Model> model, LearnedTransition
 
 void LearnedPlayback::start(const float* state, PoseBuffers& out, CharacterStats& stats) {
   inertializer_.resize(model_->skeleton().joint_count());
+  inertialize_next_ = false;
+  since_inertialization_ = kNoInertialization;
   phase_ = 0.0;
   blend_ = 1.0f;
   reset_track(current_, state, stats);
@@ -76,7 +78,9 @@ void LearnedPlayback::transition(const float* state, const PoseBuffers& out, Cha
 
 const float* LearnedPlayback::transition_stepped_later(const float* state, const PoseBuffers& out,
                                                        CharacterStats& stats) {
-  if (transition_ == LearnedTransition::LatentBlend) return start_blend(state);
+  const bool blend = transition_ == LearnedTransition::LatentBlend && !inertialize_next_;
+  inertialize_next_ = false;
+  if (blend) return start_blend(state);
   begin_inertialization(state, out, stats);
   return nullptr;
 }
@@ -117,10 +121,14 @@ void LearnedPlayback::finish_advance(const float* decoded, bool ok, float dt, fl
   // The last pose becomes the previous one; the decode overwrites every position and rotation.
   std::swap(previous_source_, source_);
   take_decoded(decoded, ok, source_, stats);
-  if (transition_ == LearnedTransition::Inertialize) {
-    // The joints' velocities are needed only when a transition starts (begin_inertialization
-    // computes them then, over shown_dt_); latent blending needs none.
-    shown_dt_ = dt;
+  // The joints' velocities are needed only when an inertialization starts (begin_inertialization
+  // computes them then, over shown_dt_). Latent blending applies the offsets of a one-off
+  // inertialization (inertialize_next) until they have decayed.
+  shown_dt_ = dt;
+  const bool inertializing = transition_ == LearnedTransition::Inertialize ||
+                             since_inertialization_ < kOneOffInertializationHalflives * halflife;
+  since_inertialization_ += dt;
+  if (inertializing) {
     inertializer_.apply(source_, halflife, dt, out);
     return;
   }
@@ -221,6 +229,7 @@ void LearnedPlayback::begin_inertialization(const float* projected, const PoseBu
   decode_source(sample_state_.data(), source_, stats);  // positions and rotations only
   inertializer_.start(out, out.rotations, source_, old_velocity - root_velocity_, old_angular - root_angular_);
   previous_source_ = source_;
+  since_inertialization_ = 0.0f;
 }
 
 void LearnedPlayback::decode_source(const float* state, PoseBuffers& pose, CharacterStats& stats) {

@@ -64,8 +64,9 @@ class LearnedCharacter final : public GameplayCharacter {
 
   // Plays a one-shot action: the next update projects under the constraint "every tag of `tags`",
   // starting the run of its action tag (at once, whatever its cost), then the stepper plays on without steering projections until
-  // the run of the action tag ends (Model::seconds_left under half a model frame, or the tag is
-  // lost); that update reports a kActionEndEvent and the next projects under the game's constraint.
+  // the run of the action tag ends: the seconds left in the run of the state entered have passed,
+  // or the state played says it ended (Model::seconds_left under half a model frame), or the tag is
+  // lost. That update reports a kActionEndEvent and the next projects under the game's constraint.
   // False, changing nothing, when `tags` holds no action tag of the model (Model::action_tags) or
   // a bit beyond its tags. No allocation.
   bool play_action(TagMask tags, const ActionSettings& settings = {});
@@ -150,6 +151,7 @@ class LearnedCharacter final : public GameplayCharacter {
     TagMask tags = 0;
     int end_tag = -1;      // the action tag whose run's end ends it
     ActionSettings settings;
+    float seconds_left = 0.0f;  // once entered: the entered state's seconds left in the run, less the time since
   };
   Action action_;
   ActionEnd action_end_;

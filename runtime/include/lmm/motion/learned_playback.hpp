@@ -34,6 +34,9 @@ class LearnedPlayback {
   void start(const float* state, PoseBuffers& out, CharacterStats& stats);
   // Moves to the projected `state` by the configured transition, starting from the output `out`.
   void transition(const float* state, const PoseBuffers& out, CharacterStats& stats);
+  // Makes the next transition an inertialization whatever the configured one (a jump a latent
+  // blend would pass through poses of neither state for, e.g. into a one-shot action). No allocation.
+  void inertialize_next() { inertialize_next_ = true; }
   // transition(), except that a latent blend leaves the new prediction's first step to the
   // caller: returns the row to step (state_size floats, valid until the step is taken), whose
   // stepped row the caller gives to finish_step(0, ...) before any other call on this playback;
@@ -106,6 +109,12 @@ class LearnedPlayback {
   ModelEvaluator evaluator_;
   Inertializer inertializer_;
   LearnedTransition transition_ = LearnedTransition::LatentBlend;
+  bool inertialize_next_ = false;  // inertialize_next() was called since the last transition
+  // With latent blending, a one-off inertialization's offsets apply for this many halflives (a
+  // critically damped spring then keeps about 0.002% of the jump).
+  static constexpr float kOneOffInertializationHalflives = 10.0f;
+  static constexpr float kNoInertialization = 1e30f;
+  float since_inertialization_ = kNoInertialization;  // s since the last inertialization started
   float blend_time_ = 0.2f;
   int state_size_ = 0;
 
