@@ -93,6 +93,7 @@ _SIGNATURES = {
     "lmm_character_update": (ctypes.c_int, [ctypes.c_void_p, ctypes.POINTER(Gamepad), ctypes.c_float]),
     "lmm_character_reset": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_float, ctypes.c_float, ctypes.c_float]),
     "lmm_character_teleport": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_float, ctypes.c_float, ctypes.c_float]),
+    "lmm_character_set_foot_lock": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int, ctypes.c_float, ctypes.c_float]),
     "lmm_character_set_root_owner": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_int]),
     "lmm_character_root_motion": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, _FLOAT_P]),
     "lmm_character_set_root": (ctypes.c_int, [ctypes.c_void_p, _FLOAT_P, _FLOAT_P]),
@@ -276,6 +277,12 @@ class Character(_Handle):
     def teleport(self, x, z, heading):
         """Moves the character rigidly to (x, 0, z) facing `heading` radians about +Y."""
         self._lib.check(self._lib.c.lmm_character_teleport(self._live(), x, z, heading))
+
+    def set_foot_lock(self, on=True, unlock_distance=0.0, blend_halflife=0.0):
+        """Locks contact joints in contact with two-joint IK from the next update (any character
+        kind); 0 for a distance or halflife takes its default (0.25 m, 0.05 s)."""
+        self._lib.check(self._lib.c.lmm_character_set_foot_lock(self._live(), 1 if on else 0, unlock_distance,
+                                                                blend_halflife))
 
     def set_root_owner(self, owner):
         """ROOT_LIBRARY (update integrates the root) or ROOT_GAME (the game moves it)."""

@@ -69,6 +69,10 @@ def main():
     cases.refused("crowd.set_priorities of 2", lambda: crowd.set_priorities([1, 2]), "3 numbers")
     cases.refused("update with a dict", lambda: walker.update({"left_y": 1}, 1 / 60), "expected a Gamepad")
     cases.refused("teleport to NaN", lambda: walker.teleport(math.nan, 0.0, 0.0), "x is NaN")
+    cases.refused("set_foot_lock with a NaN distance", lambda: walker.set_foot_lock(True, math.nan),
+                  "unlock_distance and blend_halflife must be finite")
+    cases.refused("set_foot_lock with a negative halflife", lambda: walker.set_foot_lock(True, 0.0, -1.0),
+                  "unlock_distance and blend_halflife must be finite")
     cases.refused("learned character at inf", lambda: lib.learned_character(model, heading=math.inf), "heading")
     cases.refused("path of pairs", lambda: lib.path_character(database, [(0, 0), (1, 1)]), "rows of (t, x, z)")
 

@@ -14,6 +14,7 @@
 #include "lmm/asset/model.hpp"
 #include "lmm/eval/nn.hpp"
 #include "lmm/training/export.hpp"
+#include "support/c_character_poses.hpp"
 #include "lmm/training/tag_targets.hpp"
 #include "lmm/training/trainer.hpp"
 #include "support/bandai_data.hpp"
@@ -240,6 +241,10 @@ TEST(ExportGolden, TrainedTaggedTinyMatchesLibTorchAndCarriesItsTags) {
   ASSERT_EQ(model->event_names().size(), 2u + 6u);
   EXPECT_EQ(model->event_names()[0], "foot_plant_l");  // configs/skeletons/bandai.toml's, found at the contacts' starts
   EXPECT_EQ(model->event_names()[2 + 2 * 1 + 1], "leave_walk");
+  // Its character locks its feet through the C API as the C++ one does (lmm_character_set_foot_lock).
+  const test::LockRun run = test::learned_foot_lock_against_cpp(folder + "/model.lmmw");
+  EXPECT_GT(run.differing, 50);  // the legs bend
+  EXPECT_GT(run.held_contacts, 50);
 }
 
 TEST(ExportGolden, TrainedFfnTinyMatchesLibTorch) {

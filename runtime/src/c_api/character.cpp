@@ -69,6 +69,22 @@ int lmm_character_teleport(lmm_character* character, float x, float z, float hea
   return 1;
 }
 
+int lmm_character_set_foot_lock(lmm_character* character, int on, float unlock_distance, float blend_halflife) {
+  if (!(unlock_distance >= 0.0f && blend_halflife >= 0.0f) || !std::isfinite(unlock_distance) ||
+      !std::isfinite(blend_halflife)) {
+    last_error = "lmm_character_set_foot_lock: unlock_distance and blend_halflife must be finite and >= 0 (0: the default)";
+    return 0;
+  }
+  lmm::FootLockSettings lock;
+  lock.foot_lock = on != 0;
+  if (unlock_distance > 0.0f) lock.foot_unlock_distance = unlock_distance;
+  if (blend_halflife > 0.0f) lock.foot_blend_halflife = blend_halflife;
+  return with_any_character(character, 0, [&](auto& played) {
+    played.set_foot_lock(lock);
+    return 1;
+  });
+}
+
 int lmm_character_set_root_owner(lmm_character* character, lmm_root_owner owner) {
   lmm::CharacterBase* steered = require_steered(character, "lmm_character_set_root_owner");
   if (steered == nullptr) return 0;

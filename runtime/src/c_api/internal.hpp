@@ -364,10 +364,10 @@ inline lmm::DatabaseCharacter* require_database_character(const lmm_character* c
   return nullptr;
 }
 
-// f(the character `character` plays: database, learned and path characters all take tag
-// constraints); `failed` with a message when it is null.
+// f(the character `character` plays, of any kind: database, learned and path characters all take
+// tag constraints and foot locks); `failed` with a message when it is null.
 template <typename Result, typename F>
-Result with_tagged_character(const lmm_character* character, Result failed, F&& f) {
+Result with_any_character(const lmm_character* character, Result failed, F&& f) {
   if (!require_live(character, Kind::Character, "character")) return failed;
   return std::visit([&](auto* played) -> Result { return f(*played); }, character->played);
 }

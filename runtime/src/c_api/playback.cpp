@@ -142,7 +142,7 @@ int lmm_character_decoder_experts(lmm_character* character, int* experts, float*
 
 int lmm_character_set_constraint_masks(lmm_character* character, uint64_t require_all, uint64_t require_any,
                                        uint64_t exclude) {
-  return with_tagged_character(character, 0, [&](auto& c) {
+  return with_any_character(character, 0, [&](auto& c) {
     c.set_constraint(lmm::TagConstraint{require_all, require_any, exclude});
     return 1;
   });
@@ -150,7 +150,7 @@ int lmm_character_set_constraint_masks(lmm_character* character, uint64_t requir
 
 int lmm_character_set_constraint(lmm_character* character, const char* require_all, const char* require_any,
                                  const char* exclude) {
-  return with_tagged_character(character, 0, [&](auto& c) {
+  return with_any_character(character, 0, [&](auto& c) {
     return guarded([&] {
       const lmm::TagNames& tags = tags_of(*character);
       lmm::TagConstraint constraint;
@@ -166,7 +166,7 @@ int lmm_character_set_constraint(lmm_character* character, const char* require_a
 
 int lmm_character_constraint(const lmm_character* character, uint64_t* require_all, uint64_t* require_any,
                              uint64_t* exclude) {
-  return with_tagged_character(character, 0, [&](const auto& c) {
+  return with_any_character(character, 0, [&](const auto& c) {
     if (require_all != nullptr) *require_all = c.constraint().require_all;
     if (require_any != nullptr) *require_any = c.constraint().require_any;
     if (exclude != nullptr) *exclude = c.constraint().exclude;
@@ -175,7 +175,7 @@ int lmm_character_constraint(const lmm_character* character, uint64_t* require_a
 }
 
 int lmm_character_tags(const lmm_character* character, uint64_t* tags) {
-  return with_tagged_character(character, 0, [&](const auto& c) {
+  return with_any_character(character, 0, [&](const auto& c) {
     if (!require(tags, "tags")) return 0;
     *tags = c.current_tags();
     return 1;
@@ -183,7 +183,7 @@ int lmm_character_tags(const lmm_character* character, uint64_t* tags) {
 }
 
 int lmm_character_constraint_held(const lmm_character* character) {
-  return with_tagged_character(character, -1, [](const auto& c) { return c.constraint_held() ? 1 : 0; });
+  return with_any_character(character, -1, [](const auto& c) { return c.constraint_held() ? 1 : 0; });
 }
 
 int lmm_character_idle(const lmm_character* character) {

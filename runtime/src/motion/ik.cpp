@@ -106,4 +106,9 @@ void FootLocker::release_all() {
   }
 }
 
+void change_foot_lock(const FootLockSettings& lock, FootLockSettings& settings, FootLocker& feet) {
+  if (!lock.foot_lock) feet.release_all();
+  settings = lock;
+}
+
 }  // namespace lmm

@@ -45,6 +45,9 @@ class DatabaseCharacter final : public GameplayCharacter {
   void update(const GamepadInput& input, float dt) override;
   // Back to the first frame of clip 0 at `position` facing `heading`, as after init; no allocation.
   void reset(Vec3 position, float heading) override;
+  // Turns foot locking on or off and sets its distances from the next update (turning it off
+  // releases every lock at once). No allocation.
+  void set_foot_lock(const FootLockSettings& lock) { change_foot_lock(lock, settings_, feet_); }
 
   // Tags of the frame being played (0 when the database has none).
   TagMask current_tags() const { return db_->annotations().tags(playback_.frame()); }

@@ -55,6 +55,9 @@ class LearnedCharacter final : public GameplayCharacter {
   // Back to the projection of a standing query at `position` facing `heading`, as after init;
   // no allocation.
   void reset(Vec3 position, float heading) override;
+  // Turns foot locking on or off and sets its distances from the next update (turning it off
+  // releases every lock at once). No allocation.
+  void set_foot_lock(const FootLockSettings& lock) { change_foot_lock(lock, settings_, feet_); }
 
   // Tags of the state played (Model::state_tags of the playing prediction, the one a transition
   // moves to; 0 for a bundle without tags).

@@ -175,6 +175,9 @@ class PathFollower : public PoseOutput {
             const Path& path, std::string& error);
   // Advances by dt seconds (clamped to (0, kMaxDt]); no allocation.
   void update(float dt);
+  // Turns foot locking on or off and sets its distances from the next update (turning it off
+  // releases every lock at once). No allocation.
+  void set_foot_lock(const FootLockSettings& lock) { change_foot_lock(lock, settings_, feet_); }
 
   // The path being followed.
   const Path& path() const { return *path_; }

@@ -54,4 +54,8 @@ class FootLocker {
   std::vector<Foot> feet_;
 };
 
+// Makes `lock` a character's foot-lock settings (its FootLockSettings part, `settings`); turning
+// locking off releases every lock of `feet` at once. No allocation.
+void change_foot_lock(const FootLockSettings& lock, FootLockSettings& settings, FootLocker& feet);
+
 }  // namespace lmm
