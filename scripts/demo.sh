@@ -3,8 +3,12 @@
 # emscripten) into build/web-demo/ with its assets, and serves it on localhost.
 #
 # Usage: scripts/demo.sh [--model X.lmmw] [--db X.mmdb] [--data DIR] [--port N] [--no-serve]
-#   --model X.lmmw  learned-motion-matching bundle (default: build/quickstart/model.lmmw; when it is
-#                   missing, scripts/quickstart.sh runs first and trains it: about 13 minutes)
+#   --model X.lmmw  learned-motion-matching bundle. Default, when bandai-actions/ is beside the data:
+#                   build/web-demo-assets/quick-tags.lmmw, the `quick-tags` preset trained on
+#                   normal/ + bandai-actions (a learned character that takes keys 1-9 as the
+#                   database one does; trained when missing: about 9 minutes); else the
+#                   quickstart's build/quickstart/model.lmmw (`quick`, no tags). Either way
+#                   scripts/quickstart.sh runs first when its build or bundle is missing (about 15 minutes)
 #   --db X.mmdb     database for the database controller and the path mode (default:
 #                   build/web-demo-assets/demo.mmdb, imported when missing by
 #                   tools/web-demo/demo-db.sh: 31 files, four of them actions, at 30 fps,
@@ -31,7 +35,7 @@ while [[ $# -gt 0 ]]; do
     --data) data="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --no-serve) serve=0; shift ;;
-    -h|--help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -43,12 +47,42 @@ if [[ "${LMM_SKIP_INSTALL:-0}" != 1 ]]; then
 fi
 export LMM_SKIP_INSTALL=1
 
-# The default bundle: the quickstart's, trained by it when missing.
-if [[ -z "$model" ]]; then
-  model="build/quickstart/model.lmmw"
-  if [[ ! -f "$model" ]]; then
-    echo "demo.sh: no $model yet: running scripts/quickstart.sh to train the 'quick' preset (about 13 minutes)"
+# The quickstart's build and bundle, made by it when missing.
+quickstart_model() {
+  if [[ ! -f build/quickstart/model.lmmw || ! -x build/release-tools/tools/lmm-train ]]; then
+    echo "demo.sh: no quickstart build or bundle yet: running scripts/quickstart.sh (about 15 minutes)"
     if [[ -d "$data" ]]; then bash scripts/quickstart.sh "$data"; else bash scripts/quickstart.sh; fi
+  fi
+}
+
+# train_tagged_model ACTIONS OUT: `quick-tags` trained on $data/normal + ACTIONS, exported to OUT.
+train_tagged_model() {
+  local actions="$1" out="$2" tools=build/release-tools/tools work=build/web-demo-assets/quick-tags
+  echo "demo.sh: training the 'quick-tags' preset on $data/normal + $actions for $out (about 9 minutes)"
+  rm -rf "$work"
+  mkdir -p "$work/bvh"
+  ln -s "$data"/normal/*.bvh "$actions"/*.bvh "$work/bvh/"
+  "$tools/lmm-import" "$work/bvh" --out "$work/db.mmdb" >"$work/import.log" 2>&1 ||
+    { cat "$work/import.log" >&2; die "lmm-import of $data/normal + $actions failed"; }
+  for network in autoencoder stepper projector; do
+    "$tools/lmm-train" "$network" --db "$work/db.mmdb" --config quick-tags --out "$work/train" ||
+      die "lmm-train $network (quick-tags) failed (see above)"
+  done
+  "$tools/lmm-export" --in "$work/train" --out "$out" --with-encoder >"$work/export.log" 2>&1 ||
+    { cat "$work/export.log" >&2; die "lmm-export failed"; }
+}
+
+# The default bundle: a tagged one when the data has actions, else the quickstart's.
+if [[ -z "$model" ]]; then
+  quickstart_model
+  actions="$(dirname "$data")/bandai-actions"
+  model="build/quickstart/model.lmmw"
+  if [[ -d "$actions" && -d "$data/normal" ]]; then
+    model="build/web-demo-assets/quick-tags.lmmw"
+    [[ -f "$model" ]] || train_tagged_model "$actions" "$model"
+  else
+    echo "demo.sh: no bandai-actions beside $data: the learned character is the quickstart's 'quick' (no tags:" \
+         "keys 1-9 act on the database character, ?controller=database)"
   fi
 fi
 

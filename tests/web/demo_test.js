@@ -14,15 +14,17 @@
 // Prints one line per check; exits non-zero on a failure.
 // With ?controller=database, gameplay control through the keys: foot-plant events and tags while
 // walking, the wave played through to its action_end (key 1), two game states' constraints (keys 6
-// and 7) and key 0 freeing the character.
-// Usage: node demo_test.js URL [SCREENSHOT.png [PATH_SCREENSHOT.png [ACTION_SCREENSHOT.png]]]
+// and 7) and key 0 freeing the character. With --tagged-model (the site's assets/model.lmmw was
+// trained with tags), that bundle dropped onto the page is a learned character whose keys, tags and
+// events reach the panel the same way (its motion is the test bundle's, too rough to check).
+// Usage: node demo_test.js URL [SCREENSHOT.png [PATH_SCREENSHOT.png [ACTION_SCREENSHOT.png
+//        [LEARNED_ACTION_SCREENSHOT.png]]]] [--tagged-model]
 'use strict';
 const puppeteer = require('puppeteer-core');
 
-const url = process.argv[2];
-const screenshot = process.argv[3];
-const pathScreenshot = process.argv[4];
-const actionScreenshot = process.argv[5];
+const taggedModel = process.argv.includes('--tagged-model');  // assets/model.lmmw was trained with tags
+const [url, screenshot, pathScreenshot, actionScreenshot, learnedScreenshot] =
+  process.argv.slice(2).filter((arg) => arg !== '--tagged-model');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let failures = 0;
 function check(ok, what) {
@@ -72,6 +74,21 @@ async function skeletonPixels(page) {
   }, png, view);
   await page.evaluate(() => { window.lmmDemo.paused = false; });
   return counts;
+}
+
+// Foot locking is on by default (the panel says so) and F toggles it.
+async function checkFootLock(page) {
+  const read = () => page.evaluate(() => ({ on: window.lmmDemo.footLock, panel: document.getElementById('contacts').textContent,
+                                            errors: window.lmmDemo.errors.length }));
+  const start = await read();
+  await page.keyboard.press('KeyF');
+  await sleep(200);
+  const off = await read();
+  await page.keyboard.press('KeyF');
+  await sleep(200);
+  const on = await read();
+  check(start.on && start.panel.includes('locked') && !off.on && off.panel.includes('lock off') && on.on && on.errors === 0,
+        `foot lock on by default ('${start.panel}'), F turns it off ('${off.panel}') and on again`);
 }
 
 // The gamepad mapping on plain objects, then a fake gamepad's left stick held forward for 2 s.
@@ -171,7 +188,12 @@ function checkPlayedTrajectory(walking, later) {
 // frame seen while it plays is tagged wave, it ends with one action_end, and W walks again after);
 // key 6 (state 'walking') keeps a run request on walk frames, key 7 (state 'running') keeps a walk
 // request on run frames; key 0 frees the character. `shot`: a screenshot during the wave.
-async function checkGameplay(page, shot) {
+// Gameplay control of the keyboard character, `who` naming it in the printed lines. `strict`: the
+// motion obeys (foot plants while walking, the wave played on wave frames, states held); otherwise
+// only the page's wiring is checked (the keys reach the character, its tags and events reach the
+// panel), for the learned test bundle, `tiny-tags` trained in seconds, whose motion is rough
+// (scripts/learned-gameplay-checks.sh checks the motion of `quick-tags`).
+async function checkGameplay(page, shot, who, strict) {
   const read = () => page.evaluate(() => ({ ...JSON.parse(JSON.stringify(window.lmmDemo.gameplay)), root: window.lmmDemo.root,
                                             panel: ['tags', 'state', 'action', 'events'].map((id) => document.getElementById(id).textContent) }));
   const plants = (g) => (g.counts.foot_plant_l || 0) + (g.counts.foot_plant_r || 0);
@@ -181,9 +203,10 @@ async function checkGameplay(page, shot) {
   const walking = await read();
   await page.keyboard.up('KeyW');
   await sleep(1000);
-  check(plants(walking) - plants(before) >= 2 && walking.tags.includes('locomotion') && walking.panel[0].includes('locomotion') &&
-        walking.panel[3].includes('foot_plant'),
-        `walking 2 s: ${plants(walking) - plants(before)} foot plants (>= 2); panel tags '${walking.panel[0]}', events '${walking.panel[3]}'`);
+  const walked = strict ? plants(walking) - plants(before) >= 2 && walking.tags.includes('locomotion') && walking.panel[3].includes('foot_plant')
+                        : walking.eventCount > before.eventCount && walking.tags.length > 0 && walking.panel[3] !== '-';
+  check(walked && walking.panel[0] === walking.tags.join(' '),
+        `${who}: walking 2 s: ${strict ? `${plants(walking) - plants(before)} foot plants (>= 2)` : `${walking.eventCount - before.eventCount} events`}; panel tags '${walking.panel[0]}', events '${walking.panel[3]}'`);
 
   const ends = (g) => g.counts.action_end || 0;
   const start = await read();
@@ -198,15 +221,16 @@ async function checkGameplay(page, shot) {
     }
     await sleep(100);
   }
-  check(polls >= 5 && waveFrames === polls && !g.action && ends(g) - ends(start) === 1 && start.panel[2] !== g.panel[2],
-        `key 1 plays the wave: ${waveFrames} of ${polls} polls while it played on wave frames, ` +
+  const played = strict ? polls >= 5 && waveFrames === polls : true;
+  check(played && !g.action && ends(g) - ends(start) === 1 && g.panel[2] === 'playing wave',
+        `${who}: key 1 plays the wave: ${waveFrames} of ${polls} polls while it played on wave frames, ` +
         `${ends(g) - ends(start)} action_end (1), panel '${g.panel[2]}'`);
   await page.keyboard.down('KeyW');
   await sleep(1500);
   const resumed = await read();
   await page.keyboard.up('KeyW');
-  const walked = Math.hypot(resumed.root[0] - g.root[0], resumed.root[2] - g.root[2]);
-  check(walked >= 0.8, `after the wave W walks again: ${walked.toFixed(2)} m in 1.5 s (>= 0.8 m)`);
+  const distance = Math.hypot(resumed.root[0] - g.root[0], resumed.root[2] - g.root[2]);
+  check(distance >= 0.8, `${who}: after the wave W walks again: ${distance.toFixed(2)} m in 1.5 s (>= 0.8 m)`);
 
   // A state's constraint over 1 s of polls, 1 s after its key, with W held and Shift as given.
   const inState = async (key, shift, tag, other) => {
@@ -229,9 +253,9 @@ async function checkGameplay(page, shot) {
   await page.keyboard.press('Digit0');
   await sleep(200);
   const freed = await read();
-  check(walkState.state === 'walking' && walkState.held === walkState.total && runState.state === 'running' &&
-        runState.held === runState.total && freed.state === 'none',
-        `states: 'walking' with run asked ${walkState.held} / ${walkState.total} polls on walk frames, 'running' with walk ` +
+  const held = strict ? walkState.held === walkState.total && runState.held === runState.total : true;
+  check(walkState.state === 'walking' && runState.state === 'running' && held && freed.state === 'none',
+        `${who}: states: 'walking' with run asked ${walkState.held} / ${walkState.total} polls on walk frames, 'running' with walk ` +
         `asked ${runState.held} / ${runState.total} on run frames, key 0 frees it ('${freed.state}'); panel '${runState.panel}'`);
   await sleep(1000);  // come to a stop
 }
@@ -291,6 +315,18 @@ async function checkViewer(page) {
         `a dropped database becomes the character ('${used}'); a broken bundle is refused ('${refused}'); it updates on`);
 }
 
+// A tagged bundle (the site's assets/model.lmmw) dropped onto the page becomes a learned character
+// that takes the same gameplay control as the database one.
+async function checkLearnedGameplay(page) {
+  const message = await drop(page, 'tagged.lmmw', { url: 'assets/model.lmmw' });
+  await sleep(1500);  // settle
+  const names = await page.evaluate(() => ({ message: window.lmmDemo.gameplay.message, states: window.lmmDemo.gameplay.states }));
+  check(message === 'tagged.lmmw: a learned character' && names.message === '' && names.states.length >= 3,
+        `a dropped tagged bundle becomes a learned character under gameplay control ('${message}'; states ` +
+        `${names.states.join(', ')})`);
+  await checkGameplay(page, learnedScreenshot, 'learned character', false);
+}
+
 (async () => {
   const browser = await puppeteer.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: 'new',
@@ -343,10 +379,12 @@ async function checkViewer(page) {
   check(drawn.on >= 0.9 * drawn.joints && drawn.beside <= 0.1 * drawn.joints,
         `screenshot: skeleton pixels at ${drawn.on} of ${drawn.joints} projected joints, beside ${drawn.beside}`);
   if (screenshot) await page.screenshot({ path: screenshot });
+  await checkFootLock(page);
   await checkGamepad(page);
-  if (url.includes('controller=database')) await checkGameplay(page, actionScreenshot);
+  if (url.includes('controller=database')) await checkGameplay(page, actionScreenshot, 'database character', true);
   await checkPathFollowing(page);
   await checkViewer(page);
+  if (taggedModel) await checkLearnedGameplay(page);
   check(consoleErrors.length === 0, `still no console errors (${consoleErrors.join('; ') || 'none'})`);
   await browser.close();
   process.exit(failures === 0 ? 0 : 1);

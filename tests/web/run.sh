@@ -2,7 +2,8 @@
 # ctest web.demo (issues 18 and 42): stages the browser demo with an 11-clip database (tools/web-demo/demo-db.sh
 # with one clip per motion: walks, turns, a run, sidesteps and a backward walk of the "normal" style,
 # and a wave, bow, kick and punch of the bandai-actions folder beside the data,
-# imported at 30 fps by the host build's lmm-import), serves it on a free local port and runs demo_test.js in
+# imported at 30 fps by the host build's lmm-import) and a `tiny-tags` bundle trained on it by the host
+# build's lmm-train (a learned character under gameplay control), serves it on a free local port and runs demo_test.js in
 # Debian's chromium (headless, puppeteer-core pinned by package-lock.json, installed once into
 # WORK/node_modules). Skips (77) when a prerequisite is missing; fails instead under CI=true.
 # Usage: run.sh MODULE_DIR WORK_DIR LMM_IMPORT DATA_DIR
@@ -26,7 +27,17 @@ if ! cmp -s "$here/package-lock.json" "$work/package-lock.json" || [[ ! -d "$wor
   (cd "$work" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 bash "$here/../../tools/web-demo/demo-db.sh" "$import" "$data" 1 "$work/mini.mmdb"
-bash "$here/../../tools/web-demo/stage.sh" "$module" "$work/site" --db "$work/mini.mmdb"
+# A tagged learned character for the gameplay checks: `tiny-tags` trained on that database.
+tools="$(dirname "$import")"
+[[ -x "$tools/lmm-train" && -x "$tools/lmm-export" ]] || skip "no host lmm-train / lmm-export beside '$import' (a training build)"
+rm -rf "$work/tiny-tags"
+for network in autoencoder stepper projector; do
+  "$tools/lmm-train" "$network" --db "$work/mini.mmdb" --config tiny-tags --out "$work/tiny-tags" >"$work/train.log" 2>&1 ||
+    { tail -5 "$work/train.log"; echo "web.demo: training tiny-tags ($network) failed"; exit 1; }
+done
+"$tools/lmm-export" --in "$work/tiny-tags" --out "$work/tiny-tags.lmmw" >"$work/export.log" 2>&1 ||
+  { cat "$work/export.log"; echo "web.demo: lmm-export failed"; exit 1; }
+bash "$here/../../tools/web-demo/stage.sh" "$module" "$work/site" --db "$work/mini.mmdb" --model "$work/tiny-tags.lmmw"
 
 node "$here/../../tools/web-demo/serve.js" "$work/site" 0 >"$work/serve.log" 2>&1 &
 server=$!
@@ -36,4 +47,4 @@ url="$(grep -o 'http://[0-9.:]*/' "$work/serve.log" | head -n 1)"
 [[ -n "$url" ]] || { cat "$work/serve.log"; echo "web.demo: the server did not start"; exit 1; }
 echo "web.demo: $url"
 NODE_PATH="$work/node_modules" node "$here/demo_test.js" "${url}?controller=database" "$work/demo.png" "$work/path.png" \
-  "$work/action.png"
+  "$work/action.png" "$work/learned-action.png" --tagged-model

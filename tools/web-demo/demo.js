@@ -4,9 +4,9 @@
 // it with WebGL2 (flat-shaded bones), its desired trajectory and its feet in contact. Path mode
 // (P): a path drawn on the ground with the mouse is followed by a path character (LHMM, Lee, Kwon &
 // Lee 2023) made from the database (assets/db.mmdb). Gamepads work through the Gamepad API.
-// A database character takes gameplay control: keys 1-4 play the wave, bow, kick and punch
-// actions (X cancels), 5-9 switch among the game states of assets/states.toml (0: none), and
-// the panel shows the playing frame's tags and the last events.
+// A database character, or a learned one whose model was trained with tags, takes gameplay
+// control: keys 1-4 play the wave, bow, kick and punch actions (X cancels), 5-9 switch among the
+// game states of assets/states.toml (0: none), and the panel shows the played tags and the last events.
 // window.lmmDemo exposes its state to tests (tests/web/).
 'use strict';
 
@@ -29,6 +29,8 @@ const demo = {
   gamepadControls: null,  // the pure mapping of a gamepad to the controls (for tests)
   openFile: null,       // (name, bytes): what dropping that file does; returns the panel's message
   fileMessage: '',
+  // Foot locking of every character the page makes (lmm_character_set_foot_lock; F toggles it).
+  footLock: true,
   // Gameplay control of the keyboard character (a database one): the playing frame's tags, the
   // last events (newest last: {name, frame, time (s into its update), update}), how many events
   // there were (in all and per name), whether an action plays, the state set by a key, the game states' names, and
@@ -365,8 +367,9 @@ async function loadAsset(module, url, file, load) {
   return asset;
 }
 
-// The keyboard character of `controller` ('learned' or 'database') over the asset at `url`, and the
-// database path characters are made from (0 when there is none, with the reason in dbMessage).
+// The keyboard character of `controller` ('learned' or 'database') over the asset at `url`, a learned
+// character's model (kept for its tag and event names), and the database path characters are made
+// from (0 when there is none, with the reason in dbMessage).
 async function createCharacter(module, controller, url, params) {
   const failed = () => new Error(`${url}: ${module.UTF8ToString(module._lmm_last_error())}`);
   if (controller === 'database') {
@@ -380,8 +383,8 @@ async function createCharacter(module, controller, url, params) {
   if (!character) throw failed();
   const staged = await stagedAssets();
   const dbUrl = params.get('db') || (staged && staged.db ? 'assets/db.mmdb' : '');
-  if (!dbUrl) return { character, database: 0, dbMessage: 'no database: path mode needs assets/db.mmdb (stage.sh --db)' };
-  return { character, database: await loadAsset(module, dbUrl, '/paths.mmdb', 'lmm_database_load'), dbMessage: '' };
+  if (!dbUrl) return { character, model, database: 0, dbMessage: 'no database: path mode needs assets/db.mmdb (stage.sh --db)' };
+  return { character, model, database: await loadAsset(module, dbUrl, '/paths.mmdb', 'lmm_database_load'), dbMessage: '' };
 }
 
 // What the page reads of one character: its skeleton, contact joints and buffers in the module's
@@ -452,32 +455,52 @@ function readCharacter(module, view) {
   return { joint, root, rotation, trajectory, played, inContact, counters, playing, playingLabel, parents: view.parents };
 }
 
-// ---- gameplay control: actions, game states, tags and events of a database character ----
+// ---- gameplay control: actions, game states, tags and events of a database or learned character ----
 const kActionKeys = { Digit1: 'wave', Digit2: 'bow', Digit3: 'kick', Digit4: 'punch' };
 const kStateKeys = ['Digit5', 'Digit6', 'Digit7', 'Digit8', 'Digit9'];
 const kEventsKept = 6;     // the panel's last events
 const kEventCapacity = 16;  // events read per update (lmm_event: 12 bytes)
+
+// Sets the page's foot locking (demo.footLock) on the character `handle`.
+function applyFootLock(module, handle) {
+  if (!module._lmm_character_set_foot_lock(handle, demo.footLock ? 1 : 0, 0, 0)) {
+    demo.errors.push('foot lock: ' + module.UTF8ToString(module._lmm_last_error()));
+  }
+}
 
 // The names of the [states.NAME] tables of a controller config's text, in order.
 function stateNames(config) {
   return [...config.matchAll(/^\s*\[states\.([A-Za-z0-9_-]+)\]/gm)].map((m) => m[1]);
 }
 
-// Gameplay control of the keyboard character: attach() it with its database (0 for a learned
-// character, which has none of it); key(code) acts on a key; read() after each update records
-// the frame's tags and the update's events into demo.gameplay.
+// The tag and event names of a loaded asset: { kind: 'database' or 'model', handle }.
+function assetNames(module, asset) {
+  const api = asset.kind === 'database'
+    ? [module._lmm_database_tag_count, module._lmm_database_tag_name, module._lmm_database_event_name_count,
+       module._lmm_database_event_name]
+    : [module._lmm_model_tag_count, module._lmm_model_tag_name, module._lmm_model_event_name_count,
+       module._lmm_model_event_name];
+  const names = (count, name) => Array.from({ length: count(asset.handle) }, (_, k) => module.UTF8ToString(name(asset.handle, k)));
+  return { tags: names(api[0], api[1]), events: names(api[2], api[3]) };
+}
+
+// Gameplay control of the keyboard character: attach() it with its asset ({ kind: 'database' or
+// 'model', handle }; a model trained without tags has none of it); key(code) acts on a key; read()
+// after each update records the played tags and the update's events into demo.gameplay.
 function createGameplay(module, statesConfig) {
   const gameplay = { handle: 0, tagNames: [], eventNames: [], buffer: module._malloc(12 * kEventCapacity) };
   const state = demo.gameplay;
   const error = () => module.UTF8ToString(module._lmm_last_error());
-  gameplay.attach = (handle, database) => {
-    gameplay.handle = database ? handle : 0;
-    const names = (count, name) => Array.from({ length: count }, (_, k) => module.UTF8ToString(name(database, k)));
-    gameplay.tagNames = database ? names(module._lmm_database_tag_count(database), module._lmm_database_tag_name) : [];
-    gameplay.eventNames = database ? names(module._lmm_database_event_name_count(database), module._lmm_database_event_name) : [];
+  gameplay.attach = (handle, asset) => {
+    const names = assetNames(module, asset);
+    const tagged = names.tags.length > 0;
+    gameplay.handle = tagged ? handle : 0;
+    gameplay.tagNames = names.tags;
+    gameplay.eventNames = names.events;
     Object.assign(state, { tags: [], action: false, state: 'none', states: [],
-                           message: database ? '' : 'actions and states need a database character (?controller=database)' });
-    if (!database || !statesConfig) return;
+                           message: tagged ? '' : asset.kind === 'database' ? 'the database has no tags'
+                             : 'actions and states need a model trained with tags (configs/training/quick-tags.toml)' });
+    if (!tagged || !statesConfig) return;
     if (module.ccall('lmm_character_set_states', 'number', ['number', 'string'], [handle, statesConfig])) {
       state.states = stateNames(statesConfig);
     } else {
@@ -578,6 +601,7 @@ function createPathMode(module, database, dbMessage) {
       return false;
     }
     path.character = character;
+    applyFootLock(module, character);
     path.view = characterView(module, character);
     const s = path.view.scratch >> 2;
     module._lmm_character_path_progress(character, 0, path.view.scratch, 0);
@@ -622,6 +646,12 @@ async function main() {
   const module = await createLmmModule();
   const created = await createCharacter(module, controller, url, params);
   let character = created.character, keyboardView = characterView(module, character);
+  applyFootLock(module, character);
+  addEventListener('keydown', (e) => {
+    if (e.code !== 'KeyF' || typing(e) || e.repeat) return;
+    demo.footLock = !demo.footLock;
+    for (const handle of [character, path.character]) if (handle) applyFootLock(module, handle);
+  });
   let clip = null;  // a dropped BVH file playing instead of the characters
   const pad = module._malloc(28);
   demo.controller = controller;
@@ -633,7 +663,8 @@ async function main() {
   const camera = { azimuth: Math.PI, elevation: 0.35, distance: 5 };
   const path = createPathMode(module, created.database, created.dbMessage);
   const gameplay = createGameplay(module, await stagedStates());
-  gameplay.attach(character, controller === 'database' ? created.database : 0);
+  gameplay.attach(character, controller === 'database' ? { kind: 'database', handle: created.database }
+                                                      : { kind: 'model', handle: created.model });
   addEventListener('keydown', (e) => { if (!typing(e) && !e.repeat) gameplay.key(e.code); });
   const togglePath = () => {
     path.toggle(!path.on);
@@ -681,11 +712,12 @@ async function main() {
     const create = kind === 'mmdb' ? module._lmm_character_create_database : module._lmm_character_create_learned;
     const made = create(asset, demo.root[0], demo.root[2], demo.facingDegrees * Math.PI / 180);
     if (!made) throw failed();
+    applyFootLock(module, made);
     module._lmm_character_release(character);
     keyboardView.release();
     character = made;
     keyboardView = characterView(module, made);
-    gameplay.attach(made, kind === 'mmdb' ? asset : 0);
+    gameplay.attach(made, { kind: kind === 'mmdb' ? 'database' : 'model', handle: asset });
     if (kind === 'mmdb') path.setDatabase(asset);
     else module._lmm_model_release(asset);  // the character keeps it
     clip = null;
@@ -880,7 +912,8 @@ function updatePanel(run, strafe) {
   set('playing-label', demo.playingLabel);
   set('playing', demo.playing);
   set('searches', `${demo.counters.searches} / ${demo.counters.transitions}`);
-  set('contacts', demo.contacts.length ? demo.contacts.length + ' foot joint(s)' : 'none');
+  set('contacts', (demo.contacts.length ? demo.contacts.length + ' foot joint(s)' : 'none') +
+                  (demo.footLock ? ', locked' : ', lock off'));
   const g = demo.gameplay;
   set('tags', g.tags.length ? g.tags.join(' ') : '-');
   set('state', g.states.length ? `${g.state} (${g.states.map((name, k) => `${k + 5} ${name}`).join(', ')}, 0 none)` : g.state);
