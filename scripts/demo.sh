@@ -6,7 +6,7 @@
 #   --model X.lmmw  learned-motion-matching bundle. Default, when bandai-actions/ is beside the data:
 #                   build/web-demo-assets/quick-tags.lmmw, the `quick-tags` preset trained on
 #                   normal/ + bandai-actions (a learned character that takes keys 1-9 as the
-#                   database one does; trained when missing: about 9 minutes); else the
+#                   database one does; trained when missing: about 12 minutes); else the
 #                   quickstart's build/quickstart/model.lmmw (`quick`, no tags). Either way
 #                   scripts/quickstart.sh runs first when its build or bundle is missing (about 15 minutes)
 #   --db X.mmdb     database for the database controller and the path mode (default:
@@ -58,7 +58,7 @@ quickstart_model() {
 # train_tagged_model ACTIONS OUT: `quick-tags` trained on $data/normal + ACTIONS, exported to OUT.
 train_tagged_model() {
   local actions="$1" out="$2" tools=build/release-tools/tools work=build/web-demo-assets/quick-tags
-  echo "demo.sh: training the 'quick-tags' preset on $data/normal + $actions for $out (about 9 minutes)"
+  echo "demo.sh: training the 'quick-tags' preset on $data/normal + $actions for $out (about 12 minutes)"
   rm -rf "$work"
   mkdir -p "$work/bvh"
   ln -s "$data"/normal/*.bvh "$actions"/*.bvh "$work/bvh/"
