@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Foot sliding with and without foot locking for the three character kinds (issue 44, item 4),
+# re-runnable: imports bandai-loco/normal with configs/skeletons/bandai.toml, then runs
+#   - the database character: lmm-sim --db, 120 s of seeded random input;
+#   - the learned character: lmm-sim --model BUNDLE, the same input;
+#   - the path character: lmm-path --db on the four designed test paths (LHMM(3, 3));
+# each without and with --foot-lock, and prints the feet's sliding in contact (cm/s, the tools'
+# foot_slide_cm_per_s) beside the limit for the locked runs (PASS / FAIL: at most 10 cm/s).
+# Exit status 1 when a check fails.
+#
+# Usage: scripts/foot-lock-report.sh TOOLS_DIR DATA_DIR --model BUNDLE [--seconds S]
+#   TOOLS_DIR  folder holding lmm-import, lmm-sim and lmm-path (e.g. build/release-tools/tools)
+#   DATA_DIR   the shared data folder holding bandai-loco/
+#   --model    a learned bundle of the same skeleton (e.g. the quickstart's build/quickstart/model.lmmw)
+#   --seconds  length of the random runs (default 120)
+# Working files go to a temporary folder, removed at exit.
+set -euo pipefail
+
+usage() { sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+[[ $# -ge 2 ]] || { usage >&2; exit 2; }
+tools="$(cd "$1" && pwd)"; data="$(cd "$2" && pwd)"; shift 2
+model=""
+seconds=120
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --model) model="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+    --seconds) seconds="$2"; shift 2 ;;
+    *) echo "foot-lock-report.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+[[ -f "$model" ]] || { echo "foot-lock-report.sh: --model BUNDLE is required (a learned bundle)" >&2; usage >&2; exit 2; }
+for tool in lmm-import lmm-sim lmm-path; do
+  [[ -x "$tools/$tool" ]] || { echo "foot-lock-report.sh: $tools/$tool is missing" >&2; exit 2; }
+done
+[[ -d "$data/bandai-loco/normal" ]] || { echo "foot-lock-report.sh: $data lacks bandai-loco/normal" >&2; exit 2; }
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/limits.sh"  # check NAME VALUE OP LIMIT
+echo "== import bandai-loco/normal"
+"$tools/lmm-import" "$data/bandai-loco/normal" -o "$work/db.mmdb" 2>&1 | grep -E "wrote" || true
+
+# slide FILE: foot_slide_cm_per_s of a JSON file, two decimals.
+slide() { python3 -c "import json; print(round(json.load(open('$1'))['foot_slide_cm_per_s'], 2))"; }
+
+for lock in free locked; do
+  flag=()
+  [[ $lock == locked ]] && flag=(--foot-lock)
+  "$tools/lmm-sim" --db "$work/db.mmdb" --random --seconds "$seconds" "${flag[@]}" --json "$work/db-$lock.json" >/dev/null 2>&1
+  "$tools/lmm-sim" --model "$model" --random --seconds "$seconds" "${flag[@]}" --json "$work/learned-$lock.json" >/dev/null 2>&1
+  for path in circle-accelerating sharp-corners s-curve hand-drawn; do
+    "$tools/lmm-path" --db "$work/db.mmdb" --test-path "$path" "${flag[@]}" --json "$work/path-$path-$lock.json" >/dev/null 2>&1
+  done
+done
+
+echo "== foot sliding in contact (cm/s), $seconds s of random input and the four test paths"
+for kind in db learned; do
+  echo "  $kind character: $(slide "$work/$kind-free.json") without the lock"
+  check "$kind character, locked (cm/s)" "$(slide "$work/$kind-locked.json")" "<=" 10
+done
+for path in circle-accelerating sharp-corners s-curve hand-drawn; do
+  echo "  path character, $path: $(slide "$work/path-$path-free.json") without the lock"
+  check "path character, $path, locked (cm/s)" "$(slide "$work/path-$path-locked.json")" "<=" 10
+done
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p')"
+[[ $failures -eq 0 ]] || { echo "$failures check(s) failed"; exit 1; }
+echo "all checks passed"
