@@ -31,7 +31,7 @@ const demo = {
   fileMessage: '',
   // Foot locking of every character the page makes (lmm_character_set_foot_lock; F toggles it).
   footLock: true,
-  // Gameplay control of the keyboard character (a database one): the playing frame's tags, the
+  // Gameplay control of the keyboard character (database, or learned with tags): the played tags, the
   // last events (newest last: {name, frame, time (s into its update), update}), how many events
   // there were (in all and per name), whether an action plays, the state set by a key, the game states' names, and
   // what the last gameplay key did.
