@@ -19,26 +19,14 @@ set -euo pipefail
 usage() { sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 [[ $# -ge 2 ]] || { usage >&2; exit 2; }
 tools="$(cd "$1" && pwd)"; data="$(cd "$2" && pwd)"; shift 2
+source "$(dirname "${BASH_SOURCE[0]}")/limits.sh"  # check, model_and_seconds
 model=""
 seconds=120
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --model) model="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
-    --seconds) seconds="$2"; shift 2 ;;
-    *) echo "foot-lock-report.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-done
+model_and_seconds foot-lock-report.sh "$@"
 [[ -f "$model" ]] || { echo "foot-lock-report.sh: --model BUNDLE is required (a learned bundle)" >&2; usage >&2; exit 2; }
-for tool in lmm-import lmm-sim lmm-path; do
-  [[ -x "$tools/$tool" ]] || { echo "foot-lock-report.sh: $tools/$tool is missing" >&2; exit 2; }
-done
-[[ -d "$data/bandai-loco/normal" ]] || { echo "foot-lock-report.sh: $data lacks bandai-loco/normal" >&2; exit 2; }
-
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-source "$(dirname "${BASH_SOURCE[0]}")/limits.sh"  # check NAME VALUE OP LIMIT
-echo "== import bandai-loco/normal"
-"$tools/lmm-import" "$data/bandai-loco/normal" -o "$work/db.mmdb" 2>&1 | grep -E "wrote" || true
+import_normal foot-lock-report.sh "$tools" "$data" "$work" lmm-sim lmm-path
 
 # slide FILE: foot_slide_cm_per_s of a JSON file, two decimals.
 slide() { python3 -c "import json; print(round(json.load(open('$1'))['foot_slide_cm_per_s'], 2))"; }

@@ -30,18 +30,12 @@ usage() { sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 [[ $# -ge 2 ]] || { usage >&2; exit 2; }
 tools="$(cd "$1" && pwd)"; data="$(cd "$2" && pwd)"; shift 2
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/limits.sh"  # check, model_and_seconds, gameplay_bvh_folder
 model=""
 seconds=600
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --model) model="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
-    --seconds) seconds="$2"; shift 2 ;;
-    *) echo "learned-gameplay-checks.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-done
+model_and_seconds learned-gameplay-checks.sh "$@"
 needed=(lmm-import lmm-sim lmm-eval)
 [[ -n "$model" ]] || needed+=(lmm-train lmm-export)
-source "$root/scripts/limits.sh"  # check NAME VALUE OP LIMIT, gameplay_bvh_folder
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 gameplay_bvh_folder learned-gameplay-checks.sh "$tools" "$data" "$work" "${needed[@]}"

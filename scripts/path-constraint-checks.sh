@@ -26,17 +26,11 @@ while [[ $# -gt 0 ]]; do
     *) echo "path-constraint-checks.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
-for tool in lmm-import lmm-path; do
-  [[ -x "$tools/$tool" ]] || { echo "path-constraint-checks.sh: $tools/$tool is missing" >&2; exit 2; }
-done
-[[ -d "$data/bandai-loco/normal" ]] || { echo "path-constraint-checks.sh: $data lacks bandai-loco/normal" >&2; exit 2; }
-
+source "$(dirname "${BASH_SOURCE[0]}")/limits.sh"  # check NAME VALUE OP LIMIT, import_normal
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-echo "== import bandai-loco/normal"
-"$tools/lmm-import" "$data/bandai-loco/normal" -o "$work/db.mmdb" 2>&1 | grep -E "wrote" || true
+import_normal path-constraint-checks.sh "$tools" "$data" "$work" lmm-path
 
-source "$(dirname "${BASH_SOURCE[0]}")/limits.sh"  # check NAME VALUE OP LIMIT
 for path in circle-accelerating sharp-corners s-curve hand-drawn; do
   echo "== $path ($rounds rounds, free and --require walk in turn)"
   for round in $(seq "$rounds"); do
