@@ -441,7 +441,7 @@ TEST(LearnedTags, StatesAndIdleConstrainTheProjections) {
   EXPECT_FALSE(c.set_states({StateConfig{"bad", {"noisy"}, {}, {}, 0.0f, true}}, error));
   EXPECT_NE(error.find("state 'bad': unknown tag 'noisy'"), std::string::npos) << error;
   ASSERT_TRUE(c.set_states({quiet, any}, error)) << error;
-  // A released stick idles on calm states (their quality on real data: scripts/gameplay-checks.sh --model).
+  // A released stick idles on calm states (their quality on real data: scripts/learned-gameplay-checks.sh).
   for (int f = 0; f < 30; ++f) c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
   EXPECT_TRUE(c.idle());
   for (int f = 0; f < 60; ++f) {
