@@ -151,13 +151,12 @@ void LearnedCharacter::close_gameplay(float dt) {
   tags_before_ = tags;
   if (!action_.active || !action_.entered) return;
   action_.seconds_left -= dt;
-  if (action_over()) end_action(true, dt);
+  if (action_over(tags)) end_action(true, dt);
 }
 
-bool LearnedCharacter::action_over() const {
+bool LearnedCharacter::action_over(TagMask tags) const {
   // The stepper's own count of the seconds left drifts over long runs (bandai-actions' kick, 11.9 s:
   // down to 0.45 s a second near its end); the time since the entry does not.
-  const TagMask tags = current_tags();
   const float half_frame = 0.5f / model_->fps();
   return (tags & action_.tags) != action_.tags || action_.seconds_left < half_frame ||
          model_->seconds_left(playback_.playing_state(), action_.end_tag) < half_frame;

@@ -129,8 +129,8 @@ class LearnedCharacter final : public GameplayCharacter {
   void close_gameplay(float dt);
   // Ends the action: its end event at `time` s into this update (`now`) or in the next update.
   void end_action(bool now, float time);
-  // Whether the playing action's tag run is over (or its tags lost).
-  bool action_over() const;
+  // Whether the playing action's tag run is over, or its tags are lost from `tags` (current_tags()).
+  bool action_over(TagMask tags) const;
   // Appends an event to this update's list (dropped past its capacity).
   void add_event(int name, float time);
   // end_frame in three parts (a crowd runs the forward kinematics of many characters at once):
