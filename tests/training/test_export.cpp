@@ -74,7 +74,7 @@ Inputs make_inputs(TrainedModels m, const PoseData& d, const TrainingConfig& c, 
   const torch::Tensor db_features = d.features.index_select(0, frames);
   const int64_t state = latent.size(1) + features + tag_state_width(c);
   torch::Tensor db_state = torch::cat({latent, db_features}, 1), db_query = db_features;
-  const int64_t code = kConstraintCodeWidth * tags + int64_t(c.actions.size());
+  const int64_t code = constraint_code_width(c);
   torch::Tensor random_code = torch::zeros({kInputs, code});
   if (tags > 0) {
     const std::vector<TagMask> masks = frame_tag_masks(db, c.tags);

@@ -207,6 +207,17 @@ TEST(TrainingConfig, PresetsLoadAndUnknownKeysAreNamed) {
   EXPECT_THROW(load_training_config("no-such-preset", configs), std::runtime_error);
 }
 
+TEST(TrainingConfig, TagsAndActionsTogetherFitOneMask) {
+  const std::string configs = pipeline::default_config_dir();
+  const std::string path = testing::TempDir() + "lmm_tags_preset.toml";
+  std::string names, actions;
+  for (int t = 0; t < 60; ++t) names += (t ? ", \"t" : "\"t") + std::to_string(t) + "\"";
+  for (int a = 0; a < 5; ++a) actions += (a ? ", \"t" : "\"t") + std::to_string(a) + "\"";
+  std::ofstream(path) << "extends = \"tiny\"\nname = \"x\"\n[tags]\nnames = [" << names << "]\nactions = [" << actions << "]\n";
+  const std::string error = preset_error(path, configs);
+  EXPECT_NE(error.find("at most 64 tags and actions together"), std::string::npos) << error;
+}
+
 TEST(TrainingConfig, NetworkSettingsReplaceTheTrainDefaults) {
   const std::string path = testing::TempDir() + "lmm_network_rates.toml";
   std::ofstream(path) << "name = \"x\"\n[train]\nlearning_rate = 0.01\nbatch = 64\n"

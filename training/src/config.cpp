@@ -104,6 +104,8 @@ void read_tags(const toml::table& root, TrainingConfig& c, const std::string& pa
       throw std::runtime_error(where + ": action '" + action + "' is not one of 'names'");
     }
   }
+  // The projector's labels pack each action's run-start bit above the tag bits of a 64-bit mask.
+  require(c.tags.size() + c.actions.size() <= 64, where, "actions", "at most 64 tags and actions together");
   read(*t, "constrained_share", c.constrained_share, where);
   require(c.constrained_share >= 0.0 && c.constrained_share <= 1.0, where, "constrained_share", "in [0, 1]");
 }

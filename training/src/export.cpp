@@ -11,6 +11,7 @@
 
 #include "lmm/blob_writer.hpp"
 #include "lmm/asset/model.hpp"
+#include "lmm/training/tag_targets.hpp"
 #include "lmm/training/trainer.hpp"
 
 namespace lmm::training {
@@ -168,7 +169,7 @@ TrainedModels initial_models(const TrainingConfig& c, const PoseData& d, uint64_
   m.autoencoder = Autoencoder(pose + 3 * d.layout.joints, features, pose, c);
   const int64_t tags = int64_t(c.tags.size()), state = c.latent + features + tag_state_width(c);
   m.stepper = Stepper(state, c.stepper);
-  m.projector = Projector(features + kConstraintCodeWidth * tags + int64_t(c.actions.size()), state, c.projector);
+  m.projector = Projector(features + constraint_code_width(c), state, c.projector);
   return m;
 }
 

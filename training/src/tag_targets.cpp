@@ -85,17 +85,8 @@ TagConstraint tag_constraint_of_row(const int64_t* row, int64_t tags) {
   return TagConstraint{TagMask(row[0]) & known, TagMask(row[1]) & known, TagMask(row[2]) & known};
 }
 
-torch::Tensor constraint_sets(const torch::Tensor& constraints, int64_t tags) {
-  const torch::Tensor rows = constraints.contiguous();
-  torch::Tensor sets = torch::zeros({rows.size(0), 3, tags});
-  float* s = sets.data_ptr<float>();
-  for (int64_t r = 0; r < rows.size(0); ++r) {
-    for (int64_t k = 0; k < 3; ++k) {
-      const TagMask mask = TagMask(rows.data_ptr<int64_t>()[3 * r + k]);
-      for (int64_t t = 0; t < tags; ++t) s[(r * 3 + k) * tags + t] = (mask & bit(t)) != 0 ? 1.0f : 0.0f;
-    }
-  }
-  return sets;
+int64_t constraint_code_width(const TrainingConfig& c) {
+  return kConstraintCodeWidth * int64_t(c.tags.size()) + int64_t(c.actions.size());
 }
 
 torch::Tensor constraint_codes(const torch::Tensor& constraints, int64_t tags, int64_t actions) {
@@ -125,12 +116,14 @@ torch::Tensor ConstrainedNearest::nearest(const torch::Tensor& queries, const to
                                           int threads) const {
   const int64_t count = queries.size(0);
   const torch::Tensor rows = constraints.contiguous();
+  std::vector<TagConstraint> decoded(static_cast<size_t>(count));
+  for (int64_t r = 0; r < count; ++r) decoded[size_t(r)] = constraint_of_row(rows.data_ptr<int64_t>() + 3 * r);
   torch::Tensor best = torch::full({count}, int64_t(-1), torch::kInt64);
   std::vector<float> best_distance(size_t(count), std::numeric_limits<float>::infinity());
   for (size_t g = 0; g < group_masks_.size(); ++g) {
     std::vector<int64_t> allowed;
     for (int64_t r = 0; r < count; ++r) {
-      if (constraint_of_row(rows.data_ptr<int64_t>() + 3 * r).allows(group_masks_[g])) allowed.push_back(r);
+      if (decoded[size_t(r)].allows(group_masks_[g])) allowed.push_back(r);
     }
     if (allowed.empty()) continue;
     const torch::Tensor which = torch::tensor(allowed, torch::kInt64);

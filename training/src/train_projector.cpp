@@ -72,7 +72,7 @@ torch::Tensor tag_margin_loss(const torch::Tensor& predicted, const torch::Tenso
 }
 
 // How far predicted tag values are from satisfying their rows' constraints (sets [count, 3, tags]
-// of constraint_sets) by kTagMargin: a required tag below 1 - margin, the best of a required-any
+// from the constraint code) by kTagMargin: a required tag below 1 - margin, the best of a required-any
 // set below it, an excluded tag above margin. Unlike tag_margin_loss it does not care which
 // allowed frame the tags are of: where the nearest allowed frame could have either of two tags,
 // regressing to one of them halves both, while this asks for one of them whole.
@@ -128,7 +128,7 @@ TrainReport train_projector(const TrainingConfig& preset, const Database& db, co
   const torch::Tensor& state = setup.state;
   const torch::Tensor& features = setup.d.features;
   const int64_t dims = state.size(1), latent = c.latent, f = features.size(1), tags = int64_t(c.tags.size());
-  const int64_t inputs = f + kConstraintCodeWidth * tags + int64_t(c.actions.size());
+  const int64_t inputs = f + constraint_code_width(c);
   Projector projector(inputs, dims, c.projector);
   {
     torch::NoGradGuard no_grad;
@@ -164,7 +164,11 @@ TrainReport train_projector(const TrainingConfig& preset, const Database& db, co
     if (tags > 0) {
       const torch::Tensor predicted_tags = predicted.narrow(1, latent + f, tags);
       const torch::Tensor held = tag_margin_loss(predicted_tags, target.narrow(1, latent + f, tags));
-      const torch::Tensor satisfied = constraint_margin_loss(predicted_tags, constraint_sets(b.constraints, tags));
+      // The code's require / any / exclude columns (Model::constraint_code's layout) as [count, 3, tags].
+      const torch::Tensor sets = b.input.narrow(1, f, kConstraintCodeWidth * tags)
+                                     .reshape({-1, tags, kConstraintCodeWidth})
+                                     .transpose(1, 2);
+      const torch::Tensor satisfied = constraint_margin_loss(predicted_tags, sets);
       // The action tags' seconds left, in seconds: as a share of the features term alone too small
       // to enter a rare action's run where it starts (bow, 0.4% of the frames: 2.3 s into a 4.6 s run).
       const int64_t actions = int64_t(c.actions.size());

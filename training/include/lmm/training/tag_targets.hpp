@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "lmm/asset/database.hpp"
+#include "lmm/training/config.hpp"
 #include "lmm/training/flat_index.hpp"
 
 namespace lmm::training {
@@ -34,9 +35,9 @@ TagConstraint constraint_of_row(const int64_t* row);
 // The constraint of a row over the tags alone (the run-start bits dropped).
 TagConstraint tag_constraint_of_row(const int64_t* row, int64_t tags);
 
-// The sets of `constraints` ([count, 3], constraint_of_row) as 0/1 per tag: [count, 3, tags]
-// (require_all, require_any, exclude).
-torch::Tensor constraint_sets(const torch::Tensor& constraints, int64_t tags);
+// Width of the projector's constraint code under preset `c`: kConstraintCodeWidth per tag, then one
+// per action tag (the projector's input is the feature query, then this code).
+int64_t constraint_code_width(const TrainingConfig& c);
 
 // The projector's constraint inputs of `constraints` ([count, 3], constraint_of_row) over `tags`
 // tags and `actions` action tags: [count, kConstraintCodeWidth x tags + actions]
