@@ -179,7 +179,8 @@ ActionRecord& GameplayTally::start_action(const std::string& tags) {
 
 template <typename Character>
 bool GameplayTally::record_common(const Character& character, float stick, float time,
-                                  const std::vector<Vec3>& previous_global, double joint_speed) {
+                                  const std::vector<Vec3>& previous_global) {
+  const double joint_speed = fastest_joint(previous_global, character.global_positions(), dt_);
   time_ = time;
   m_.max_joint_speed_m_s = std::max(m_.max_joint_speed_m_s, joint_speed);
   recent_joint_speeds_.push_back(joint_speed);
@@ -192,6 +193,7 @@ bool GameplayTally::record_common(const Character& character, float stick, float
   record_constraint(character, character.action_playing() || ended || action_start_);
   record_idle(character, stick, time, previous_global);
   record_action(character, time, ended, joint_speed);
+  action_start_ = false;
   return ended;
 }
 
@@ -321,16 +323,14 @@ void GameplayRecorder::apply(DatabaseCharacter& character, const GameplayCommand
 
 void GameplayRecorder::record(const DatabaseCharacter& character, float stick, float time, int before,
                               int transitions_before, const std::vector<Vec3>& previous_global) {
-  const double joint_speed = fastest_joint(previous_global, character.global_positions(), dt_);
   const bool transitioned = character.stats().transitions != transitions_before;
   const bool starting = action_start_;
-  const bool ended = record_common(character, stick, time, previous_global, joint_speed);
+  const bool ended = record_common(character, stick, time, previous_global);
   if (transitioned && !starting && !search_.entry_allowed(character.last_entry_frame(), character.constraint())) {
     ++m_.forbidden_entries;
   }
   if (!transitioned && !starting && !events_match(character, before)) ++m_.event_mismatches;
   record_frames(character, ended);
-  action_start_ = false;
 }
 
 bool GameplayRecorder::events_match(const DatabaseCharacter& character, int before) const {
@@ -384,9 +384,7 @@ void LearnedGameplayRecorder::apply(LearnedCharacter& character, const GameplayC
 
 void LearnedGameplayRecorder::record(const LearnedCharacter& character, float stick, float time, int, int,
                                      const std::vector<Vec3>& previous_global) {
-  const double joint_speed = fastest_joint(previous_global, character.global_positions(), dt_);
-  record_common(character, stick, time, previous_global, joint_speed);
-  action_start_ = false;
+  record_common(character, stick, time, previous_global);
 }
 
 void GameplayRecorder::bound_pose_jump(const DatabaseCharacter& character, ActionRecord& a) const {

@@ -108,11 +108,11 @@ class GameplayTally {
   // state or tag.
   template <typename Character>
   void apply_constraint(Character& character, const GameplayCommand& command, const std::string& where);
-  // Measures what every character shares of the update just made; returns whether an action ended
-  // in it (its events counted).
+  // Measures what every character shares of the update just made (from the pose before it,
+  // `previous_global`); returns whether an action ended in it (its events counted). Ends the
+  // update of start_action.
   template <typename Character>
-  bool record_common(const Character& character, float stick, float time, const std::vector<Vec3>& previous_global,
-                     double joint_speed);
+  bool record_common(const Character& character, float stick, float time, const std::vector<Vec3>& previous_global);
   // The mask of `names` ("none" or "": 0); throws InputError naming `where` for an unknown tag.
   TagMask mask_of(const std::string& names, const std::string& where) const;
   // Starts the record of an action of `tags` played now.
