@@ -8,16 +8,17 @@
 #
 # Usage: scripts/fuzz.sh [--data DIR] [SECONDS] [TARGET...]
 #   --data DIR   the bandai-loco BVH folder (default: $LMM_DATA)
-#   TARGET       fuzz only these (bvh config mmdb mmdb_hashed lmmw lmmw_hashed input_script path)
+#   TARGET       fuzz only these (bvh gltf fbx config mmdb mmdb_hashed lmmw lmmw_hashed input_script path
+#                controller c_api)
 # Environment: LMM_JOBS (build jobs, default 2).
 # A finding becomes a regression test: minimise it (build/fuzz/tests/fuzz/fuzz_T -minimize_crash=1
 # -max_total_time=60 -exact_artifact_path=OUT CRASH), add OUT under tests/fuzz/regressions/T/, fix.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-usage() { sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
-all_targets=(bvh config mmdb mmdb_hashed lmmw lmmw_hashed input_script path)
+all_targets=(bvh gltf fbx config mmdb mmdb_hashed lmmw lmmw_hashed input_script path controller c_api)
 seconds=60
 targets=()
 data="${LMM_DATA:-}"

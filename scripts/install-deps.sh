@@ -8,6 +8,7 @@ packages=(
   build-essential cmake git ca-certificates pkg-config
   libtorch-dev libfaiss-dev libgloo-dev
   libcxxopts-dev libspdlog-dev libfmt-dev libtomlplusplus-dev libopenblas0-pthread
+  libtinygltf-dev libassimp-dev assimp-testmodels
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev python3 python3-numpy
   emscripten nodejs chromium

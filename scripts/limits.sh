@@ -1,11 +1,13 @@
-# Sourced by the check scripts (gameplay-checks.sh, learned-gameplay-checks.sh,
-# path-constraint-checks.sh, foot-lock-report.sh): `check NAME VALUE OP LIMIT` prints a figure
+# Sourced by the check scripts (gameplay-checks.sh, learned-gameplay-checks.sh, gltf-round-trip.sh,
+# foreign-files.sh, path-constraint-checks.sh, foot-lock-report.sh): `check NAME VALUE OP LIMIT` prints a figure
 # beside its limit as PASS or FAIL and counts the failures in $failures;
 # `gameplay_bvh_folder SCRIPT TOOLS DATA WORK TOOL...` checks the tools and data and links
 # bandai-loco/normal + bandai-actions into WORK/bvh; `import_normal SCRIPT TOOLS DATA WORK TOOL...`
 # checks the tools and data and imports bandai-loco/normal into WORK/db.mmdb;
 # `model_and_seconds SCRIPT ARGS...` reads
-# --model BUNDLE and --seconds S into $model (absolute) and $seconds (kept when not given).
+# --model BUNDLE and --seconds S into $model (absolute) and $seconds (kept when not given);
+# `median_import LMM_IMPORT INPUT OUT` imports INPUT into OUT three times and prints the median
+# wall time (s).
 failures=0
 gameplay_bvh_folder() {
   local script="$1" tools="$2" data="$3" work="$4" tool
@@ -45,4 +47,14 @@ import_normal() {
   [[ -d "$data/bandai-loco/normal" ]] || { echo "$script: $data lacks bandai-loco/normal" >&2; exit 2; }
   echo "== import bandai-loco/normal"
   "$tools/lmm-import" "$data/bandai-loco/normal" -o "$work/db.mmdb" 2>&1 | grep -E "wrote" || true
+}
+median_import() {
+  local times=() i start end
+  for i in 1 2 3; do
+    start=$(date +%s.%N)
+    "$1" "$2" --out "$3" > "$3.log" 2>&1 || { cat "$3.log" >&2; exit 1; }
+    end=$(date +%s.%N)
+    times+=("$(python3 -c "print($end - $start)")")
+  done
+  printf "%.2f\n" "$(printf "%s\n" "${times[@]}" | sort -g | sed -n 2p)"
 }

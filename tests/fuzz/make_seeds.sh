@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Makes the seed corpus of every fuzz target under OUT/<target>/ from the real inputs:
 #   bvh                 the first frames of three normal-extra BVH files, and one whole file
+#   gltf                those four converted to .glb (lmm-import --convert glb), simple_skin.gltf of
+#                       Debian's assimp-testmodels when installed, and tests/fuzz/seeds/gltf/
+#   fbx                 tests/data/blender/dash.fbx and assimp-testmodels' animation_with_skeleton.fbx
 #   config              the shipped skeleton maps, feature schemas and controller configs (configs/)
 #   controller          the shipped controller configs
 #   c_api               two short C API call programs
@@ -19,7 +22,7 @@ data="${LMM_DATA:-${LMM_DATA_FALLBACK:-}}"
 extra="$data/normal-extra"
 
 rm -rf "$out"
-for target in bvh config controller c_api mmdb mmdb_hashed lmmw lmmw_hashed input_script path; do
+for target in bvh gltf fbx config controller c_api mmdb mmdb_hashed lmmw lmmw_hashed input_script path; do
   mkdir -p "$out/$target"
 done
 
@@ -33,6 +36,12 @@ cp "$src/tests/data/golden-v1.lmmw" "$out/lmmw/"
 cp "$src/tests/data/golden-v1.lmmw" "$out/lmmw_hashed/"
 cp "$src"/tests/fuzz/seeds/input_script/* "$out/input_script/"
 cp "$src"/tests/fuzz/seeds/path/* "$out/path/"
+cp "$src"/tests/fuzz/seeds/gltf/* "$out/gltf/"
+simple_skin=/usr/share/assimp/models/glTF2/simple_skin/simple_skin.gltf
+if [[ -f "$simple_skin" ]]; then cp "$simple_skin" "$out/gltf/"; fi
+cp "$src/tests/data/blender/dash.fbx" "$out/fbx/"
+fbx_model=/usr/share/assimp/models/FBX/animation_with_skeleton.fbx
+if [[ -f "$fbx_model" ]]; then cp "$fbx_model" "$out/fbx/"; fi
 for target in mmdb mmdb_hashed; do cp "$src"/tests/fuzz/seeds/mmdb/* "$out/$target/"; done
 
 if [[ -z "$data" || ! -d "$extra" ]]; then
@@ -57,6 +66,7 @@ else
   "$import" "$extra/dataset-1_dash_normal_001.bvh" "$extra/dataset-1_run_normal_001.bvh" --out "$work/dash-run.mmdb" \
     --features "$src/configs/features/lipschitz31.toml" --fps 20 --threads 1 >/dev/null
   for target in mmdb mmdb_hashed; do cp "$work"/*.mmdb "$out/$target/"; done
+  "$import" "$out/bvh" --convert glb --out "$out/gltf" >/dev/null
 fi
 for target in "$out"/*/; do
   echo "make_seeds: $(basename "$target"): $(find "$target" -type f | wc -l) file(s), $(du -sk "$target" | cut -f1) KiB"

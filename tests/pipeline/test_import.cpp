@@ -261,7 +261,7 @@ TEST(ImportErrors, MissingInputsAreNamed) {
   o.inputs = {dir + "/nothing_here"};
   EXPECT_NE(import_error(o, dir + "/o.mmdb").find("nothing_here"), std::string::npos);
   o.inputs = {dir};
-  EXPECT_NE(import_error(o, dir + "/o.mmdb").find("no .bvh files"), std::string::npos);
+  EXPECT_NE(import_error(o, dir + "/o.mmdb").find("no .bvh, .gltf, .glb or .fbx files"), std::string::npos);
 }
 
 TEST(ConfigErrors, NameTheFileKeyOrLine) {

@@ -1,4 +1,5 @@
-// lmm-import: BVH files or folders -> motion database (*.mmdb) with matching features.
+// lmm-import: BVH and glTF files or folders -> motion database (*.mmdb) with matching features, or
+// (--convert) each clip as a .glb or .bvh file.
 #include <chrono>
 
 #include <cxxopts.hpp>
@@ -14,11 +15,14 @@ namespace {
 cxxopts::Options make_options() {
   const std::string configs = default_config_dir();
   cxxopts::Options o("lmm-import",
-                     "Import BVH motion capture into a motion database (*.mmdb).\n"
-                     "Example: lmm-import data/bandai-loco --out loco.mmdb --json summary.json");
+                     "Import BVH or glTF 2.0 motion capture into a motion database (*.mmdb), or convert it.\n"
+                     "Example: lmm-import data/bandai-loco --out loco.mmdb --json summary.json\n"
+                     "         lmm-import data/bandai-loco --convert glb --out loco-glb/");
   o.add_options()
-      ("inputs", "BVH files or folders (searched recursively)", cxxopts::value<std::vector<std::string>>())
-      ("o,out", "output database path", cxxopts::value<std::string>())
+      ("inputs", "BVH, .gltf or .glb files or folders (searched recursively)", cxxopts::value<std::vector<std::string>>())
+      ("o,out", "output database path (with --convert: output folder)", cxxopts::value<std::string>())
+      ("convert", "write each clip to --out as glb or bvh (in the skeleton config's unit) instead of importing",
+       cxxopts::value<std::string>())
       ("skeleton", "skeleton config (TOML)", cxxopts::value<std::string>()->default_value(configs + "/skeletons/bandai.toml"))
       ("features", "feature schema (TOML)", cxxopts::value<std::string>()->default_value(configs + "/features/locomotion27.toml"))
       ("fps", "frame rate of the database", cxxopts::value<float>()->default_value("60"))
@@ -30,7 +34,7 @@ cxxopts::Options make_options() {
       ("json", "write a JSON summary (frames, clips, seconds_wall, ...) to this path", cxxopts::value<std::string>())
       ("h,help", "show this help");
   o.parse_positional({"inputs"});
-  o.positional_help("DIR_OR_BVH...");
+  o.positional_help("DIR_OR_MOTION_FILE...");
   return o;
 }
 
@@ -41,6 +45,17 @@ void log_progress(const char* stage, int done, int total) {
   }
 }
 
+// --convert: every clip of `options.inputs` to `out_dir` as `format` (glb or bvh).
+int convert(const ImportOptions& options, const std::string& format, const std::string& out_dir,
+            std::chrono::steady_clock::time_point start) {
+  if (format != "glb" && format != "bvh") throw InputError("--convert: '" + printable(format) + "' is not glb or bvh");
+  const std::vector<std::string> written =
+      convert_motion_files(options, format == "glb" ? MotionFormat::Glb : MotionFormat::Bvh, out_dir);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  spdlog::info("wrote {} .{} file{} to {} in {:.1f} s", written.size(), format, written.size() == 1 ? "" : "s", out_dir, seconds);
+  return 0;
+}
+
 int run(int argc, char** argv) {
   cxxopts::Options options = make_options();
   const cxxopts::ParseResult args = options.parse(argc, argv);
@@ -49,7 +64,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (!args.count("inputs") || !args.count("out")) {
-    spdlog::error("lmm-import: need input BVH files or folders and --out PATH (see --help)");
+    spdlog::error("lmm-import: need input BVH or glTF files or folders and --out PATH (see --help)");
     return 2;
   }
   const auto start = std::chrono::steady_clock::now();
@@ -66,8 +81,10 @@ int run(int argc, char** argv) {
   opt.skip_bad = args.count("skip-bad") > 0;
   opt.threads = std::max(1, args["threads"].as<int>());
   opt.warn = [](const std::string& m) { spdlog::warn("{}", m); };
+  opt.info = [](const std::string& m) { spdlog::info("{}", m); };
   opt.progress = log_progress;
   const std::string out = args["out"].as<std::string>();
+  if (args.count("convert")) return convert(opt, args["convert"].as<std::string>(), out, start);
   const ImportSummary s = import_database(opt, out);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   spdlog::info("wrote {}: {} frames, {} clips, {} joints, {} feature dims, {:.0f} Hz, {:.1f} MB, "

@@ -1,4 +1,5 @@
-// lmm-inspect: print what a motion database (*.mmdb) or a model bundle (*.lmmw) holds.
+// lmm-inspect: print what a motion database (*.mmdb), a model bundle (*.lmmw) or a glTF motion file
+// holds, or how far two databases of the same clips are apart.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,8 @@
 #include "lmm/common/report.hpp"
 #include "lmm/asset/database.hpp"
 #include "lmm/import/config.hpp"
+#include "lmm/import/database_comparison.hpp"
+#include "lmm/import/animation_file.hpp"
 #include "lmm/import/motion.hpp"
 #include "lmm/asset/model.hpp"
 
@@ -151,6 +154,50 @@ int inspect_model(const std::string& path, const cxxopts::ParseResult& args) {
   return 0;
 }
 
+// Prints (and optionally writes as JSON) the skeleton and animations of a glTF or FBX file.
+int inspect_animation_file(const std::string& path, const cxxopts::ParseResult& args) {
+  const AnimationFile file = read_animation_file(path);
+  std::printf("%s\n  units        %s\n  joints       %d: %s\n", path.c_str(), file.units.c_str(),
+              file.skeleton.joint_count(), file.skeleton.joined_names().c_str());
+  std::vector<JsonObject> clips;
+  for (const Clip& c : file.clips) {
+    std::printf("  animation    %-28s %6d frames at %g Hz (%.2f s)\n", c.name.c_str(), c.frames, c.fps, (c.frames - 1) / c.fps);
+    clips.push_back(JsonObject().text("name", c.name).number("frames", c.frames).number("fps", c.fps));
+  }
+  if (args.count("json")) {
+    write_json(args["json"].as<std::string>(), JsonObject()
+                                                   .text("file", path)
+                                                   .text("kind", "animation")
+                                                   .text("units", file.units)
+                                                   .texts("joint_names", file.skeleton.names)
+                                                   .objects("animations", clips));
+  }
+  return 0;
+}
+
+// Prints (and optionally writes as JSON) how far the databases `a` and `b` are apart.
+int compare(const Database& a, const Database& b, const cxxopts::ParseResult& args) {
+  const int queries = args["queries"].as<int>();
+  if (queries < 1) throw InputError("--queries must be at least 1");
+  const DatabaseDifference d = compare_databases(a, b, queries);
+  std::printf("  compared     %d frames with %s\n  positions    %.3g mm at most (joint '%s', frame %d)\n"
+              "  features     %.3g at most (normalised)\n  search       %d of %d nearest frames the same; the other's "
+              "nearest costs at most %.3g more\n",
+              d.frames, args["compare"].as<std::string>().c_str(), 1000.0 * d.max_position_m, d.max_position_joint.c_str(),
+              d.max_position_frame, d.max_feature, d.same_nearest, d.queries, d.max_cost_gap);
+  if (args.count("json")) {
+    write_json(args["json"].as<std::string>(), JsonObject()
+                                                   .text("compared_with", args["compare"].as<std::string>())
+                                                   .number("frames", d.frames)
+                                                   .number("max_position_mm", 1000.0 * d.max_position_m)
+                                                   .number("max_feature_difference", d.max_feature)
+                                                   .number("queries", d.queries)
+                                                   .number("same_nearest", d.same_nearest)
+                                                   .number("max_cost_gap", d.max_cost_gap));
+  }
+  return 0;
+}
+
 // Whether `path` holds a blob of kind LMMW (bytes 4..7 of the header).
 bool is_model_file(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -163,11 +210,15 @@ bool is_model_file(const std::string& path) {
 
 int run(int argc, char** argv) {
   cxxopts::Options options("lmm-inspect", "Print what a motion database (*.mmdb: frames, clips, duration, frame "
-                                          "rate, joints, per-group feature statistics) or a model bundle (*.lmmw: "
-                                          "preset, skeleton, schema, networks with sizes, experts and MACs) holds.");
+                                          "rate, joints, per-group feature statistics), a model bundle (*.lmmw: "
+                                          "preset, skeleton, schema, networks with sizes, experts and MACs) or a "
+                                          "glTF file (.gltf, .glb: units, joints, animations) holds.");
   options.add_options()
-      ("file", "database (*.mmdb) or model bundle (*.lmmw)", cxxopts::value<std::string>())
+      ("file", "database (*.mmdb), model bundle (*.lmmw) or glTF file (.gltf, .glb)", cxxopts::value<std::string>())
       ("json", "also write the report as JSON to this path", cxxopts::value<std::string>())
+      ("compare", "with a database FILE: compare it with this database of the same clips (joint positions, "
+                  "features, nearest-neighbour results)", cxxopts::value<std::string>())
+      ("queries", "nearest-neighbour queries of --compare", cxxopts::value<int>()->default_value("1000"))
       ("h,help", "show this help");
   options.parse_positional({"file"});
   options.positional_help("FILE");
@@ -178,10 +229,17 @@ int run(int argc, char** argv) {
   }
   const std::string path = args["file"].as<std::string>();
   if (is_model_file(path)) return inspect_model(path, args);
+  if (is_animation_file_path(path)) return inspect_animation_file(path, args);
   std::string error;
   const std::shared_ptr<const Database> database = Database::load_file(path, error);
   if (database == nullptr) throw InputError(error);
   const Database& db = *database;
+  if (args.count("compare")) {
+    const std::shared_ptr<const Database> other = Database::load_file(args["compare"].as<std::string>(), error);
+    if (other == nullptr) throw InputError(error);
+    std::printf("%s\n", path.c_str());
+    return compare(db, *other, args);
+  }
 
   int mirrored = 0;
   for (const DatabaseRange& r : db.ranges()) mirrored += r.mirrored ? 1 : 0;

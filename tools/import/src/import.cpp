@@ -6,12 +6,16 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <thread>
 
 #include "lmm/asset/blob.hpp"
 #include "lmm/asset/database.hpp"
 #include "lmm/blob_writer.hpp"
+#include "lmm/common/report.hpp"
+#include "lmm/import/animation_file.hpp"
+#include "lmm/import/gltf.hpp"
 #include "lmm/import/phase_features.hpp"
 
 #include "database_writing.hpp"
@@ -21,9 +25,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A BVH file read and converted to local transforms (or the reason it could not be).
+// A BVH file or glTF / FBX animation read and converted to local transforms (or the reason it could not be).
 struct ParsedFile {
-  std::string path;
+  std::string path;             // the file, and for a glTF or FBX file of several animations the animation
+  std::string annotation_path;  // its sidecar's path with another extension (of one of several animations: <stem>.<animation>.<ext>)
+  std::string info;             // how the file's units and axes were read (glTF, FBX), or ""
   Skeleton skeleton;
   Clip clip;
   std::string error;
@@ -105,27 +111,68 @@ void drop_leading_pose(ParsedFile& parsed) {
                 " (a jump: faster than " + format_number(kMaxJointJumpSpeed) + " m/s)";
 }
 
-ParsedFile parse_file(const std::string& path, const SkeletonConfig& config) {
-  ParsedFile parsed;
-  parsed.path = path;
-  try {
-    const BvhFile bvh = read_bvh(path);
-    clip_from_bvh(bvh, config.unit_scale, clip_name(path), parsed.skeleton, parsed.clip);
-    std::vector<std::string> present;
-    for (const std::string& name : config.collapse) {
-      if (parsed.skeleton.find(name) >= 0) present.push_back(name);
-    }
-    collapse_joints(present, parsed.skeleton, parsed.clip);
-    collapse_simulation_root(parsed.skeleton, parsed.clip);
+// The parsed files of `path` before processing: its skeleton and clip (one per glTF or FBX
+// animation), in metres and Y-up; a BVH file's units and axes are the config's, a glTF or FBX
+// file's its own.
+std::vector<ParsedFile> read_source(const std::string& path, const SkeletonConfig& config) {
+  if (!is_animation_file_path(path)) {
+    ParsedFile parsed;
+    parsed.path = parsed.annotation_path = path;
+    clip_from_bvh(read_bvh(path), config.unit_scale, clip_name(path), parsed.skeleton, parsed.clip);
     convert_up_axis(config.up_axis, parsed.skeleton, parsed.clip);
-    check_clip_frames(parsed.clip, "the file has");
-    parsed.file_frames = parsed.clip.frames;
-    drop_leading_pose(parsed);
-    check_clip_frames(parsed.clip, "after dropping the leading pose, the clip has");
-    parsed.annotations = load_file_annotations(path, config.tags, parsed.file_frames, parsed.dropped);
-    parsed.parts = kept_parts(parsed.annotations, parsed.file_frames, parsed.dropped);
+    return {parsed};
+  }
+  AnimationFile file = read_animation_file(path);
+  std::vector<ParsedFile> out(file.clips.size());
+  const fs::path base(path);
+  for (size_t a = 0; a < out.size(); ++a) {
+    ParsedFile& parsed = out[a];
+    const bool several = out.size() > 1;
+    parsed.path = several ? path + " (animation '" + printable(file.clips[a].name) + "')" : path;
+    parsed.annotation_path = several ? (base.parent_path() / (base.stem().string() + "." + file.clips[a].name)).string() + base.extension().string() : path;
+    parsed.info = path + ": " + file.units;
+    parsed.skeleton = file.skeleton;
+    parsed.clip = std::move(file.clips[a]);
+    parsed.clip.name = clip_name(parsed.annotation_path);
+  }
+  return out;
+}
+
+// Collapses the config's joints and lmm-sim's simulation root, drops a leading pose and reads
+// the annotations of a read file.
+void prepare_clip(ParsedFile& parsed, const SkeletonConfig& config) {
+  std::vector<std::string> present;
+  for (const std::string& name : config.collapse) {
+    if (parsed.skeleton.find(name) >= 0) present.push_back(name);
+  }
+  collapse_joints(present, parsed.skeleton, parsed.clip);
+  collapse_simulation_root(parsed.skeleton, parsed.clip);
+  check_clip_frames(parsed.clip, "the file has");
+  parsed.file_frames = parsed.clip.frames;
+  drop_leading_pose(parsed);
+  check_clip_frames(parsed.clip, "after dropping the leading pose, the clip has");
+  parsed.annotations = load_file_annotations(parsed.annotation_path, config.tags, parsed.file_frames, parsed.dropped);
+  parsed.parts = kept_parts(parsed.annotations, parsed.file_frames, parsed.dropped);
+}
+
+// The clips of the file at `path`, each prepared (prepare_clip), or one with the error that
+// stopped it.
+std::vector<ParsedFile> parse_file(const std::string& path, const SkeletonConfig& config) {
+  std::vector<ParsedFile> parsed;
+  try {
+    parsed = read_source(path, config);
   } catch (const std::exception& e) {  // InputError, or e.g. bad_alloc on a hostile file
-    parsed.error = file_error(path, e.what());
+    ParsedFile failed;
+    failed.path = path;
+    failed.error = file_error(path, e.what());
+    return {failed};
+  }
+  for (ParsedFile& p : parsed) {
+    try {
+      prepare_clip(p, config);
+    } catch (const std::exception& e) {
+      p.error = file_error(p.path, e.what());
+    }
   }
   return parsed;
 }
@@ -573,14 +620,18 @@ std::vector<std::string> sanity_warnings(const ImportSummary& summary, const Ske
 
 }  // namespace
 
-std::vector<std::string> collect_bvh_files(const std::vector<std::string>& inputs) {
+bool is_motion_file(const fs::path& path) {
+  return path.extension() == ".bvh" || is_animation_file_path(path.string());
+}
+
+std::vector<std::string> collect_motion_files(const std::vector<std::string>& inputs) {
   std::vector<std::string> files;
   for (const std::string& input : inputs) {
     std::error_code ec;
     if (fs::is_directory(input, ec)) {
       std::vector<std::string> found;
       for (const auto& entry : fs::recursive_directory_iterator(input, ec)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".bvh") found.push_back(entry.path().string());
+        if (entry.is_regular_file() && is_motion_file(entry.path())) found.push_back(entry.path().string());
       }
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
@@ -592,7 +643,7 @@ std::vector<std::string> collect_bvh_files(const std::vector<std::string>& input
       throw InputError(input + ": no such file or directory");
     }
   }
-  if (files.empty()) throw InputError("no .bvh files found in the given inputs");
+  if (files.empty()) throw InputError("no .bvh, .gltf, .glb or .fbx files found in the given inputs");
   return files;
 }
 
@@ -623,17 +674,53 @@ std::vector<float> clip_features(const FeatureSchema& schema, const Skeleton& sk
   return out;
 }
 
+std::vector<std::string> convert_motion_files(const ImportOptions& options, MotionFormat format, const std::string& out_dir) {
+  const std::vector<std::string> paths = collect_motion_files(options.inputs);
+  std::vector<ParsedFile> clips;  // every file read before anything is written
+  ImportSummary unused;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    try {
+      std::vector<ParsedFile> read = read_source(paths[i], options.skeleton);
+      if (!read.front().info.empty() && options.info) options.info(read.front().info);
+      for (ParsedFile& p : read) clips.push_back(std::move(p));
+    } catch (const std::exception& e) {
+      reject_file(file_error(paths[i], e.what()), options, unused);
+    }
+    if (options.progress) options.progress("read", int(i) + 1, int(paths.size()));
+  }
+  std::map<std::string, std::string> source_of;  // clip name -> the file it came from
+  for (const ParsedFile& p : clips) {
+    const auto [it, fresh] = source_of.emplace(p.clip.name, p.path);
+    if (!fresh) throw InputError(p.path + " and " + it->second + " would both be written as '" + p.clip.name + "' (nothing written)");
+  }
+  fs::create_directories(out_dir);
+  std::vector<std::string> written;
+  for (const ParsedFile& p : clips) {
+    const std::string out = (fs::path(out_dir) / p.clip.name).string() + (format == MotionFormat::Bvh ? ".bvh" : ".glb");
+    write_text_atomic(out, format == MotionFormat::Bvh
+                               ? write_bvh(bvh_from_clip(p.skeleton, p.clip, "ZXY", options.skeleton.unit_scale))
+                               : write_glb(p.skeleton, {p.clip}));
+    written.push_back(out);
+  }
+  return written;
+}
+
 ImportSummary import_database(const ImportOptions& options, const std::string& out_path) {
   refuse_phase_groups(options.features);
-  const std::vector<std::string> paths = collect_bvh_files(options.inputs);
-  std::vector<ParsedFile> parsed(paths.size());
+  const std::vector<std::string> paths = collect_motion_files(options.inputs);
+  std::vector<std::vector<ParsedFile>> per_file(paths.size());
   std::atomic<int> done{0};
   std::mutex report;
   parallel_for(int(paths.size()), options.threads, [&](int i) {
-    parsed[size_t(i)] = parse_file(paths[size_t(i)], options.skeleton);
+    per_file[size_t(i)] = parse_file(paths[size_t(i)], options.skeleton);
     std::lock_guard<std::mutex> lock(report);
     if (options.progress) options.progress("read", ++done, int(paths.size()));
   });
+  std::vector<ParsedFile> parsed;
+  for (std::vector<ParsedFile>& clips : per_file) {
+    if (!clips.front().info.empty() && options.info) options.info(clips.front().info);
+    for (ParsedFile& p : clips) parsed.push_back(std::move(p));
+  }
 
   ImportSummary summary;
   std::vector<const ParsedFile*> good;

@@ -1,4 +1,4 @@
-// The import pipeline: BVH files -> processed clips -> normalised features -> *.mmdb.
+// The import pipeline: BVH and glTF files -> processed clips -> normalised features -> *.mmdb.
 #pragma once
 
 #include <functional>
@@ -12,7 +12,7 @@ namespace lmm::pipeline {
 
 // Everything lmm-import needs besides the output path.
 struct ImportOptions {
-  std::vector<std::string> inputs;  // BVH files or directories (searched recursively)
+  std::vector<std::string> inputs;  // BVH and glTF files or directories (searched recursively)
   SkeletonConfig skeleton;
   FeatureSchemaConfig features;
   float fps = 60.0f;
@@ -20,6 +20,7 @@ struct ImportOptions {
   bool skip_bad = false;  // skip any bad file (parse, range or processing fault) with a warning
   int threads = 2;
   std::function<void(const std::string&)> warn;  // skipped files and sanity warnings
+  std::function<void(const std::string&)> info;  // how each glTF file's units and axes were read
   std::function<void(const char* stage, int done, int total)> progress;
 };
 
@@ -38,7 +39,7 @@ struct TagCount {
 
 // What an import produced.
 struct ImportSummary {
-  int files = 0;          // BVH files imported
+  int files = 0;          // BVH files and glTF animations imported
   int skipped_files = 0;  // bad files skipped with skip_bad
   int frames = 0;
   int clips = 0;          // ranges, mirrored ones included
@@ -68,9 +69,20 @@ struct ProcessedClip {
   ClipAnnotations annotations;    // tags, no-entry, cost biases and events of its frames
 };
 
-// The BVH files named by `inputs` (directories searched recursively, sorted). Throws InputError
-// for a missing path or when no BVH file is found.
-std::vector<std::string> collect_bvh_files(const std::vector<std::string>& inputs);
+// The motion files (.bvh, .gltf, .glb) named by `inputs` (directories searched recursively,
+// sorted). Throws InputError for a missing path or when no motion file is found.
+std::vector<std::string> collect_motion_files(const std::vector<std::string>& inputs);
+
+// The formats convert_motion_files writes.
+enum class MotionFormat { Bvh, Glb };
+
+// Reads every motion file of `options.inputs` as import_database does (BVH in the skeleton
+// config's unit_scale and up axis, glTF in metres and Y-up; nothing collapsed or dropped) and
+// writes each clip (one per BVH file, one per glTF animation) atomically to
+// `out_dir`/<clip name>.bvh (the config's unit_scale, Y-up, ZXY rotations) or .glb (write_glb);
+// returns the paths written. A bad file stops the conversion (InputError naming it) unless
+// options.skip_bad, which warns and goes on.
+std::vector<std::string> convert_motion_files(const ImportOptions& options, MotionFormat format, const std::string& out_dir);
 
 // The root (joint 0) of `frame`; outside the clip, the end frame's root moved on at that
 // frame's velocity (clips are short, so clamping would fake a stop at every clip end).

@@ -1,0 +1,277 @@
+// glTF 2.0: .glb writing and reading back, import of .glb files next to BVH files, sampling of
+// foreign key layouts, and the errors that name the file and node.
+#include <gtest/gtest.h>
+#include <tiny_gltf.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <sstream>
+
+#include "lmm/asset/database.hpp"
+#include "lmm/import/config.hpp"
+#include "lmm/import/gltf.hpp"
+#include "lmm/import/import.hpp"
+#include "support/synthetic_bvh.hpp"
+#include "support/clip_world_positions.hpp"
+#include "support/temp_files.hpp"
+
+using namespace lmm;
+using namespace lmm::pipeline;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The skeleton and clip of a synthetic circle walk BVH (metres: unit scale 1).
+AnimationFile circle_walk(int frames = 90) {
+  AnimationFile file;
+  Clip clip;
+  clip_from_bvh(parse_bvh(test::circle_walk_bvh(1.4f, 3.0f, frames, 30.0f), "walk.bvh"), 1.0f, "walk", file.skeleton, clip);
+  file.clips.push_back(clip);
+  return file;
+}
+
+// Largest distance between the joints' world positions of two clips over all frames (m).
+float largest_world_distance(const Skeleton& sa, const Clip& a, const Skeleton& sb, const Clip& b) {
+  float worst = 0.0f;
+  for (int f = 0; f < a.frames; ++f) {
+    const std::vector<Vec3> pa = test::clip_world_positions(sa, a, f), pb = test::clip_world_positions(sb, b, f);
+    for (size_t j = 0; j < pa.size(); ++j) worst = std::max(worst, length(pa[j] - pb[j]));
+  }
+  return worst;
+}
+
+// `glb` re-serialised after `edit` changed its model.
+std::string edited(const std::string& glb, const std::function<void(tinygltf::Model&)>& edit) {
+  tinygltf::TinyGLTF io;
+  tinygltf::Model model;
+  std::string error, warning;
+  EXPECT_TRUE(io.LoadBinaryFromMemory(&model, &error, &warning, reinterpret_cast<const unsigned char*>(glb.data()),
+                                      unsigned(glb.size())))
+      << error;
+  edit(model);
+  std::ostringstream out;
+  io.WriteGltfSceneToStream(&model, out, false, true);
+  return out.str();
+}
+
+std::string gltf_error(const std::string& bytes) {
+  try {
+    parse_gltf(bytes, "rig.glb", ".");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// `values` appended to buffer 0 of `m` as a new accessor of `type`; returns its index.
+int add_accessor(tinygltf::Model& m, const std::vector<float>& values, int type) {
+  if (m.buffers.empty()) m.buffers.emplace_back();
+  std::vector<unsigned char>& data = m.buffers[0].data;
+  tinygltf::BufferView view;
+  view.buffer = 0;
+  view.byteOffset = data.size();
+  view.byteLength = values.size() * 4;
+  data.resize(data.size() + view.byteLength);
+  std::memcpy(&data[view.byteOffset], values.data(), view.byteLength);
+  m.bufferViews.push_back(view);
+  tinygltf::Accessor a;
+  a.bufferView = int(m.bufferViews.size()) - 1;
+  a.componentType = TINYGLTF_COMPONENT_TYPE_FLOAT;
+  a.type = type;
+  a.count = values.size() / (type == TINYGLTF_TYPE_SCALAR ? 1 : type == TINYGLTF_TYPE_VEC3 ? 3 : 4);
+  m.accessors.push_back(a);
+  return int(m.accessors.size()) - 1;
+}
+
+}  // namespace
+
+TEST(Gltf, GlbRoundTripKeepsSkeletonAndEveryFramesWorldPositions) {
+  const AnimationFile walk = circle_walk();
+  const AnimationFile back = parse_gltf(write_glb(walk.skeleton, walk.clips), "walk.glb", ".");
+  EXPECT_EQ(back.skeleton.names, walk.skeleton.names);
+  EXPECT_EQ(back.skeleton.parents, walk.skeleton.parents);
+  ASSERT_EQ(back.clips.size(), 1u);
+  const Clip &a = walk.clips[0], &b = back.clips[0];
+  EXPECT_EQ(b.name, "walk");
+  EXPECT_EQ(b.fps, 30.0f);
+  ASSERT_EQ(b.frames, a.frames);
+  EXPECT_LT(largest_world_distance(walk.skeleton, a, back.skeleton, b), 1e-5f);
+  EXPECT_NE(back.units.find("metres and Y-up"), std::string::npos) << back.units;
+}
+
+TEST(Gltf, SeveralAnimationsBecomeSeveralClips) {
+  AnimationFile walk = circle_walk();
+  Clip second = walk.clips[0];
+  second.name = "second";
+  for (Vec3& p : second.positions) p.y += 0.5f;
+  walk.clips.push_back(second);
+  const AnimationFile back = parse_gltf(write_glb(walk.skeleton, walk.clips), "walk.glb", ".");
+  ASSERT_EQ(back.clips.size(), 2u);
+  EXPECT_EQ(back.clips[1].name, "second");
+  EXPECT_NEAR(back.clips[1].position(0, 0).y - back.clips[0].position(0, 0).y, 0.5f, 1e-5f);
+}
+
+TEST(Gltf, TransformAboveTheSkeletonIsApplied) {
+  const AnimationFile walk = circle_walk();
+  // An "Armature" parent at 1 cm per unit, turned 90 degrees about Y, 2 m along X, with the
+  // skeleton's translations in centimetres (as Blender writes a centimetre rig).
+  const std::string glb = edited(write_glb(walk.skeleton, walk.clips), [](tinygltf::Model& m) {
+    tinygltf::Node armature;
+    armature.name = "Armature";
+    armature.children = {0};
+    armature.scale = {0.01, 0.01, 0.01};
+    armature.rotation = {0.0, std::sqrt(0.5), 0.0, std::sqrt(0.5)};
+    armature.translation = {2.0, 0.0, 0.0};
+    m.nodes.push_back(armature);
+    m.scenes[0].nodes = {int(m.nodes.size()) - 1};
+    for (tinygltf::Node& n : m.nodes) {
+      for (double& t : n.translation) t *= n.name == "Armature" ? 1.0 : 100.0;
+    }
+    for (tinygltf::Animation& a : m.animations) {
+      for (const tinygltf::AnimationChannel& c : a.channels) {
+        if (c.target_path != "translation") continue;
+        const tinygltf::BufferView& v = m.bufferViews[size_t(m.accessors[size_t(a.samplers[size_t(c.sampler)].output)].bufferView)];
+        float* values = reinterpret_cast<float*>(&m.buffers[0].data[v.byteOffset]);
+        for (size_t i = 0; i < v.byteLength / 4; ++i) values[i] *= 100.0f;
+      }
+    }
+  });
+  const AnimationFile back = parse_gltf(glb, "walk.glb", ".");
+  const Quat turn = quat_from_angle_axis(1.5707964f, Vec3{0.0f, 1.0f, 0.0f});
+  const std::vector<Vec3> expected = test::clip_world_positions(walk.skeleton, walk.clips[0], 10);
+  const std::vector<Vec3> got = test::clip_world_positions(back.skeleton, back.clips[0], 10);
+  for (size_t j = 0; j < got.size(); ++j) {
+    const Vec3 want = Vec3{2.0f, 0.0f, 0.0f} + rotate(turn, expected[j]);
+    EXPECT_LT(length(got[j] - want), 1e-4f) << back.skeleton.names[j];
+  }
+  EXPECT_NE(back.units.find("scaled by 0.01 to metres"), std::string::npos) << back.units;
+}
+
+TEST(Gltf, StepCubicAndUnevenKeysAreSampledAsTheSpecSays) {
+  const AnimationFile walk = circle_walk(4);
+  const std::string glb = edited(write_glb(walk.skeleton, {}), [](tinygltf::Model& m) {
+    const int times = add_accessor(m, {0.0f, 0.25f, 1.0f}, TINYGLTF_TYPE_SCALAR);
+    // Cubic spline on the root's translation: in-tangent, value, out-tangent per key.
+    const int cubic = add_accessor(m, {0, 0, 0, 0, 0, 0, 4, 0, 0,   0, 0, 0, 1, 0, 0, 0, 0, 0,   0, 0, 0, 2, 0, 0, 0, 0, 0},
+                                   TINYGLTF_TYPE_VEC3);
+    const int step = add_accessor(m, {0, 0, 0, 1, 0, 0.7071068f, 0, 0.7071068f, 0, 1, 0, 0}, TINYGLTF_TYPE_VEC4);
+    tinygltf::Animation a;
+    a.name = "keys";
+    a.samplers = {{}, {}};
+    a.samplers[0].input = a.samplers[1].input = times;
+    a.samplers[0].output = cubic;
+    a.samplers[0].interpolation = "CUBICSPLINE";
+    a.samplers[1].output = step;
+    a.samplers[1].interpolation = "STEP";
+    a.channels = {{}, {}};
+    a.channels[0].sampler = 0, a.channels[0].target_node = 0, a.channels[0].target_path = "translation";
+    a.channels[1].sampler = 1, a.channels[1].target_node = 0, a.channels[1].target_path = "rotation";
+    m.animations.push_back(a);
+  });
+  const AnimationFile back = parse_gltf(glb, "keys.glb", ".");
+  const Clip& c = back.clips.at(0);
+  EXPECT_EQ(c.fps, kIrregularKeyFps);  // keys at 0, 0.25 and 1 s are not evenly spaced
+  EXPECT_EQ(c.frames, int(kIrregularKeyFps) + 1);
+  // Hermite at u = 0.5 of the first interval: 0.5 v0 + 0.125 dt m0 + 0.5 v1 - 0.125 dt m1 with
+  // v0 = 0, out-tangent m0 = 4, v1 = 1, in-tangent m1 = 0, dt = 0.25.
+  const int mid = int(std::lround(0.125 * kIrregularKeyFps));
+  const float u = float(mid) / kIrregularKeyFps / 0.25f;
+  const float want = (-2 * u * u * u + 3 * u * u) + (u * u * u - 2 * u * u + u) * 0.25f * 4.0f;
+  EXPECT_NEAR(c.position(mid, 0).x, want, 1e-5f);
+  EXPECT_NEAR(c.position(c.frames - 1, 0).x, 2.0f, 1e-6f);
+  // STEP holds key 1 (a quarter turn about Y) from 0.25 s until 1 s.
+  EXPECT_NEAR(c.rotation(mid, 0).w, 1.0f, 1e-6f);
+  EXPECT_NEAR(c.rotation(int(0.5f * kIrregularKeyFps), 0).y, 0.7071068f, 1e-6f);
+}
+
+TEST(Gltf, ForeignSkinnedFileReadsItsSkinsJoints) {
+  // simple_skin.gltf of the glTF tutorials (Debian's assimp-testmodels): two skin joints, one
+  // rotation channel, a mesh that is read past.
+  const std::string path = "/usr/share/assimp/models/glTF2/simple_skin/simple_skin.gltf";
+  ASSERT_TRUE(fs::exists(path)) << path << " is missing: install assimp-testmodels (scripts/install-deps.sh)";
+  const AnimationFile file = read_gltf(path);
+  EXPECT_EQ(file.skeleton.names, (std::vector<std::string>{"node_1", "node_2"}));
+  EXPECT_EQ(file.skeleton.parents, (std::vector<int>{-1, 0}));
+  ASSERT_EQ(file.clips.size(), 1u);
+  EXPECT_NEAR(file.skeleton.offsets[0].y, 1.0f, 1e-6f);
+  const Clip& clip = file.clips[0];
+  EXPECT_EQ(clip.fps, 2.0f);  // keys every 0.5 s from 0 to 5.5 s
+  EXPECT_EQ(clip.frames, 12);
+  EXPECT_NEAR(clip.rotation(2, 1).z, 0.7071f, 1e-3f);  // the key at 1 s: a quarter turn about Z
+}
+
+TEST(GltfErrors, NameTheFileAndTheNodeAtFault) {
+  const AnimationFile walk = circle_walk(4);
+  const std::string glb = write_glb(walk.skeleton, walk.clips);
+  auto expect_error = [](const std::string& bytes, const std::string& needle) {
+    const std::string error = gltf_error(bytes);
+    EXPECT_EQ(error.rfind("rig.glb: ", 0), 0u) << error;
+    EXPECT_NE(error.find(needle), std::string::npos) << "wanted '" << needle << "' in: " << error;
+  };
+  expect_error("not a gltf", "not a readable glTF 2.0 file");
+  expect_error(edited(glb, [](tinygltf::Model& m) { m.animations.clear(); }), "no animation");
+  expect_error(edited(glb, [](tinygltf::Model& m) { m.nodes[2].scale = {1.0, 2.0, 1.0}; }),
+               "node 2 '" + walk.skeleton.names[2] + "' has the scale (1, 2, 1)");
+  expect_error(edited(glb, [](tinygltf::Model& m) { m.nodes[1].matrix = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 1}; m.nodes[1].translation.clear(); m.nodes[1].rotation.clear(); }),
+               "shear or a reflection");
+  expect_error(edited(glb, [](tinygltf::Model& m) { m.accessors[1].count = 1000000; }), "accessor 1 runs past its buffer view");
+  expect_error(edited(glb, [](tinygltf::Model& m) { m.nodes[3].name = m.nodes[2].name; }), "have the same name");
+  expect_error(edited(glb, [&](tinygltf::Model& m) {
+                 const int scales = add_accessor(m, std::vector<float>(size_t(3 * 4), 1.0f), TINYGLTF_TYPE_VEC3);
+                 reinterpret_cast<float*>(&m.buffers[0].data[m.bufferViews.back().byteOffset])[4] = 1.5f;
+                 tinygltf::AnimationSampler s = m.animations[0].samplers[0];
+                 s.output = scales;
+                 m.animations[0].samplers.push_back(s);
+                 tinygltf::AnimationChannel c;
+                 c.sampler = int(m.animations[0].samplers.size()) - 1, c.target_node = 1, c.target_path = "scale";
+                 m.animations[0].channels.push_back(c);
+               }),
+               "has an animated scale");
+  expect_error(edited(glb, [](tinygltf::Model& m) {
+                 tinygltf::Node other;
+                 other.name = "Prop";
+                 m.nodes.push_back(other);
+                 m.scenes[0].nodes.push_back(int(m.nodes.size()) - 1);
+                 tinygltf::AnimationChannel c = m.animations[0].channels.back();
+                 c.target_node = int(m.nodes.size()) - 1;
+                 m.animations[0].channels.push_back(c);
+               }),
+               "two roots");
+}
+
+TEST(GltfImport, GlbFilesImportAsTheirBvhSources) {
+  const std::string dir = test::temp_folder("gltf_import");
+  ImportOptions o;
+  o.skeleton = load_skeleton_config(test::write_text(dir + "/biped.toml", test::biped_skeleton_toml()));
+  o.features = load_feature_config(test::write_text(dir + "/features.toml", test::biped_features_toml()));
+  fs::create_directories(dir + "/bvh");
+  fs::create_directories(dir + "/glb");
+  const std::string circle = test::circle_walk_bvh(1.4f, 3.0f, 120, 30.0f), line = test::straight_walk_bvh(1.2f, 100, 30.0f);
+  for (const auto& [name, text] : {std::pair{"circle", circle}, std::pair{"line", line}}) {
+    test::write_text(dir + "/bvh/" + name + ".bvh", text);
+    Skeleton skeleton;
+    Clip clip;
+    clip_from_bvh(parse_bvh(text, name), o.skeleton.unit_scale, name, skeleton, clip);
+    convert_up_axis(o.skeleton.up_axis, skeleton, clip);
+    test::write_text(dir + "/glb/" + std::string(name) + ".glb", write_glb(skeleton, {clip}));
+  }
+  std::vector<std::string> infos;
+  o.info = [&](const std::string& m) { infos.push_back(m); };
+  o.inputs = {dir + "/bvh"};
+  import_database(o, dir + "/bvh.mmdb");
+  o.inputs = {dir + "/glb"};
+  import_database(o, dir + "/glb.mmdb");
+  ASSERT_EQ(infos.size(), 2u);
+  EXPECT_NE(infos[0].find("circle.glb: glTF 2.0: metres and Y-up"), std::string::npos) << infos[0];
+  std::string error;
+  const auto a = Database::load_file(dir + "/bvh.mmdb", error), b = Database::load_file(dir + "/glb.mmdb", error);
+  ASSERT_TRUE(a && b) << error;
+  ASSERT_EQ(a->frame_count(), b->frame_count());
+  ASSERT_EQ(a->schema().dims, b->schema().dims);
+  float worst = 0.0f;
+  for (int f = 0; f < a->frame_count(); ++f) {
+    for (int d = 0; d < a->schema().dims; ++d) worst = std::max(worst, std::fabs(a->features(f)[d] - b->features(f)[d]));
+  }
+  EXPECT_LT(worst, 1e-3f);
+}

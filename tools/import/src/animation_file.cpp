@@ -1,0 +1,22 @@
+#include "lmm/import/animation_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "lmm/import/fbx.hpp"
+#include "lmm/import/gltf.hpp"
+
+namespace lmm::pipeline {
+
+bool has_extension(const std::string& path, const std::vector<std::string>& extensions) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return std::find(extensions.begin(), extensions.end(), ext) != extensions.end();
+}
+
+bool is_animation_file_path(const std::string& path) { return is_gltf_path(path) || is_fbx_path(path); }
+
+AnimationFile read_animation_file(const std::string& path) { return is_fbx_path(path) ? read_fbx(path) : read_gltf(path); }
+
+}  // namespace lmm::pipeline
