@@ -290,13 +290,22 @@ case "$case_name" in
       [[ -n "$(json_number "$work/sim.json" "$key")" ]] || fail "sim JSON lacks $key"
     done
     [[ "$(json_number "$work/sim.json" nan_frames)" == 0 ]] || fail "NaN frames in the simulation"
-    for f in motion.bvh root.csv plot.svg; do [[ -s "$work/simout/$f" ]] || fail "missing $f"; done
+    for f in motion.bvh motion.glb root.csv plot.svg; do [[ -s "$work/simout/$f" ]] || fail "missing $f"; done
     head -n 1 "$work/simout/root.csv" | grep -q "^t,character,x,z" || fail "root.csv header"
     grep -q "<svg" "$work/simout/plot.svg" || fail "plot.svg is not an SVG"
     # The BVH output re-imports (the Simulation root is collapsed by the Bandai config).
     run "$tools/lmm-import" "$work/simout/motion.bvh" --out "$work/again.mmdb" --no-mirror --fps 60 --json "$work/again.json"
     expect_rc 0
     [[ "$(json_number "$work/again.json" frames)" == 300 ]] || fail "re-imported BVH should have 300 frames"
+    # So does the .glb beside it, to the same database, and lmm-inspect reads it.
+    run "$tools/lmm-import" "$work/simout/motion.glb" --out "$work/again-glb.mmdb" --no-mirror --fps 60
+    expect_rc 0; expect_out "motion.glb: glTF 2.0: metres and Y-up"
+    run "$tools/lmm-inspect" "$work/again.mmdb" --compare "$work/again-glb.mmdb" --queries 100 --json "$work/compare.json"
+    expect_rc 0
+    python3 -c "import json,sys; d=json.load(open('$work/compare.json')); sys.exit(0 if d['max_position_mm'] < 1 and d['same_nearest'] == 100 else 1)" ||
+      fail "the .glb output imports to another database: $(cat "$work/compare.json")"
+    run "$tools/lmm-inspect" "$work/simout/motion.glb"; expect_rc 0; expect_out "300 frames at 60 Hz"
+    run "$tools/lmm-import" "$work/simout" --convert obj --out "$work/conv"; expect_rc 1; expect_out "is not glb or bvh"
     # Issue 14: BVH output in the source files' unit by default (--units file: the Bandai
     # config's centimetres), or in --units; either re-imports with a config of that unit, with
     # contacts labelled about as in the database (walking forward, the root not pulled).
@@ -551,7 +560,7 @@ case "$case_name" in
       [[ -n "$(json_number "$work/sim.json" "$key")" ]] || fail "learned sim JSON lacks $key"
     done
     [[ "$(json_number "$work/sim.json" nan_frames)" == 0 ]] || fail "NaN frames in the learned simulation"
-    for f in motion.bvh root.csv plot.svg; do [[ -s "$work/simout/$f" ]] || fail "missing learned $f"; done
+    for f in motion.bvh motion.glb root.csv plot.svg; do [[ -s "$work/simout/$f" ]] || fail "missing learned $f"; done
     printf 'time,stick_x,stick_y,camera_deg,strafe,gait\n0,nan,1,0,0,0\n' >"$work/nan.csv"
     run "$tools/lmm-sim" --model "$work/model.lmmw" --input "$work/nan.csv" --seconds 1 --json "$work/nan.json"
     expect_rc 0; expect_out "treated as zero"
@@ -635,7 +644,7 @@ case "$case_name" in
     done
     grep -q '"completed": ' "$work/path.json" || fail "path JSON lacks completed"
     [[ "$(json_number "$work/path.json" knn_calls_per_lhmm)" == 13 ]] || fail "LHMM(3,3) should make 13 kNN calls"
-    for f in motion.bvh motion_1.bvh root.csv plot.svg plot_1.svg; do [[ -s "$work/pathout/$f" ]] || fail "missing $f"; done
+    for f in motion.bvh motion_1.bvh motion.glb motion_1.glb root.csv plot.svg plot_1.svg; do [[ -s "$work/pathout/$f" ]] || fail "missing $f"; done
     expect_out "0.01 m per unit"  # --units file: the Bandai config's centimetres
     run "$tools/lmm-path" --db "$work/db.mmdb" --path "$work/p.csv" --units mm --out "$work/pathmm"; expect_rc 0
     expect_out "0.001 m per unit"

@@ -60,9 +60,9 @@ std::shared_ptr<const Database> load(const std::string& file) {
 }
 
 // Simulates 4 s of walking forward on `db` (database playback, the root not pulled, so contacts
-// are the data's) and writes the motion in the unit the tools choose by default (--units file)
-// to `file`.
-void simulate_to_bvh(const std::shared_ptr<const Database>& db, const std::string& file) {
+// are the data's) and writes the motion as the tools do (write_motion_files): `stem`.bvh in the
+// unit they choose by default (--units file) and `stem`.glb.
+void simulate_to_files(const std::shared_ptr<const Database>& db, const std::string& stem) {
   FeatureSearch search;
   std::string error;
   ASSERT_TRUE(search.build(db, error)) << error;
@@ -77,7 +77,7 @@ void simulate_to_bvh(const std::shared_ptr<const Database>& db, const std::strin
   const float unit_scale = output_unit_scale("file", db->source_unit_scale(), "db.mmdb", note);
   EXPECT_EQ(unit_scale, db->source_unit_scale());
   EXPECT_EQ(note, "");
-  write_motion_bvh(file, db->skeleton(), tracks[0].clip, unit_scale);
+  write_motion_files(stem, db->skeleton(), tracks[0].clip, unit_scale);
 }
 
 // Every joint of `original` has the same rest offset (m) in `again`, found by name.
@@ -131,7 +131,7 @@ TEST(OutputUnits, SyntheticRigsInMetresAndMillimetresReimportWithTheirConfig) {
     ASSERT_NE(db, nullptr);
     EXPECT_EQ(db->source_unit_scale(), metres_per_unit);
 
-    simulate_to_bvh(db, dir + "/motion.bvh");
+    simulate_to_files(db, dir + "/motion");
     o.inputs = {dir + "/motion.bvh"};
     const ImportSummary again = import_database(o, dir + "/again.mmdb");
     const std::shared_ptr<const Database> reimported = load(dir + "/again.mmdb");
@@ -141,7 +141,7 @@ TEST(OutputUnits, SyntheticRigsInMetresAndMillimetresReimportWithTheirConfig) {
   }
 }
 
-TEST(OutputUnits, BandaiSimulationReimportsWithTheBandaiConfig) {
+TEST(OutputUnits, BandaiSimulationBvhAndGlbReimportWithTheBandaiConfig) {
   REQUIRE_BANDAI(folder, "normal-extra");
   const std::string dir = test::temp_folder("bandai");
   const std::string clips = folder + "/normal-extra/dataset-1_walk_normal_001.bvh";
@@ -149,10 +149,23 @@ TEST(OutputUnits, BandaiSimulationReimportsWithTheBandaiConfig) {
   const std::shared_ptr<const Database> db = load(dir + "/db.mmdb");
   ASSERT_NE(db, nullptr);
   EXPECT_EQ(db->source_unit_scale(), 0.01f);  // configs/skeletons/bandai.toml: centimetres
-  simulate_to_bvh(db, dir + "/motion.bvh");
+  simulate_to_files(db, dir + "/motion");
   const ImportSummary again = test::import_bandai({dir + "/motion.bvh"}, dir + "/again.mmdb");
   const std::shared_ptr<const Database> reimported = load(dir + "/again.mmdb");
   ASSERT_NE(reimported, nullptr);
   expect_same_offsets(db->skeleton(), reimported->skeleton());
   EXPECT_GT(again.contact_ratio, 0.5 * source.contact_ratio);
+  // The .glb written beside it (metres, Y-up) imports with the same config to the same features.
+  test::import_bandai({dir + "/motion.glb"}, dir + "/again-glb.mmdb");
+  const std::shared_ptr<const Database> from_glb = load(dir + "/again-glb.mmdb");
+  ASSERT_NE(from_glb, nullptr);
+  expect_same_offsets(db->skeleton(), from_glb->skeleton());
+  ASSERT_EQ(from_glb->frame_count(), reimported->frame_count());
+  float worst = 0.0f;
+  for (int f = 0; f < reimported->frame_count(); ++f) {
+    for (int d = 0; d < reimported->schema().dims; ++d) {
+      worst = std::max(worst, std::fabs(from_glb->features(f)[d] - reimported->features(f)[d]));
+    }
+  }
+  EXPECT_LT(worst, 0.01f);  // normalised features; the BVH's printed digits differ from the floats
 }

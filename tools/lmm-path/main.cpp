@@ -69,7 +69,7 @@ cxxopts::Options make_options() {
                        "test path's own, else 0)", cxxopts::value<float>())
       ("match-interval", "seconds between LHMM calls", cxxopts::value<float>()->default_value("0.1666667"))
       ("dt", "time step in seconds", cxxopts::value<float>()->default_value("0.0166667"))
-      ("out", "output folder (motion.bvh, root.csv, plot.svg; with --ablation the plots)", cxxopts::value<std::string>())
+      ("out", "output folder (motion.bvh, motion.glb, root.csv, plot.svg; with --ablation the plots)", cxxopts::value<std::string>())
       ("units", "BVH length unit: file (that of the imported BVH files), m, cm, mm or metres per unit",
        cxxopts::value<std::string>()->default_value("file"))
       ("json", "write metrics (or the ablation tables) as JSON", cxxopts::value<std::string>())
@@ -426,13 +426,13 @@ void write_outputs(const std::string& dir, const Database& db, const std::vector
   std::filesystem::create_directories(dir);
   for (size_t c = 0; c < tracks.size(); ++c) {
     const std::string suffix = c == 0 ? "" : "_" + std::to_string(c);
-    write_motion_bvh(dir + "/motion" + suffix + ".bvh", db.skeleton(), tracks[c].clip, unit_scale);
+    write_motion_files(dir + "/motion" + suffix, db.skeleton(), tracks[c].clip, unit_scale);
     write_path_svg(dir + "/plot" + suffix + ".svg", paths[c], tracks[c], "lmm-path, character " + std::to_string(c));
   }
   write_root_csv(dir + "/root.csv", tracks, dt);
-  spdlog::info("wrote {}/motion.bvh ({} m per unit), root.csv (desired = the desired path point) and plot.svg{}", dir,
-               format_number(unit_scale),
-               tracks.size() > 1 ? " (motion_N.bvh, plot_N.svg for the others)" : "");
+  spdlog::info("wrote {}/motion.bvh ({} m per unit), motion.glb (metres), root.csv (desired = the desired path point) and "
+               "plot.svg{}", dir, format_number(unit_scale),
+               tracks.size() > 1 ? " (motion_N.bvh, motion_N.glb, plot_N.svg for the others)" : "");
 }
 
 // cxxopts reads one-letter names as short options (-k 3); the documented --k / --l (and

@@ -47,7 +47,7 @@ cxxopts::Options make_options() {
        "database's tags, or with --model the bundle's)")
       ("state", "game state (a [states.NAME] of --controller) to start in", cxxopts::value<std::string>())
       ("schema", "expected feature schema name (error when the database differs)", cxxopts::value<std::string>()->default_value(""))
-      ("out", "output folder (motion.bvh, root.csv, plot.svg)", cxxopts::value<std::string>())
+      ("out", "output folder (motion.bvh, motion.glb, root.csv, plot.svg)", cxxopts::value<std::string>())
       ("units", "BVH length unit: file (that of the imported BVH files), m, cm, mm or metres per unit",
        cxxopts::value<std::string>()->default_value("file"))
       ("json", "write metrics as JSON", cxxopts::value<std::string>())
@@ -68,12 +68,11 @@ void write_outputs(const std::string& dir, const Skeleton& skeleton, const std::
                    float unit_scale) {
   std::filesystem::create_directories(dir);
   for (size_t c = 0; c < tracks.size(); ++c) {
-    const std::string name = c == 0 ? "/motion.bvh" : "/motion_" + std::to_string(c) + ".bvh";
-    write_motion_bvh(dir + name, skeleton, tracks[c].clip, unit_scale);
+    write_motion_files(dir + (c == 0 ? "/motion" : "/motion_" + std::to_string(c)), skeleton, tracks[c].clip, unit_scale);
   }
   write_root_csv(dir + "/root.csv", tracks, dt);
   write_svg(dir + "/plot.svg", skeleton, tracks, dt);
-  spdlog::info("wrote {}/motion.bvh ({} m per unit), {}/root.csv, {}/plot.svg", dir, format_number(unit_scale), dir, dir);
+  spdlog::info("wrote {}/motion.bvh ({} m per unit), motion.glb (metres), {}/root.csv, {}/plot.svg", dir, format_number(unit_scale), dir, dir);
 }
 
 // Prints the errors of one kind of request (lmm::pipeline::RequestErrors).

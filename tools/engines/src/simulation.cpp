@@ -13,6 +13,7 @@
 #include "lmm/common/report.hpp"
 #include "lmm/engines/strafe_metrics.hpp"
 #include "lmm/import/config.hpp"
+#include "lmm/import/gltf.hpp"
 #include "lmm/plot/svg_plot.hpp"
 
 namespace lmm::pipeline {
@@ -440,8 +441,9 @@ float output_unit_scale(const std::string& units, float source_unit_scale, const
   return scale;
 }
 
-void write_motion_bvh(const std::string& path, const Skeleton& skeleton, const Clip& clip, float unit_scale) {
-  write_text_atomic(path, write_bvh(bvh_from_clip(skeleton, clip, "ZXY", unit_scale)));
+void write_motion_files(const std::string& stem, const Skeleton& skeleton, const Clip& clip, float unit_scale) {
+  write_text_atomic(stem + ".bvh", write_bvh(bvh_from_clip(skeleton, clip, "ZXY", unit_scale)));
+  write_text_atomic(stem + ".glb", write_glb(skeleton, {clip}));
 }
 
 void write_root_csv(const std::string& path, const std::vector<CharacterTrack>& tracks, float dt) {

@@ -131,9 +131,10 @@ SimMetrics run_simulation(const std::shared_ptr<const Model>& model, const Learn
 // InputError naming --units.
 float output_unit_scale(const std::string& units, float source_unit_scale, const std::string& source,
                         std::string& note);
-// Writes `clip` on `skeleton` to `path` as BVH with ZXY rotations, `unit_scale` metres per unit
-// (re-imports with a skeleton config of that unit_scale).
-void write_motion_bvh(const std::string& path, const Skeleton& skeleton, const Clip& clip, float unit_scale);
+// Writes `clip` on `skeleton` to `stem`.bvh, with ZXY rotations and `unit_scale` metres per unit
+// (re-imports with a skeleton config of that unit_scale), and to `stem`.glb (glTF 2.0 binary,
+// metres and Y-up: write_glb).
+void write_motion_files(const std::string& stem, const Skeleton& skeleton, const Clip& clip, float unit_scale);
 
 // Writes the root trajectories as CSV: t, character, x, z, heading_deg, desired_x, desired_z.
 void write_root_csv(const std::string& path, const std::vector<CharacterTrack>& tracks, float dt);
