@@ -321,4 +321,34 @@ TEST(TwoJointIk, ReachesTargetsAndKeepsFootOrientation) {
   EXPECT_NEAR(np[3].y, 1.0f - length(lp[2]) - length(lp[3]), 1e-3f);
 }
 
+TEST(FootLocker, ReportsHowFarTheLegFellShortOfALockedFoot) {
+  // Root, hip 1 m up, knee, ankle (thigh and shin 0.45 m, slightly bent) and a toe in front.
+  const std::vector<int> parents = {-1, 0, 1, 2, 3};
+  PoseBuffers out;
+  out.resize(5);
+  out.positions = {{0, 0, 0}, {0, 1, 0}, {0, -0.45f, 0.02f}, {0, -0.45f, -0.02f}, {0, -0.05f, 0.1f}};
+  std::vector<Vec3> global(5);
+  std::vector<Quat> global_rotations(5);
+  const auto pose = [&](Vec3 root) {
+    out.positions[0] = root;
+    for (Quat& q : out.rotations) q = Quat{};
+    forward_kinematics(parents.data(), 5, out.positions.data(), out.rotations.data(), global.data(), global_rotations.data());
+  };
+  FootLocker feet;
+  feet.init(parents, {4});
+  const uint8_t contact = 1;
+  pose(Vec3{});
+  feet.apply(&contact, 0.25f, 0.05f, 1.0f / 60.0f, parents, out, global, global_rotations);
+  EXPECT_EQ(feet.largest_ik_error(), 0.0f);  // locked where it stands
+  pose(Vec3{0, -0.1f, 0});                   // the body sinks 10 cm: the knee bends to keep the foot
+  feet.apply(&contact, 0.25f, 0.05f, 1.0f / 60.0f, parents, out, global, global_rotations);
+  EXPECT_LT(feet.largest_ik_error(), 1e-4f);
+  pose(Vec3{0, 0.15f, 0});                   // lifted 15 cm: the straight leg falls short
+  feet.apply(&contact, 0.25f, 0.05f, 1.0f / 60.0f, parents, out, global, global_rotations);
+  EXPECT_GT(feet.largest_ik_error(), 0.1f);
+  EXPECT_LT(feet.largest_ik_error(), 0.16f);
+  feet.release_all();
+  EXPECT_EQ(feet.largest_ik_error(), 0.0f);
+}
+
 }  // namespace

@@ -192,6 +192,9 @@ JsonObject metrics_json(const PathMetrics& m) {
       .number("transitions", m.transitions)
       .number("corner_queries", m.corner_queries)
       .number("foot_slide_cm_per_s", m.foot_slide_cm_per_s)
+      .number("foot_ik_error_max_cm", m.legs.ik_error_max_cm)
+      .number("foot_ik_error_mean_cm", m.legs.ik_error_mean_cm())
+      .number("leg_joint_speed_max_m_s", m.legs.leg_speed_max_m_s)
       .number("facing_error_deg", m.facing_error_deg)
       .number("sideways_clip_share", m.sideways_clip_share)
       .number("direction_calls", m.direction_calls);

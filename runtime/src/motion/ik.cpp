@@ -71,6 +71,7 @@ void FootLocker::apply(const uint8_t* contacts, float unlock_distance, float ble
                        const std::vector<int>& parents, PoseBuffers& out, std::vector<Vec3>& global_positions,
                        std::vector<Quat>& global_rotations) {
   const Vec3 forward = rotate(out.rotations[0], Vec3{0, 0, 1});
+  largest_ik_error_ = 0.0f;
   for (size_t c = 0; c < feet_.size(); ++c) {
     Foot& foot = feet_[c];
     if (foot.hip <= 0) continue;
@@ -91,15 +92,18 @@ void FootLocker::apply(const uint8_t* contacts, float unlock_distance, float ble
     const LegChain chain{global_positions[size_t(foot.hip)],   global_positions[size_t(foot.knee)],
                          global_positions[size_t(foot.ankle)], global_rotations[size_t(foot.hip)],
                          global_rotations[size_t(foot.knee)],  global_rotations[size_t(foot.ankle)]};
-    two_joint_ik(chain, chain.ankle + foot.offset, forward, out.rotations[size_t(foot.hip)],
-                 out.rotations[size_t(foot.knee)], out.rotations[size_t(foot.ankle)]);
+    const Vec3 target = chain.ankle + foot.offset;
+    two_joint_ik(chain, target, forward, out.rotations[size_t(foot.hip)], out.rotations[size_t(foot.knee)],
+                 out.rotations[size_t(foot.ankle)]);
     // Refresh the global pose before the next foot (chains may share joints).
     forward_kinematics(parents.data(), int(parents.size()), out.positions.data(), out.rotations.data(),
                        global_positions.data(), global_rotations.data());
+    largest_ik_error_ = std::max(largest_ik_error_, length(global_positions[size_t(foot.ankle)] - target));
   }
 }
 
 void FootLocker::release_all() {
+  largest_ik_error_ = 0.0f;
   for (Foot& foot : feet_) {
     foot.locked = false;
     foot.offset = foot.offset_velocity = Vec3{};

@@ -228,6 +228,7 @@ PathMetrics run_path(const std::shared_ptr<const Database>& database, const Feat
   int completed_at = -1;
   std::vector<Vec3> previous;
   FootSlide slide;
+  const std::vector<int> legs = leg_joints(db.skeleton().parents, db.contact_joints());
   FacingTally facing(db);
   const std::vector<std::string>& tag_names = db.annotations().tag_names();
   std::vector<double> tag_seconds(tag_names.size(), 0.0);
@@ -245,6 +246,7 @@ PathMetrics run_path(const std::shared_ptr<const Database>& database, const Feat
     track.desired.push_back(path.points[size_t(follower.desired_index())]);
     const std::vector<Vec3>& global = follower.global_positions();
     slide.add(db.contact_joints(), [&](int k) { return follower.in_contact(k); }, previous, global, options.dt);
+    m.legs.add(follower.foot_ik_error(), legs, previous, global, options.dt);
     previous = global;
     if (completed_at < 0) {
       facing.add(follower, path, options);

@@ -26,6 +26,7 @@ float stick_length(const GamepadInput& in) { return std::sqrt(in.left_x * in.lef
 // Accumulates the per-frame metrics of one character.
 struct MetricsAccumulator {
   FootSlide slide;
+  LegMetrics legs;
   double jitter_sum = 0.0;
   long jitter_count = 0;
   double trajectory_sum = 0.0;
@@ -188,6 +189,7 @@ namespace {
 struct SimShape {
   int joints = 0;
   std::vector<int> contact_joints;
+  std::vector<int> legs;   // leg_joints of the contact joints
   int horizon_offset = 0;  // last trajectory offset (frames of the data)
   float fps = 30.0f;
   const Database* db = nullptr;      // the database characters play (null for learned ones)
@@ -331,6 +333,7 @@ SimMetrics simulate(const SimShape& shape, const Init& init, Gameplay& gameplay,
       }
       acc.slide.add(shape.contact_joints, [&](int k) { return character.in_contact(k); }, previous_positions, global,
                     dt);
+      acc.legs.add(character.foot_ik_error(), shape.legs, previous_positions, global, dt);
       gameplay.after(character, stick_length(input), time, frame_before, transitions_before, previous_positions);
       before_previous = previous_positions;
       previous_positions = global;
@@ -366,6 +369,7 @@ SimMetrics simulate(const SimShape& shape, const Init& init, Gameplay& gameplay,
     gameplay.end(character, m);
   }
   m.foot_slide_cm_per_s = acc.slide.mean();
+  m.legs = acc.legs;
   m.jitter = acc.jitter_count ? acc.jitter_sum / double(acc.jitter_count) : 0.0;
   m.trajectory_error_m = acc.trajectory_count ? acc.trajectory_sum / double(acc.trajectory_count) : 0.0;
   m.us_per_update = median(update_us);
@@ -394,8 +398,8 @@ SimMetrics run_simulation(const std::shared_ptr<const Database>& database, const
                           const CharacterSettings& settings, const std::vector<InputScript>& scripts, float seconds,
                           float dt, std::vector<CharacterTrack>& tracks, const std::vector<StateConfig>& states) {
   const Database& db = *database;
-  const SimShape shape{db.joint_count(), db.contact_joints(), steering_horizon(db.schema()), db.fps(), &db,
-                       clip_travel(db)};
+  const SimShape shape{db.joint_count(), db.contact_joints(), leg_joints(db.skeleton().parents, db.contact_joints()),
+                       steering_horizon(db.schema()), db.fps(), &db, clip_travel(db)};
   auto init = [&](DatabaseCharacter& character, size_t c) {
     std::string error;
     if (!character.init(database, search, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
@@ -410,7 +414,8 @@ SimMetrics run_simulation(const std::shared_ptr<const Model>& bundle, const Lear
                           std::vector<CharacterTrack>& tracks, const std::vector<StateConfig>& states) {
   const Model& model = *bundle;
   const SimShape shape{model.skeleton().joint_count(), model.contact_joints(),
-                       steering_horizon(model.schema()), model.fps(), nullptr, {}};
+                       leg_joints(model.skeleton().parents, model.contact_joints()), steering_horizon(model.schema()),
+                       model.fps(), nullptr, {}};
   auto init = [&](LearnedCharacter& character, size_t c) {
     std::string error;
     if (!character.init(bundle, settings, Vec3{2.0f * float(c), 0.0f, 0.0f}, 0.0f, error)) throw InputError(error);
@@ -439,6 +444,27 @@ float output_unit_scale(const std::string& units, float source_unit_scale, const
                      range_text(kMinUnitScale, kMaxUnitScale));
   }
   return scale;
+}
+
+void LegMetrics::add(float ik_error_m, const std::vector<int>& legs, const std::vector<Vec3>& previous,
+                     const std::vector<Vec3>& global, float dt) {
+  ik_error_max_cm = std::max(ik_error_max_cm, 100.0 * ik_error_m);
+  ik_error_sum_cm += 100.0 * ik_error_m;
+  ++updates;
+  for (size_t i = 0; i < legs.size() && !previous.empty(); ++i) {
+    const size_t j = size_t(legs[i]);
+    leg_speed_max_m_s = std::max(leg_speed_max_m_s, double(length(global[j] - previous[j]) / dt));
+  }
+}
+
+std::vector<int> leg_joints(const std::vector<int>& parents, const std::vector<int>& contact_joints) {
+  std::vector<int> legs;
+  for (int joint : contact_joints) {
+    for (int level = 0, j = joint; level < 4 && j >= 0; ++level, j = parents[size_t(j)]) {
+      if (std::find(legs.begin(), legs.end(), j) == legs.end()) legs.push_back(j);
+    }
+  }
+  return legs;
 }
 
 void write_motion_files(const std::string& stem, const Skeleton& skeleton, const Clip& clip, float unit_scale) {

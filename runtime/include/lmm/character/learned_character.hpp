@@ -58,6 +58,9 @@ class LearnedCharacter final : public GameplayCharacter {
   // Turns foot locking on or off and sets its distances from the next update (turning it off
   // releases every lock at once). No allocation.
   void set_foot_lock(const FootLockSettings& lock) { change_foot_lock(lock, settings_, feet_); }
+  // Largest distance (m) in the last update between a locked ankle and its IK target
+  // (FootLocker::largest_ik_error); 0 without foot locks.
+  float foot_ik_error() const { return feet_.largest_ik_error(); }
 
   // Tags of the state played (Model::state_tags of the playing prediction, the one a transition
   // moves to; 0 for a bundle without tags).

@@ -178,6 +178,9 @@ class PathFollower : public PoseOutput {
   // Turns foot locking on or off and sets its distances from the next update (turning it off
   // releases every lock at once). No allocation.
   void set_foot_lock(const FootLockSettings& lock) { change_foot_lock(lock, settings_, feet_); }
+  // Largest distance (m) in the last update between a locked ankle and its IK target
+  // (FootLocker::largest_ik_error); 0 without foot locks.
+  float foot_ik_error() const { return feet_.largest_ik_error(); }
 
   // The path being followed.
   const Path& path() const { return *path_; }

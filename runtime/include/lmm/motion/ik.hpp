@@ -43,6 +43,9 @@ class FootLocker {
              std::vector<Quat>& global_rotations);
   // Releases every lock and clears the IK offsets at once (after a teleport or reset).
   void release_all();
+  // Largest distance (m) in the last apply() between an adjusted ankle and its IK target: what
+  // the legs could not reach (0 when every target was reached or no foot was adjusted).
+  float largest_ik_error() const { return largest_ik_error_; }
 
  private:
   struct Foot {
@@ -52,6 +55,7 @@ class FootLocker {
     Vec3 offset, offset_velocity;  // IK target offset from the animated position
   };
   std::vector<Foot> feet_;
+  float largest_ik_error_ = 0.0f;
 };
 
 // Makes `lock` a character's foot-lock settings (its FootLockSettings part, `settings`); turning

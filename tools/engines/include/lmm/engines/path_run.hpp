@@ -26,6 +26,7 @@ struct PathMetrics {
   double knn_calls_per_lhmm = 0;
   int frames = 0, matches = 0, transitions = 0, corner_queries = 0;
   double foot_slide_cm_per_s = 0;
+  LegMetrics legs;              // foot-lock IK error and the fastest leg joint (knee pops)
   // Facing (Lee, Kwon & Lee 2023 Sec. VI-D): mean angle (degrees) between the root's facing and the intended
   // one (PathRunOptions::intended_facing, else the path's tangent at the desired position) over
   // the frames whose desired position moves faster than 0.3 m/s, and the share of those frames

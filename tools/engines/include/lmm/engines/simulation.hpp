@@ -46,6 +46,25 @@ InputScript load_input_script(const std::string& path);
 // backward steps in the database, e.g. Bandai's dataset-1 walk-left / -right / -back clips).
 InputScript random_input_script(uint32_t seed, float seconds, bool strafe = false);
 
+// Knee pops of a run: how far the foot locks' two-joint IK missed its targets (the characters'
+// foot_ik_error per update) and how fast the leg joints moved.
+struct LegMetrics {
+  double ik_error_max_cm = 0.0, ik_error_sum_cm = 0.0;
+  long updates = 0;
+  double leg_speed_max_m_s = 0.0;  // fastest leg joint (leg_joints) between two updates
+
+  // Adds one update: its IK error (m) and the speeds of `legs` from global poses dt apart
+  // (speeds only when `previous` is not empty).
+  void add(float ik_error_m, const std::vector<int>& legs, const std::vector<Vec3>& previous,
+           const std::vector<Vec3>& global, float dt);
+  // Mean IK error per update (cm; 0 without updates).
+  double ik_error_mean_cm() const { return updates ? ik_error_sum_cm / double(updates) : 0.0; }
+};
+
+// The legs of `contact_joints`: each contact joint and its ancestors up to three levels (ankle,
+// knee, hip for a toe), without repeats.
+std::vector<int> leg_joints(const std::vector<int>& parents, const std::vector<int>& contact_joints);
+
 // What one simulated run measured.
 struct SimMetrics {
   int characters = 0;
@@ -60,6 +79,7 @@ struct SimMetrics {
   int nan_frames = 0;              // frames with a non-finite joint position
   int still_frames = 0;            // same stick held >= 0.5 s, root neither moving nor turning
   double foot_slide_cm_per_s = 0;  // mean horizontal contact-joint speed while in contact
+  LegMetrics legs;                 // foot-lock IK error and the fastest leg joint (knee pops)
   double jitter = 0;               // mean joint acceleration magnitude, m/s^2
   double trajectory_error_m = 0;   // predicted root vs actual root, 1 s ahead
   double max_joint_distance_m = 0; // farthest any joint got from the character root
