@@ -5,7 +5,7 @@
 
 #include <csignal>
 #include <filesystem>
-#include <functional>
+#include <chrono>
 #include <thread>
 
 #include "lmm/import/database_comparison.hpp"
@@ -116,26 +116,39 @@ TEST(FbxErrors, UnreadableInputIsNamed) {
   }
 }
 
-TEST(ChildProcess, ReturnsBytesRethrowsErrorsAndOutlivesCrashesAndHangs) {
-  EXPECT_EQ(run_in_child([] { return std::string("scene\0bytes", 11); }, "reader", 5), std::string("scene\0bytes", 11));
-  const auto error_of = [](const std::function<std::string()>& work) {
+namespace {
+
+// A child's work for ChildWorker: fails as the request says, else echoes it.
+std::string echo_or_fail(const std::string& request) {
+  if (request == "throw") throw InputError("f.fbx: not a readable FBX file: x");
+  if (request == "segv") std::raise(SIGSEGV);
+  if (request == "abort") std::abort();
+  if (request == "hang") std::this_thread::sleep_for(std::chrono::seconds(3));
+  return "reply to " + request;
+}
+
+}  // namespace
+
+TEST(ChildWorker, RepliesRethrowsErrorsAndOutlivesCrashesAndHangs) {
+  ChildWorker worker;
+  const auto error_of = [&](const std::string& request) {
     try {
-      run_in_child(work, "f.fbx: the reader", 1);
+      worker.run(echo_or_fail, request, "f.fbx: the reader", 1);
     } catch (const InputError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
   };
-  EXPECT_EQ(error_of([]() -> std::string { throw InputError("f.fbx: not a readable FBX file: x"); }), "f.fbx: not a readable FBX file: x");
-  // A crash: the signal, or under AddressSanitizer (which reports a SIGSEGV and exits) its exit status.
-  for (const std::string& error : {error_of([]() -> std::string { std::raise(SIGSEGV); return ""; }),
-                                   error_of([]() -> std::string { std::abort(); })}) {
+  EXPECT_EQ(worker.run(echo_or_fail, std::string("a\0b", 3), "f.fbx: the reader", 5), std::string("reply to a\0b", 12));
+  EXPECT_EQ(error_of("throw"), "f.fbx: not a readable FBX file: x");
+  // A crash: the signal, or under AddressSanitizer (which reports a SIGSEGV and exits) its exit
+  // status; the next request gets a new child.
+  for (const char* crash : {"segv", "abort"}) {
+    const std::string error = error_of(crash);
     EXPECT_EQ(error.rfind("f.fbx: the reader failed (", 0), 0u) << error;
     EXPECT_NE(error.find("): a malformed file"), std::string::npos) << error;
+    EXPECT_EQ(worker.run(echo_or_fail, "again", "f.fbx: the reader", 5), "reply to again");
   }
-  EXPECT_EQ(error_of([]() -> std::string {
-              std::this_thread::sleep_for(std::chrono::seconds(3));
-              return "";
-            }),
-            "f.fbx: the reader took more than 1 s and was stopped: a malformed file?");
+  EXPECT_EQ(error_of("hang"), "f.fbx: the reader took more than 1 s and was stopped: a malformed file?");
+  EXPECT_EQ(worker.run(echo_or_fail, "after", "f.fbx: the reader", 5), "reply to after");
 }

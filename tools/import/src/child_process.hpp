@@ -2,14 +2,39 @@
 // crash, an abort or a hang in it on a malformed file is an error and not the tool's end.
 #pragma once
 
-#include <functional>
 #include <string>
+#include <sys/types.h>
 
 namespace lmm::pipeline {
 
-// Runs `work` in a forked child process that may take `seconds` (then it is killed) and returns
-// the bytes it returned. An InputError thrown by `work` is rethrown with its message; a child
-// that dies (a signal, a sanitizer report) or runs out of time is an InputError naming `what`.
-std::string run_in_child(const std::function<std::string()>& work, const std::string& what, unsigned seconds);
+// A forked child process that runs one function on request after request (started on the first
+// request and again after one that killed it), so that a file costs a round trip on a socket
+// rather than a fork and a cold heap. One per thread; not copyable. The child ends when its worker
+// is destroyed or its parent exits (its socket closes).
+class ChildWorker {
+ public:
+  // Work done in the child: the reply for `request`, or an exception whose message is the error.
+  using Work = std::string (*)(const std::string& request);
+
+  ChildWorker() = default;
+  ChildWorker(const ChildWorker&) = delete;
+  ChildWorker& operator=(const ChildWorker&) = delete;
+  ~ChildWorker();
+
+  // The reply of `work` to `request` in the child, which may take `seconds` for it (then it is
+  // killed). An exception `work` throws is an InputError with its message; a child that dies on
+  // the request (a signal, a sanitizer report) or runs out of time is an InputError naming
+  // `what`. `work` must be the same function on every call.
+  std::string run(Work work, const std::string& request, const std::string& what, unsigned seconds);
+
+ private:
+  // Forks the child, serving `work`.
+  void start(Work work);
+  // Closes the child's socket and collects it; returns its wait status (0 without a child).
+  int stop();
+
+  pid_t pid_ = -1;
+  int socket_ = -1;
+};
 
 }  // namespace lmm::pipeline

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 #include "lmm/common/errors.hpp"
@@ -188,13 +189,27 @@ NodeScene assimp_scene(const std::string& bytes, const std::string& source) {
   return scene;
 }
 
+// A request for the reader's child: the source's length and name, then the file's bytes.
+std::string encode_request(const std::string& bytes, const std::string& source) {
+  const uint64_t size = source.size();
+  return std::string(reinterpret_cast<const char*>(&size), sizeof size) + source + bytes;
+}
+
+// The child's work: the encoded scene assimp reads from an encode_request request.
+std::string read_in_child(const std::string& request) {
+  uint64_t size = 0;
+  std::memcpy(&size, request.data(), sizeof size);
+  const std::string source = request.substr(sizeof size, size_t(size));
+  return encode_scene(assimp_scene(request.substr(sizeof size + size_t(size)), source));
+}
+
 }  // namespace
 
 AnimationFile parse_fbx(const std::string& bytes, const std::string& source) {
   // assimp 5.2.5 double-frees, leaks and runs out of memory on some malformed files (fuzz_fbx):
-  // it reads in a child process, which hands back the scene it found.
-  const std::string scene = run_in_child([&] { return encode_scene(assimp_scene(bytes, source)); }, source + ": the FBX reader (assimp)",
-                                         kFbxReadSeconds);
+  // it reads in a child process of this thread's, which hands back the scene it found.
+  thread_local ChildWorker reader;
+  const std::string scene = reader.run(read_in_child, encode_request(bytes, source), source + ": the FBX reader (assimp)", kFbxReadSeconds);
   return sample_scene(decode_scene(scene));
 }
 
