@@ -10,6 +10,9 @@ import builtins
 import sys
 
 import bpy
+import numpy
+
+numpy.bool = bool  # Blender 3.4's glTF importer uses numpy.bool, gone since numpy 1.24 (its skins need it)
 
 _open = builtins.open  # Blender 3.4's BVH importer opens files in mode 'rU', which Python 3.11 refuses
 builtins.open = lambda file, mode="r", *args, **kwargs: _open(file, mode.replace("U", ""), *args, **kwargs)

@@ -311,6 +311,14 @@ case "$case_name" in
     python3 -c "import json,sys; d=json.load(open('$work/compare.json')); sys.exit(0 if d['max_position_mm'] < 1 and d['same_nearest'] == 100 else 1)" ||
       fail "the .glb output imports to another database: $(cat "$work/compare.json")"
     run "$tools/lmm-inspect" "$work/simout/motion.glb"; expect_rc 0; expect_out "300 frames at 60 Hz"
+    # --mesh spindles adds a skinned mesh (the skeleton read back is the same); a bad value stops the run.
+    grep -q JOINTS_0 "$work/simout/motion.glb" && fail "a mesh in motion.glb without --mesh"
+    run "$tools/lmm-sim" --db "$work/db.mmdb" --random --seconds 2 --mesh spindles --out "$work/meshout"; expect_rc 0
+    grep -q JOINTS_0 "$work/meshout/motion.glb" || fail "no skinned mesh in motion.glb with --mesh spindles"
+    run "$tools/lmm-inspect" "$work/meshout/motion.glb"; expect_rc 0; expect_out "joints       22"
+    run "$tools/lmm-sim" --db "$work/db.mmdb" --random --seconds 2 --mesh cubes --out "$work/badmesh"; expect_rc 1
+    expect_out "--mesh: 'cubes' is not none or spindles"
+    [[ ! -e "$work/badmesh" ]] || fail "a bad --mesh wrote outputs"
     run "$tools/lmm-import" "$work/simout" --convert obj --out "$work/conv"; expect_rc 1; expect_out "is not glb or bvh"
     # Issue 14: BVH output in the source files' unit by default (--units file: the Bandai
     # config's centimetres), or in --units; either re-imports with a config of that unit, with

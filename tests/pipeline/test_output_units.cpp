@@ -61,7 +61,7 @@ std::shared_ptr<const Database> load(const std::string& file) {
 
 // Simulates 4 s of walking forward on `db` (database playback, the root not pulled, so contacts
 // are the data's) and writes the motion as the tools do (write_motion_files): `stem`.bvh in the
-// unit they choose by default (--units file) and `stem`.glb.
+// unit they choose by default (--units file) and `stem`.glb, with the generated mesh (--mesh spindles).
 void simulate_to_files(const std::shared_ptr<const Database>& db, const std::string& stem) {
   FeatureSearch search;
   std::string error;
@@ -77,7 +77,7 @@ void simulate_to_files(const std::shared_ptr<const Database>& db, const std::str
   const float unit_scale = output_unit_scale("file", db->source_unit_scale(), "db.mmdb", note);
   EXPECT_EQ(unit_scale, db->source_unit_scale());
   EXPECT_EQ(note, "");
-  write_motion_files(stem, db->skeleton(), tracks[0].clip, unit_scale);
+  write_motion_files(stem, db->skeleton(), tracks[0].clip, unit_scale, bone_spindles(db->skeleton()));
 }
 
 // Every joint of `original` has the same rest offset (m) in `again`, found by name.

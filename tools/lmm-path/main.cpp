@@ -70,6 +70,8 @@ cxxopts::Options make_options() {
       ("match-interval", "seconds between LHMM calls", cxxopts::value<float>()->default_value("0.1666667"))
       ("dt", "time step in seconds", cxxopts::value<float>()->default_value("0.0166667"))
       ("out", "output folder (motion.bvh, motion.glb, root.csv, plot.svg; with --ablation the plots)", cxxopts::value<std::string>())
+      ("mesh", "skinned mesh in motion.glb: none, or spindles (generated around the bones)",
+       cxxopts::value<std::string>()->default_value("none"))
       ("units", "BVH length unit: file (that of the imported BVH files), m, cm, mm or metres per unit",
        cxxopts::value<std::string>()->default_value("file"))
       ("json", "write metrics (or the ablation tables) as JSON", cxxopts::value<std::string>())
@@ -425,11 +427,11 @@ void print_metrics(size_t character, const PathRunOptions& o, const PathMetrics&
 }
 
 void write_outputs(const std::string& dir, const Database& db, const std::vector<CharacterTrack>& tracks,
-                   const std::vector<Path>& paths, float dt, float unit_scale) {
+                   const std::vector<Path>& paths, float dt, float unit_scale, const SkinnedMesh& mesh) {
   std::filesystem::create_directories(dir);
   for (size_t c = 0; c < tracks.size(); ++c) {
     const std::string suffix = c == 0 ? "" : "_" + std::to_string(c);
-    write_motion_files(dir + "/motion" + suffix, db.skeleton(), tracks[c].clip, unit_scale);
+    write_motion_files(dir + "/motion" + suffix, db.skeleton(), tracks[c].clip, unit_scale, mesh);
     write_path_svg(dir + "/plot" + suffix + ".svg", paths[c], tracks[c], "lmm-path, character " + std::to_string(c));
   }
   write_root_csv(dir + "/root.csv", tracks, dt);
@@ -469,6 +471,7 @@ int run(int argc, char** argv) {
     return 2;
   }
   PathRunOptions o = run_options(args);
+  check_mesh_option(args["mesh"].as<std::string>());
   std::string error;
   const std::shared_ptr<const Database> db = Database::load_file(args["db"].as<std::string>(), error);
   if (db == nullptr) throw InputError(error);
@@ -497,7 +500,9 @@ int run(int argc, char** argv) {
     print_metrics(c, o, m);
     characters.push_back(metrics_json(m));
   }
-  if (args.count("out")) write_outputs(args["out"].as<std::string>(), *db, tracks, paths, o.dt, unit_scale);
+  if (args.count("out")) {
+    write_outputs(args["out"].as<std::string>(), *db, tracks, paths, o.dt, unit_scale, output_mesh(args["mesh"].as<std::string>(), db->skeleton()));
+  }
   if (args.count("json")) {
     JsonObject json = characters[0];
     if (characters.size() > 1) json.objects("characters", characters);

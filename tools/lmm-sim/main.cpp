@@ -48,6 +48,8 @@ cxxopts::Options make_options() {
       ("state", "game state (a [states.NAME] of --controller) to start in", cxxopts::value<std::string>())
       ("schema", "expected feature schema name (error when the database differs)", cxxopts::value<std::string>()->default_value(""))
       ("out", "output folder (motion.bvh, motion.glb, root.csv, plot.svg)", cxxopts::value<std::string>())
+      ("mesh", "skinned mesh in motion.glb: none, or spindles (generated around the bones)",
+       cxxopts::value<std::string>()->default_value("none"))
       ("units", "BVH length unit: file (that of the imported BVH files), m, cm, mm or metres per unit",
        cxxopts::value<std::string>()->default_value("file"))
       ("json", "write metrics as JSON", cxxopts::value<std::string>())
@@ -65,10 +67,10 @@ float checked_dt(float dt) {
 }
 
 void write_outputs(const std::string& dir, const Skeleton& skeleton, const std::vector<CharacterTrack>& tracks, float dt,
-                   float unit_scale) {
+                   float unit_scale, const SkinnedMesh& mesh) {
   std::filesystem::create_directories(dir);
   for (size_t c = 0; c < tracks.size(); ++c) {
-    write_motion_files(dir + (c == 0 ? "/motion" : "/motion_" + std::to_string(c)), skeleton, tracks[c].clip, unit_scale);
+    write_motion_files(dir + (c == 0 ? "/motion" : "/motion_" + std::to_string(c)), skeleton, tracks[c].clip, unit_scale, mesh);
   }
   write_root_csv(dir + "/root.csv", tracks, dt);
   write_svg(dir + "/plot.svg", skeleton, tracks, dt);
@@ -198,6 +200,7 @@ int run(int argc, char** argv) {
   }
   const float seconds = args["seconds"].as<float>();
   if (!(seconds > 0.0f && seconds <= 86400.0f)) throw InputError("--seconds must be in (0, 86400]");
+  check_mesh_option(args["mesh"].as<std::string>());
   const float dt = checked_dt(args["dt"].as<float>());
   const int count = args["characters"].as<int>();
   if (count < 1 || count > kMaxSimCharacters) {
@@ -262,7 +265,9 @@ int run(int argc, char** argv) {
   }
   if (m.gameplay.measured) print_gameplay(m.gameplay);
   if (m.sanitized_inputs > 0) spdlog::warn("{} non-finite input values were treated as zero", m.sanitized_inputs);
-  if (args.count("out")) write_outputs(args["out"].as<std::string>(), skeleton, tracks, dt, unit_scale);
+  if (args.count("out")) {
+    write_outputs(args["out"].as<std::string>(), skeleton, tracks, dt, unit_scale, output_mesh(args["mesh"].as<std::string>(), skeleton));
+  }
   if (args.count("json")) {
     JsonObject report =
                JsonObject()

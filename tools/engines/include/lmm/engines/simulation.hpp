@@ -10,6 +10,7 @@
 #include "lmm/character/database_character.hpp"
 #include "lmm/engines/gameplay.hpp"
 #include "lmm/engines/strafe_metrics.hpp"
+#include "lmm/import/gltf.hpp"
 #include "lmm/import/motion.hpp"
 #include "lmm/character/learned_character.hpp"
 
@@ -151,10 +152,16 @@ SimMetrics run_simulation(const std::shared_ptr<const Model>& model, const Learn
 // InputError naming --units.
 float output_unit_scale(const std::string& units, float source_unit_scale, const std::string& source,
                         std::string& note);
+// Throws InputError naming --mesh unless `value` is "none" or "spindles".
+void check_mesh_option(const std::string& value);
+// The skinned mesh of the tools' motion.glb for `--mesh VALUE` (check_mesh_option): "none"
+// (empty: no mesh) or "spindles" (bone_spindles of `skeleton`).
+SkinnedMesh output_mesh(const std::string& value, const Skeleton& skeleton);
 // Writes `clip` on `skeleton` to `stem`.bvh, with ZXY rotations and `unit_scale` metres per unit
 // (re-imports with a skeleton config of that unit_scale), and to `stem`.glb (glTF 2.0 binary,
-// metres and Y-up: write_glb).
-void write_motion_files(const std::string& stem, const Skeleton& skeleton, const Clip& clip, float unit_scale);
+// metres and Y-up: write_glb), with `mesh` skinned to it unless it is empty.
+void write_motion_files(const std::string& stem, const Skeleton& skeleton, const Clip& clip, float unit_scale,
+                        const SkinnedMesh& mesh);
 
 // Writes the root trajectories as CSV: t, character, x, z, heading_deg, desired_x, desired_z.
 void write_root_csv(const std::string& path, const std::vector<CharacterTrack>& tracks, float dt);

@@ -2,6 +2,7 @@
 // clip per animation, in lmmkit's metres and Y-up (which are glTF's own).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,10 +22,24 @@ AnimationFile parse_gltf(const std::string& bytes, const std::string& source, co
 // Reads and parses a .gltf or .glb file (parse_gltf). Throws InputError.
 AnimationFile read_gltf(const std::string& path);
 
+// A skinned triangle mesh bound to a skeleton's rest pose (its offsets, identity rotations).
+struct SkinnedMesh {
+  std::vector<Vec3> positions, normals;  // rest pose, metres
+  std::vector<uint16_t> joints;          // four joint indices per vertex
+  std::vector<float> weights;            // four weights per vertex, summing to 1
+  std::vector<uint32_t> indices;         // three per triangle, counter-clockwise seen from outside
+};
+
+// A mesh generated around the bones of `skeleton`'s rest pose: for each joint with a parent (but
+// the simulation bone's children), a closed eight-sided spindle from the parent to the joint, as
+// thick as a tenth of its length (1.5 to 6 cm), rigidly bound to the parent.
+SkinnedMesh bone_spindles(const Skeleton& skeleton);
+
 // A glTF 2.0 binary (.glb) of `skeleton` (one node per joint, rest offsets as translations) and
 // `clips` (one animation each: a key per frame, linear, rotations for every joint and
-// translations for the joints that move), in metres and Y-up; parse_gltf reads it back.
-std::string write_glb(const Skeleton& skeleton, const std::vector<Clip>& clips);
+// translations for the joints that move), in metres and Y-up, with `mesh` (when given) as a
+// skinned mesh whose skin joins every joint; parse_gltf reads it back.
+std::string write_glb(const Skeleton& skeleton, const std::vector<Clip>& clips, const SkinnedMesh* mesh = nullptr);
 
 // True when `path` ends in .gltf or .glb (either case).
 bool is_gltf_path(const std::string& path);
