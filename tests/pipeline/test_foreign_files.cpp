@@ -33,12 +33,7 @@ float largest_distance(const AnimationFile& file, const Skeleton& bvh_skeleton, 
   EXPECT_EQ(file.clips.at(0).frames, bvh.frames);
   EXPECT_EQ(file.clips.at(0).fps, bvh.fps);
   if (file.skeleton.parents != bvh_skeleton.parents) return 1e9f;
-  float worst = 0.0f;
-  for (int f = 0; f < std::min(bvh.frames, file.clips[0].frames); ++f) {
-    const std::vector<Vec3> want = test::clip_world_positions(bvh_skeleton, bvh, f), got = test::clip_world_positions(file.skeleton, file.clips[0], f);
-    for (size_t j = 0; j < want.size(); ++j) worst = std::max(worst, length(got[j] - want[j]));
-  }
-  return worst;
+  return test::largest_world_distance(bvh_skeleton, bvh, file.skeleton, file.clips[0]);
 }
 
 }  // namespace
@@ -130,16 +125,16 @@ std::string echo_or_fail(const std::string& request) {
 }  // namespace
 
 TEST(ChildWorker, RepliesRethrowsErrorsAndOutlivesCrashesAndHangs) {
-  ChildWorker worker;
+  ChildWorker worker(echo_or_fail);
   const auto error_of = [&](const std::string& request) {
     try {
-      worker.run(echo_or_fail, request, "f.fbx: the reader", 1);
+      worker.run(request, "f.fbx: the reader", 1);
     } catch (const InputError& e) {
       return std::string(e.what());
     }
     return std::string("no error");
   };
-  EXPECT_EQ(worker.run(echo_or_fail, std::string("a\0b", 3), "f.fbx: the reader", 5), std::string("reply to a\0b", 12));
+  EXPECT_EQ(worker.run(std::string("a\0b", 3), "f.fbx: the reader", 5), std::string("reply to a\0b", 12));
   EXPECT_EQ(error_of("throw"), "f.fbx: not a readable FBX file: x");
   // A crash: the signal, or under AddressSanitizer (which reports a SIGSEGV and exits) its exit
   // status; the next request gets a new child.
@@ -147,8 +142,8 @@ TEST(ChildWorker, RepliesRethrowsErrorsAndOutlivesCrashesAndHangs) {
     const std::string error = error_of(crash);
     EXPECT_EQ(error.rfind("f.fbx: the reader failed (", 0), 0u) << error;
     EXPECT_NE(error.find("): a malformed file"), std::string::npos) << error;
-    EXPECT_EQ(worker.run(echo_or_fail, "again", "f.fbx: the reader", 5), "reply to again");
+    EXPECT_EQ(worker.run("again", "f.fbx: the reader", 5), "reply to again");
   }
   EXPECT_EQ(error_of("hang"), "f.fbx: the reader took more than 1 s and was stopped: a malformed file?");
-  EXPECT_EQ(worker.run(echo_or_fail, "after", "f.fbx: the reader", 5), "reply to after");
+  EXPECT_EQ(worker.run("after", "f.fbx: the reader", 5), "reply to after");
 }

@@ -32,16 +32,6 @@ AnimationFile circle_walk(int frames = 90) {
   return file;
 }
 
-// Largest distance between the joints' world positions of two clips over all frames (m).
-float largest_world_distance(const Skeleton& sa, const Clip& a, const Skeleton& sb, const Clip& b) {
-  float worst = 0.0f;
-  for (int f = 0; f < a.frames; ++f) {
-    const std::vector<Vec3> pa = test::clip_world_positions(sa, a, f), pb = test::clip_world_positions(sb, b, f);
-    for (size_t j = 0; j < pa.size(); ++j) worst = std::max(worst, length(pa[j] - pb[j]));
-  }
-  return worst;
-}
-
 // `glb` re-serialised after `edit` changed its model.
 std::string edited(const std::string& glb, const std::function<void(tinygltf::Model&)>& edit) {
   tinygltf::TinyGLTF io;
@@ -97,7 +87,7 @@ TEST(Gltf, GlbRoundTripKeepsSkeletonAndEveryFramesWorldPositions) {
   EXPECT_EQ(b.name, "walk");
   EXPECT_EQ(b.fps, 30.0f);
   ASSERT_EQ(b.frames, a.frames);
-  EXPECT_LT(largest_world_distance(walk.skeleton, a, back.skeleton, b), 1e-5f);
+  EXPECT_LT(test::largest_world_distance(walk.skeleton, a, back.skeleton, b), 1e-5f);
   EXPECT_NE(back.units.find("metres and Y-up"), std::string::npos) << back.units;
 }
 

@@ -79,13 +79,13 @@ bool read_message(int fd, std::string& message) {
 
 ChildWorker::~ChildWorker() { stop(); }
 
-void ChildWorker::start(Work work) {
+void ChildWorker::start() {
   int sockets[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0) {
     throw InputError(std::string("cannot create a socket pair: ") + std::strerror(errno));
   }
   const pid_t pid = ::fork();
-  if (pid == 0) serve(sockets[1], work);
+  if (pid == 0) serve(sockets[1], work_);
   ::close(sockets[1]);
   if (pid < 0) {
     ::close(sockets[0]);
@@ -105,8 +105,8 @@ int ChildWorker::stop() {
   return status;
 }
 
-std::string ChildWorker::run(Work work, const std::string& request, const std::string& what, unsigned seconds) {
-  if (pid_ < 0) start(work);
+std::string ChildWorker::run(const std::string& request, const std::string& what, unsigned seconds) {
+  if (pid_ < 0) start();
   std::string message(sizeof seconds, '\0'), reply;
   std::memcpy(message.data(), &seconds, sizeof seconds);
   message += request;

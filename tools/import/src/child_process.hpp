@@ -16,23 +16,25 @@ class ChildWorker {
   // Work done in the child: the reply for `request`, or an exception whose message is the error.
   using Work = std::string (*)(const std::string& request);
 
-  ChildWorker() = default;
+  // A worker whose child will serve `work`.
+  explicit ChildWorker(Work work) : work_(work) {}
   ChildWorker(const ChildWorker&) = delete;
   ChildWorker& operator=(const ChildWorker&) = delete;
   ~ChildWorker();
 
-  // The reply of `work` to `request` in the child, which may take `seconds` for it (then it is
+  // The reply of the worker's function to `request` in the child, which may take `seconds` for it (then it is
   // killed). An exception `work` throws is an InputError with its message; a child that dies on
   // the request (a signal, a sanitizer report) or runs out of time is an InputError naming
-  // `what`. `work` must be the same function on every call.
-  std::string run(Work work, const std::string& request, const std::string& what, unsigned seconds);
+  // `what`.
+  std::string run(const std::string& request, const std::string& what, unsigned seconds);
 
  private:
-  // Forks the child, serving `work`.
-  void start(Work work);
+  // Forks the child, serving work_.
+  void start();
   // Closes the child's socket and collects it; returns its wait status (0 without a child).
   int stop();
 
+  Work work_;
   pid_t pid_ = -1;
   int socket_ = -1;
 };

@@ -208,8 +208,8 @@ std::string read_in_child(const std::string& request) {
 AnimationFile parse_fbx(const std::string& bytes, const std::string& source) {
   // assimp 5.2.5 double-frees, leaks and runs out of memory on some malformed files (fuzz_fbx):
   // it reads in a child process of this thread's, which hands back the scene it found.
-  thread_local ChildWorker reader;
-  const std::string scene = reader.run(read_in_child, encode_request(bytes, source), source + ": the FBX reader (assimp)", kFbxReadSeconds);
+  thread_local ChildWorker reader(read_in_child);
+  const std::string scene = reader.run(encode_request(bytes, source), source + ": the FBX reader (assimp)", kFbxReadSeconds);
   return sample_scene(decode_scene(scene));
 }
 
