@@ -91,6 +91,18 @@ TEST(Gltf, GlbRoundTripKeepsSkeletonAndEveryFramesWorldPositions) {
   EXPECT_NE(back.units.find("metres and Y-up"), std::string::npos) << back.units;
 }
 
+TEST(Gltf, NamesThatAreNotUtf8AreWrittenWithTheirStrayBytesMarked) {
+  // fuzz_fbx: a joint name in Latin-1 made tinygltf's JSON writer abort the process.
+  AnimationFile walk = circle_walk(4);
+  walk.skeleton.names[1] = "Sp\xe9ine";     // Latin-1 e-acute
+  walk.skeleton.names[2] = "Leg_\xc3\xa9";  // UTF-8 e-acute, kept
+  walk.clips[0].name = "walk\xff";
+  const AnimationFile back = parse_gltf(write_glb(walk.skeleton, walk.clips), "walk.glb", ".");
+  EXPECT_EQ(back.skeleton.names[1], "Sp?ine");
+  EXPECT_EQ(back.skeleton.names[2], "Leg_\xc3\xa9");
+  EXPECT_EQ(back.clips.at(0).name, "walk?");
+}
+
 TEST(Gltf, SeveralAnimationsBecomeSeveralClips) {
   AnimationFile walk = circle_walk();
   Clip second = walk.clips[0];

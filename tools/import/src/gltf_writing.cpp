@@ -71,11 +71,37 @@ class GlbBuilder {
   tinygltf::Model model_;
 };
 
+// `text` with every byte that does not start or continue a valid UTF-8 sequence replaced by '?'
+// (glTF's JSON is UTF-8, and tinygltf's writer aborts on anything else: a BVH or FBX joint name in
+// Latin-1 did).
+std::string utf8_or_marked(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const auto byte = [&](size_t k) { return k < text.size() ? static_cast<unsigned char>(text[k]) : 0u; };
+    const unsigned lead = byte(i);
+    size_t length = lead < 0x80 ? 1 : lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3 : lead >= 0xF0 && lead <= 0xF4 ? 4 : 0;
+    const unsigned low = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;   // no overlong forms
+    const unsigned high = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;  // no surrogates, nothing past U+10FFFF
+    for (size_t k = 1; k < length; ++k) {
+      const unsigned next = byte(i + k);
+      if (next < (k == 1 ? low : 0x80) || next > (k == 1 ? high : 0xBF)) length = 0;
+    }
+    if (length == 0) {
+      out += '?';
+      ++i;
+    } else {
+      out.append(text, i, length);
+      i += length;
+    }
+  }
+  return out;
+}
+
 // One node per joint, with its rest offset and the clips' first rotation (or identity).
 void add_nodes(tinygltf::Model& model, const Skeleton& skeleton, const std::vector<Clip>& clips) {
   for (int j = 0; j < skeleton.joint_count(); ++j) {
     tinygltf::Node node;
-    node.name = skeleton.names[size_t(j)];
+    node.name = utf8_or_marked(skeleton.names[size_t(j)]);
     const Vec3 o = skeleton.offsets[size_t(j)];
     node.translation = {o.x, o.y, o.z};
     if (!clips.empty()) {
@@ -117,7 +143,7 @@ void add_channel(GlbBuilder& b, tinygltf::Animation& a, int times, int j, const 
 
 void add_animation(GlbBuilder& b, const Skeleton& skeleton, const Clip& clip) {
   tinygltf::Animation animation;
-  animation.name = clip.name;
+  animation.name = utf8_or_marked(clip.name);
   std::vector<float> times(size_t(clip.frames));
   for (int f = 0; f < clip.frames; ++f) times[size_t(f)] = float(f) / clip.fps;
   const int time_accessor = b.add_floats(times, 1, true);

@@ -38,7 +38,8 @@ SkinnedMesh bone_spindles(const Skeleton& skeleton);
 // A glTF 2.0 binary (.glb) of `skeleton` (one node per joint, rest offsets as translations) and
 // `clips` (one animation each: a key per frame, linear, rotations for every joint and
 // translations for the joints that move), in metres and Y-up, with `mesh` (when given) as a
-// skinned mesh whose skin joins every joint; parse_gltf reads it back.
+// skinned mesh whose skin joins every joint; parse_gltf reads it back. Names that are not UTF-8
+// have their stray bytes written as '?'.
 std::string write_glb(const Skeleton& skeleton, const std::vector<Clip>& clips, const SkinnedMesh* mesh = nullptr);
 
 // True when `path` ends in .gltf or .glb (either case).
