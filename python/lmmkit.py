@@ -280,7 +280,7 @@ class Character(_Handle):
 
     def set_foot_lock(self, on=True, unlock_distance=0.0, blend_halflife=0.0):
         """Locks contact joints in contact with two-joint IK from the next update (any character
-        kind); 0 for a distance or halflife takes its default (0.25 m, 0.05 s)."""
+        kind); 0 for a distance or halflife takes its default (0.25 m, 0.03 s)."""
         self._lib.check(self._lib.c.lmm_character_set_foot_lock(self._live(), 1 if on else 0, unlock_distance,
                                                                 blend_halflife))
 

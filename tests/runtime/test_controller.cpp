@@ -321,34 +321,91 @@ TEST(TwoJointIk, ReachesTargetsAndKeepsFootOrientation) {
   EXPECT_NEAR(np[3].y, 1.0f - length(lp[2]) - length(lp[3]), 1e-3f);
 }
 
-TEST(FootLocker, ReportsHowFarTheLegFellShortOfALockedFoot) {
-  // Root, hip 1 m up, knee, ankle (thigh and shin 0.45 m, slightly bent) and a toe in front.
-  const std::vector<int> parents = {-1, 0, 1, 2, 3};
+// A leg under a pelvis: root (0), pelvis 1 m up (1), hip (2), knee and ankle (thigh and shin 0.45 m,
+// slightly bent) and a toe 10 cm in front of the ankle (5). `pose(root)` puts the root there,
+// every rotation at identity, and refreshes the global pose.
+struct LockedLeg {
+  std::vector<int> parents = {-1, 0, 1, 2, 3, 4};
   PoseBuffers out;
-  out.resize(5);
-  out.positions = {{0, 0, 0}, {0, 1, 0}, {0, -0.45f, 0.02f}, {0, -0.45f, -0.02f}, {0, -0.05f, 0.1f}};
-  std::vector<Vec3> global(5);
-  std::vector<Quat> global_rotations(5);
-  const auto pose = [&](Vec3 root) {
-    out.positions[0] = root;
-    for (Quat& q : out.rotations) q = Quat{};
-    forward_kinematics(parents.data(), 5, out.positions.data(), out.rotations.data(), global.data(), global_rotations.data());
-  };
+  std::vector<Vec3> global = std::vector<Vec3>(6);
+  std::vector<Quat> global_rotations = std::vector<Quat>(6);
   FootLocker feet;
-  feet.init(parents, {4});
-  const uint8_t contact = 1;
-  pose(Vec3{});
-  feet.apply(&contact, 0.25f, 0.05f, 1.0f / 60.0f, parents, out, global, global_rotations);
-  EXPECT_EQ(feet.largest_ik_error(), 0.0f);  // locked where it stands
-  pose(Vec3{0, -0.1f, 0});                   // the body sinks 10 cm: the knee bends to keep the foot
-  feet.apply(&contact, 0.25f, 0.05f, 1.0f / 60.0f, parents, out, global, global_rotations);
-  EXPECT_LT(feet.largest_ik_error(), 1e-4f);
-  pose(Vec3{0, 0.15f, 0});                   // lifted 15 cm: the straight leg falls short
-  feet.apply(&contact, 0.25f, 0.05f, 1.0f / 60.0f, parents, out, global, global_rotations);
-  EXPECT_GT(feet.largest_ik_error(), 0.1f);
-  EXPECT_LT(feet.largest_ik_error(), 0.16f);
-  feet.release_all();
-  EXPECT_EQ(feet.largest_ik_error(), 0.0f);
+  LockedLeg() {
+    out.resize(6);
+    out.positions = {{0, 0, 0}, {0, 1, 0}, {0, 0, 0}, {0, -0.45f, 0.02f}, {0, -0.45f, -0.02f}, {0, -0.05f, 0.1f}};
+    feet.init(parents, {5});
+  }
+  void pose(Vec3 root) {
+    out.positions[0] = root;
+    out.positions[1] = Vec3{0, 1, 0};
+    for (Quat& q : out.rotations) q = Quat{};
+    forward_kinematics(parents.data(), 6, out.positions.data(), out.rotations.data(), global.data(),
+                       global_rotations.data());
+  }
+  // Locks the feet of the last pose, then of `frames` - 1 more frames of the same animated pose
+  // (the pelvis follows a spring).
+  void apply(uint8_t contact, int frames = 1) {
+    const Vec3 root = out.positions[0];
+    for (int f = 0; f < frames; ++f) {
+      if (f > 0) pose(root);
+      feet.apply(&contact, 0.25f, 0.03f, 1.0f / 60.0f, parents, out, global, global_rotations);
+    }
+  }
+  Vec3 toe() const { return global[5]; }
+};
+
+TEST(FootLocker, AKneeBendsAndAHeelLiftsToKeepALockedToeWhereItWas) {
+  LockedLeg leg;
+  leg.pose(Vec3{});
+  leg.apply(1);
+  const Vec3 locked = leg.toe();
+  leg.pose(Vec3{0, -0.1f, 0});  // the body sinks 10 cm: the knee bends
+  leg.apply(1);
+  EXPECT_LT(length(leg.toe() - locked), 1e-4f);
+  EXPECT_LT(leg.feet.largest_ik_error(), 1e-4f);
+  leg.pose(Vec3{0, 0.04f, 0});  // lifted 4 cm, beyond the leg's length: the heel lifts, the toe stays
+  leg.apply(1);
+  EXPECT_LT(length(leg.toe() - locked), 1e-3f);
+  EXPECT_LT(leg.feet.largest_ik_error(), 1e-3f);
+  EXPECT_GT(leg.global[4].y - locked.y, 0.05f + 0.01f) << "the ankle rose above where the flat foot had it";
+  EXPECT_LT(length(leg.global[4] - leg.global[5]), length(Vec3{0, -0.05f, 0.1f}) + 1e-4f);
+}
+
+TEST(FootLocker, ALockOutOfReachIsDraggedNotLeftBehind) {
+  LockedLeg leg;
+  leg.pose(Vec3{});
+  leg.apply(1);
+  const Vec3 locked = leg.toe();
+  leg.pose(Vec3{0.2f, 0, 0});  // the body moves 20 cm sideways: the pelvis drops, the heel lifts
+  leg.apply(1, 30);
+  EXPECT_LT(length(leg.toe() - locked), 1e-3f);
+  EXPECT_LT(leg.global[1].y, 1.0f - 0.005f) << "the pelvis went down";
+  EXPECT_GE(leg.global[1].y, 1.0f - FootLocker::kMaxPelvisDrop - 1e-5f);
+  leg.pose(Vec3{0.1f, 0.5f, 0});  // lifted 50 cm: no leg reaches; the toe is dragged towards the animated one
+  leg.apply(1, 30);
+  const Vec3 animated_toe = Vec3{0.1f, 0.5f, 0} + Vec3{0, 1, 0} + Vec3{0, -0.95f, 0.1f};
+  EXPECT_LT(leg.feet.largest_ik_error(), 1e-3f);
+  EXPECT_LT(length(leg.toe() - animated_toe), length(locked - animated_toe) - 0.1f);
+  leg.feet.release_all();
+  EXPECT_EQ(leg.feet.largest_ik_error(), 0.0f);
+}
+
+TEST(FootLocker, APlantedFootStopsWhereItWasShownAndTheAnimatedPelvisComesBack) {
+  LockedLeg leg;
+  leg.pose(Vec3{});
+  leg.apply(0);
+  const Vec3 shown = leg.toe();
+  leg.pose(Vec3{0, 0, 0.05f});  // the foot still moves 5 cm as its contact starts
+  leg.apply(1);
+  EXPECT_NEAR(leg.toe().x, shown.x, 1e-4f);
+  EXPECT_NEAR(leg.toe().z, shown.z, 1e-4f);
+  leg.pose(Vec3{0.25f, 0, 0.05f});  // stretched: the pelvis is lowered in the shown pose...
+  leg.apply(1, 30);
+  EXPECT_LT(leg.out.positions[1].y, 1.0f - 0.005f);
+  leg.feet.restore_pelvis(leg.out);  // ...and a transition gets the animated one back
+  EXPECT_NEAR(leg.out.positions[1].y, 1.0f, 1e-6f);
+  leg.feet.restore_pelvis(leg.out);  // once
+  EXPECT_NEAR(leg.out.positions[1].y, 1.0f, 1e-6f);
 }
 
 }  // namespace

@@ -168,11 +168,13 @@ typedef enum lmm_root_owner {
   LMM_ROOT_GAME = 1     /* the game applies lmm_character_root_motion and calls lmm_character_set_root */
 } lmm_root_owner;
 /* Turns foot locking on (1) or off (0) for a character of any kind (off at creation): from the
- * next update, each contact joint the character's contacts label in contact keeps its world
- * position, the leg bending by two-joint IK (Lee, Kwon & Lee 2023 App. A); a lock stretched
- * beyond `unlock_distance` metres releases, and a released foot's offset fades with a spring of
- * `blend_halflife` seconds. 0 for either takes its default (0.25 m, 0.05 s); turning locking off
- * releases every lock at once. Fails on a negative or non-finite value (no allocation). */
+ * next update, each contact joint the character's contacts label in contact stays where it was
+ * shown, the leg bending by two-joint IK (Lee, Kwon & Lee 2023 App. A), the heel lifting and the
+ * pelvis going down (at most 5 cm) where the leg is too short; a lock out of reach, or further
+ * than `unlock_distance` metres from the animated joint, is dragged after it. When the contact
+ * ends the foot's offset fades with a spring of `blend_halflife` seconds. 0 for either takes its
+ * default (0.25 m, 0.03 s); turning locking off releases every lock at once. Fails on a negative
+ * or non-finite value (no allocation). */
 LMM_API int lmm_character_set_foot_lock(lmm_character* character, int on, float unlock_distance, float blend_halflife);
 /* Sets the root contract of a character (LMM_ROOT_LIBRARY at creation). */
 LMM_API int lmm_character_set_root_owner(lmm_character* character, lmm_root_owner owner);

@@ -153,6 +153,7 @@ void DatabaseCharacter::search_and_transition(bool must_leave) {
   constraint_unmet_ = !found && !active_constraint().allows_all();
   stats_.unsatisfied_searches += !found && !gameplay_.game_constraint().allows_all();
   if (found && result_.frame != frame) {
+    feet_.restore_pelvis(out_);  // blend from the animated pose
     playback_.jump(result_.frame, out_, animated_rotations_);
     last_entry_ = result_.frame;
     ++stats_.transitions;
@@ -164,6 +165,7 @@ bool DatabaseCharacter::play_action(int first, int last, const ActionSettings& s
   if (first < 0 || last < first || last >= db.frame_count() || clip_index(db, first) != clip_index(db, last)) {
     return false;
   }
+  feet_.restore_pelvis(out_);
   playback_.jump(first, out_, animated_rotations_);
   last_entry_ = first;
   ++stats_.transitions;

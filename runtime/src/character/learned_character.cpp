@@ -77,6 +77,7 @@ void LearnedCharacter::update(const GamepadInput& input, float raw_dt) {
   if (projection_due()) {
     const ProjectMatchJob match{&playback_.evaluator(), query_, projected_};
     if (take_projection(build_query() && match.run(), projected_.data())) {
+      feet_.restore_pelvis(out_);  // blend from the animated pose
       playback_.transition(projected_.data(), out_, stats_);
     }
   }

@@ -557,6 +557,7 @@ void PathFollower::match(const Context& start, bool must_leave) {
   desired_ = context.desired;
   corner_ = context.corner;
   if (best >= 0 && best != playback_.frame()) {
+    feet_.restore_pelvis(out_);  // blend from the animated pose
     playback_.jump(best, out_, animated_);
     ++stats_.transitions;
   }
