@@ -319,8 +319,21 @@ case "$case_name" in
     grep -q JOINTS_0 "$work/meshout/motion.glb" || fail "no skinned mesh in motion.glb with --mesh spindles"
     run "$tools/lmm-inspect" "$work/meshout/motion.glb"; expect_rc 0; expect_out "joints       22"
     run "$tools/lmm-sim" --db "$work/db.mmdb" --random --seconds 2 --mesh cubes --out "$work/badmesh"; expect_rc 1
-    expect_out "--mesh: 'cubes' is not none or spindles"
+    expect_out "--mesh: 'cubes' is not none, spindles or a .glb / .gltf file"
     [[ ! -e "$work/badmesh" ]] || fail "a bad --mesh wrote outputs"
+    # --mesh FILE.glb: a character file's skinned mesh (here the one just written) goes into lmm-path's
+    # motion.glb as it was; one without a mesh is refused by name before anything is written.
+    run "$tools/lmm-path" --db "$work/db.mmdb" --test-path s-curve --mesh "$work/meshout/motion.glb" --out "$work/pathmesh"
+    expect_rc 0
+    grep -q JOINTS_0 "$work/pathmesh/motion.glb" || fail "no skinned mesh in lmm-path's motion.glb with --mesh FILE.glb"
+    run "$tools/lmm-sim" --db "$work/db.mmdb" --random --seconds 2 --mesh "$work/simout/motion.glb" --out "$work/nomesh"
+    expect_rc 1; expect_out "simout/motion.glb: no skinned mesh"
+    [[ ! -e "$work/nomesh" ]] || fail "a --mesh file without a mesh wrote outputs"
+    # lmm-import --convert glb --mesh spindles writes the mesh into each .glb; --mesh needs --convert glb.
+    run "$tools/lmm-import" "$work/simout/motion.bvh" --convert glb --mesh spindles --out "$work/convmesh"; expect_rc 0
+    grep -q JOINTS_0 "$work/convmesh/"*.glb || fail "no skinned mesh in lmm-import --convert glb --mesh spindles"
+    run "$tools/lmm-import" "$work/simout/motion.bvh" --mesh spindles --out "$work/nodb.mmdb"; expect_rc 1
+    expect_out "--mesh needs --convert glb"
     run "$tools/lmm-import" "$work/simout" --convert obj --out "$work/conv"; expect_rc 1; expect_out "is not glb or bvh"
     # Issue 14: BVH output in the source files' unit by default (--units file: the Bandai
     # config's centimetres), or in --units; either re-imports with a config of that unit, with

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes the seed corpus of every fuzz target under OUT/<target>/ from the real inputs:
 #   bvh                 the first frames of three normal-extra BVH files, and one whole file
-#   gltf                those four converted to .glb (lmm-import --convert glb), simple_skin.gltf of
+#   gltf                those four converted to .glb with spindle meshes (lmm-import --convert glb
+#                       --mesh spindles), tests/data/blender/spindles.glb, simple_skin.gltf of
 #                       Debian's assimp-testmodels when installed, and tests/fuzz/seeds/gltf/
 #   fbx                 tests/data/blender/dash.fbx and assimp-testmodels' animation_with_skeleton.fbx
 #   config              the shipped skeleton maps, feature schemas and controller configs (configs/)
@@ -16,7 +17,7 @@
 # the BVH seeds and the imported databases are left out with a warning, or, when CI=true, this fails.
 set -euo pipefail
 
-[[ $# -eq 3 ]] || { sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[[ $# -eq 3 ]] || { sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 out="$1" import="$2" src="$3"
 data="${LMM_DATA:-${LMM_DATA_FALLBACK:-}}"
 extra="$data/normal-extra"
@@ -36,7 +37,7 @@ cp "$src/tests/data/golden-v1.lmmw" "$out/lmmw/"
 cp "$src/tests/data/golden-v1.lmmw" "$out/lmmw_hashed/"
 cp "$src"/tests/fuzz/seeds/input_script/* "$out/input_script/"
 cp "$src"/tests/fuzz/seeds/path/* "$out/path/"
-cp "$src"/tests/fuzz/seeds/gltf/* "$out/gltf/"
+cp "$src"/tests/fuzz/seeds/gltf/* "$src"/tests/data/blender/spindles.glb "$out/gltf/"
 simple_skin=/usr/share/assimp/models/glTF2/simple_skin/simple_skin.gltf
 if [[ -f "$simple_skin" ]]; then cp "$simple_skin" "$out/gltf/"; fi
 cp "$src/tests/data/blender/dash.fbx" "$out/fbx/"
@@ -66,7 +67,7 @@ else
   "$import" "$extra/dataset-1_dash_normal_001.bvh" "$extra/dataset-1_run_normal_001.bvh" --out "$work/dash-run.mmdb" \
     --features "$src/configs/features/lipschitz31.toml" --fps 20 --threads 1 >/dev/null
   for target in mmdb mmdb_hashed; do cp "$work"/*.mmdb "$out/$target/"; done
-  "$import" "$out/bvh" --convert glb --out "$out/gltf" >/dev/null
+  "$import" "$out/bvh" --convert glb --mesh spindles --out "$out/gltf" >/dev/null
 fi
 for target in "$out"/*/; do
   echo "make_seeds: $(basename "$target"): $(find "$target" -type f | wc -l) file(s), $(du -sk "$target" | cut -f1) KiB"

@@ -56,6 +56,26 @@ TEST(ForeignFiles, BlenderFbxAndGlbGiveTheBvhsJointPositionsOnEveryFrame) {
   EXPECT_EQ(mixamo.skeleton.names[1], "mixamorig:Hips");
 }
 
+TEST(ForeignFiles, BlendersSkinnedMeshBindsToTheBvhSkeletonAsTheMeshItCameFrom) {
+  // spindles.glb: lmm-import --convert glb --mesh spindles of the dash clip, imported into Blender
+  // and exported by Blender (scripts/blender/glb_mesh.py): Blender's armature, skin and vertex order.
+  REQUIRE_BANDAI(folder, "normal-extra");
+  Skeleton skeleton;
+  Clip bvh;
+  clip_from_bvh(read_bvh(folder + "/normal-extra/" + kDashClip + ".bvh"), 0.01f, kDashClip, skeleton, bvh);
+  const SkinnedMesh ours = bone_spindles(skeleton), blenders = read_skinned_mesh(kBlenderFolder + "/spindles.glb", skeleton);
+  ASSERT_EQ(blenders.positions.size(), ours.positions.size());
+  EXPECT_EQ(blenders.indices.size(), ours.indices.size());
+  for (size_t v = 0; v < blenders.positions.size(); ++v) {
+    float nearest = 1e9f;
+    for (size_t u = 0; u < ours.positions.size(); ++u) {
+      if (ours.joints[4 * u] == blenders.joints[4 * v]) nearest = std::min(nearest, length(ours.positions[u] - blenders.positions[v]));
+    }
+    EXPECT_LT(nearest, 1e-3f) << "vertex " << v << " (joint " << skeleton.names[blenders.joints[4 * v]] << ")";
+    EXPECT_FLOAT_EQ(blenders.weights[4 * v], 1.0f) << "vertex " << v;
+  }
+}
+
 TEST(ForeignFiles, DatabasesFromBlenderFilesMatchTheBvhDatabase) {
   REQUIRE_BANDAI(folder, "normal-extra");
   const std::string dir = test::temp_folder("foreign_databases");

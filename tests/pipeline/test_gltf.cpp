@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <sstream>
@@ -349,4 +350,87 @@ TEST(Gltf, SpindleMeshIsClosedOutwardAndItsVerticesFollowTheirJoints) {
       EXPECT_LT(length(skinned - nearest_on_bones(skeleton, world, j, skinned)), 0.0601f) << "vertex " << v << " frame " << f;
     }
   }
+}
+
+namespace {
+
+// The spindle mesh of the circle walk's skeleton in metres, that skeleton, and a .glb of both
+// (its bytes and the file `dir`/character.glb).
+struct SpindleFile {
+  Skeleton skeleton;
+  SkinnedMesh mesh;
+  std::string bytes, path;
+};
+SpindleFile spindle_file(const std::string& dir) {
+  const AnimationFile walk = circle_walk();
+  SpindleFile s{walk.skeleton, {}, "", dir + "/character.glb"};
+  Clip clip = walk.clips[0];
+  for (Vec3& o : s.skeleton.offsets) o = o * 0.01f;
+  for (Vec3& p : clip.positions) p = p * 0.01f;
+  s.mesh = bone_spindles(s.skeleton);
+  s.bytes = write_glb(s.skeleton, {clip}, &s.mesh);
+  test::write_text(s.path, s.bytes);
+  return s;
+}
+
+std::string mesh_error(const std::string& path, const Skeleton& skeleton) {
+  try {
+    read_skinned_mesh(path, skeleton);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(GltfMesh, ASkinnedMeshReadsBackAsTheMeshWritten) {
+  const SpindleFile s = spindle_file(test::temp_folder("mesh"));
+  const SkinnedMesh back = read_skinned_mesh(s.path, s.skeleton);
+  ASSERT_EQ(back.positions.size(), s.mesh.positions.size());
+  EXPECT_EQ(back.indices, s.mesh.indices);
+  EXPECT_EQ(back.joints, s.mesh.joints);
+  EXPECT_EQ(back.weights, s.mesh.weights);
+  for (size_t v = 0; v < back.positions.size(); ++v) {
+    EXPECT_LT(length(back.positions[v] - s.mesh.positions[v]), 1e-6f) << "vertex " << v;
+    EXPECT_LT(length(back.normals[v] - s.mesh.normals[v]), 1e-5f) << "vertex " << v;
+  }
+  // Joints match by name whatever their case and order in the other skeleton: a skeleton with the
+  // joints renamed in capitals binds the same vertices to the same named joints.
+  Skeleton shouting = s.skeleton;
+  for (std::string& name : shouting.names) std::transform(name.begin(), name.end(), name.begin(), ::toupper);
+  EXPECT_EQ(read_skinned_mesh(s.path, shouting).joints, s.mesh.joints);
+}
+
+TEST(GltfMesh, BadCharacterFilesAreRefusedNamingTheFileAndJoint) {
+  const std::string dir = test::temp_folder("mesh");
+  const SpindleFile s = spindle_file(dir);
+  // No skin at all: the walk without a mesh.
+  const AnimationFile walk = circle_walk();
+  const std::string bare = test::write_text(dir + "/bare.glb", write_glb(walk.skeleton, walk.clips));
+  EXPECT_NE(mesh_error(bare, s.skeleton).find("bare.glb: no skinned mesh"), std::string::npos) << mesh_error(bare, s.skeleton);
+  // A skeleton whose rest pose is 10% taller: the bind pose is too far from it, named by joint.
+  Skeleton taller = s.skeleton;
+  for (Vec3& o : taller.offsets) o = o * 1.1f;
+  const std::string far = mesh_error(s.path, taller);
+  EXPECT_NE(far.find("character.glb: node"), std::string::npos) << far;
+  EXPECT_NE(far.find("in the mesh's bind pose"), std::string::npos) << far;
+  // No joint of the same name.
+  Skeleton strangers = s.skeleton;
+  for (std::string& name : strangers.names) name = "other_" + name;
+  EXPECT_NE(mesh_error(s.path, strangers).find("no joint of its skin is named as a joint of the skeleton"), std::string::npos);
+  // A vertex weighted to a joint the skeleton lacks, with no named joint above it: the root.
+  Skeleton rootless = s.skeleton;
+  rootless.names[0] = "elsewhere";
+  const std::string edited_path = test::write_text(dir + "/root-weighted.glb", edited(s.bytes, [](tinygltf::Model& m) {
+    const tinygltf::Accessor& joints = m.accessors[size_t(m.meshes[0].primitives[0].attributes["JOINTS_0"])];
+    const size_t at = m.bufferViews[size_t(joints.bufferView)].byteOffset + joints.byteOffset;
+    const uint16_t root = 0;
+    std::memcpy(&m.buffers[0].data[at], &root, 2);  // vertex 0's first joint (weight 1)
+  }));
+  const std::string orphan = mesh_error(edited_path, rootless);
+  EXPECT_NE(orphan.find("vertex 0 is weighted to node 0"), std::string::npos) << orphan;
+  // Options: a name that is none of the three kinds.
+  EXPECT_THROW(check_mesh_option("cubes"), InputError);
+  EXPECT_NO_THROW(check_mesh_option("my.GLB"));
 }

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "lmm/common/report.hpp"
+#include "lmm/import/gltf.hpp"
 #include "lmm/import/import.hpp"
 
 using namespace lmm::pipeline;
@@ -23,6 +24,9 @@ cxxopts::Options make_options() {
       ("o,out", "output database path (with --convert: output folder)", cxxopts::value<std::string>())
       ("convert", "write each clip to --out as glb or bvh (in the skeleton config's unit) instead of importing",
        cxxopts::value<std::string>())
+      ("mesh", "with --convert glb: skinned mesh in each .glb: none, spindles (generated around the bones), or "
+               "FILE.glb / .gltf: its skinned mesh, bound in the skeleton's rest pose, joints matched by name",
+       cxxopts::value<std::string>()->default_value("none"))
       ("skeleton", "skeleton config (TOML)", cxxopts::value<std::string>()->default_value(configs + "/skeletons/bandai.toml"))
       ("features", "feature schema (TOML)", cxxopts::value<std::string>()->default_value(configs + "/features/locomotion27.toml"))
       ("fps", "frame rate of the database", cxxopts::value<float>()->default_value("60"))
@@ -80,6 +84,11 @@ int run(int argc, char** argv) {
   opt.mirror = !args.count("no-mirror");
   opt.skip_bad = args.count("skip-bad") > 0;
   opt.threads = std::max(1, args["threads"].as<int>());
+  opt.mesh = args["mesh"].as<std::string>();
+  check_mesh_option(opt.mesh);
+  if (opt.mesh != "none" && !(args.count("convert") && args["convert"].as<std::string>() == "glb")) {
+    throw InputError("--mesh needs --convert glb");
+  }
   opt.warn = [](const std::string& m) { spdlog::warn("{}", m); };
   opt.info = [](const std::string& m) { spdlog::info("{}", m); };
   opt.progress = log_progress;

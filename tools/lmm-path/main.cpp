@@ -70,7 +70,8 @@ cxxopts::Options make_options() {
       ("match-interval", "seconds between LHMM calls", cxxopts::value<float>()->default_value("0.1666667"))
       ("dt", "time step in seconds", cxxopts::value<float>()->default_value("0.0166667"))
       ("out", "output folder (motion.bvh, motion.glb, root.csv, plot.svg; with --ablation the plots)", cxxopts::value<std::string>())
-      ("mesh", "skinned mesh in motion.glb: none, or spindles (generated around the bones)",
+      ("mesh", "skinned mesh in motion.glb: none, spindles (generated around the bones), or FILE.glb / .gltf: "
+               "its skinned mesh, bound in the skeleton's rest pose, joints matched by name",
        cxxopts::value<std::string>()->default_value("none"))
       ("units", "BVH length unit: file (that of the imported BVH files), m, cm, mm or metres per unit",
        cxxopts::value<std::string>()->default_value("file"))
@@ -475,6 +476,7 @@ int run(int argc, char** argv) {
   std::string error;
   const std::shared_ptr<const Database> db = Database::load_file(args["db"].as<std::string>(), error);
   if (db == nullptr) throw InputError(error);
+  const SkinnedMesh mesh = output_mesh(args["mesh"].as<std::string>(), db->skeleton());  // a bad --mesh fails at once
   if (!db->speeds().valid()) spdlog::warn("{}", speeds_warning(db->speeds(), args["db"].as<std::string>()));
   FeatureSearch search;
   if (!search.build(db, error)) throw InputError(error);
@@ -501,7 +503,7 @@ int run(int argc, char** argv) {
     characters.push_back(metrics_json(m));
   }
   if (args.count("out")) {
-    write_outputs(args["out"].as<std::string>(), *db, tracks, paths, o.dt, unit_scale, output_mesh(args["mesh"].as<std::string>(), db->skeleton()));
+    write_outputs(args["out"].as<std::string>(), *db, tracks, paths, o.dt, unit_scale, mesh);
   }
   if (args.count("json")) {
     JsonObject json = characters[0];

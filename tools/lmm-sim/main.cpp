@@ -48,7 +48,8 @@ cxxopts::Options make_options() {
       ("state", "game state (a [states.NAME] of --controller) to start in", cxxopts::value<std::string>())
       ("schema", "expected feature schema name (error when the database differs)", cxxopts::value<std::string>()->default_value(""))
       ("out", "output folder (motion.bvh, motion.glb, root.csv, plot.svg)", cxxopts::value<std::string>())
-      ("mesh", "skinned mesh in motion.glb: none, or spindles (generated around the bones)",
+      ("mesh", "skinned mesh in motion.glb: none, spindles (generated around the bones), or FILE.glb / .gltf: "
+               "its skinned mesh, bound in the skeleton's rest pose, joints matched by name",
        cxxopts::value<std::string>()->default_value("none"))
       ("units", "BVH length unit: file (that of the imported BVH files), m, cm, mm or metres per unit",
        cxxopts::value<std::string>()->default_value("file"))
@@ -217,11 +218,13 @@ int run(int argc, char** argv) {
   std::shared_ptr<const Database> db;
   std::shared_ptr<const Model> model;
   SimMetrics m;
+  SkinnedMesh mesh;  // read before the run, so that a bad --mesh fails at once
   std::string error;
   const bool learned = args.count("model") > 0;
   if (learned) {
     model = Model::load_file(args["model"].as<std::string>(), error);
     if (model == nullptr) throw InputError(error);
+    mesh = output_mesh(args["mesh"].as<std::string>(), model->skeleton());
     LearnedSettings settings = learned_settings(args);
     settings.controller = resolve_controller(args["controller"].as<std::string>(), model->speeds(), "the bundle");
     settings.speeds_from_data = false;
@@ -230,6 +233,7 @@ int run(int argc, char** argv) {
   } else {
     db = Database::load_file(args["db"].as<std::string>(), error);
     if (db == nullptr) throw InputError(error);
+    mesh = output_mesh(args["mesh"].as<std::string>(), db->skeleton());
     if (args.count("foot-lock") && db->contact_joints().empty()) {
       throw InputError(args["db"].as<std::string>() + ": --foot-lock needs contact labels, and the database has no "
                        "contact joints (its skeleton config had no [contacts] joints when it was imported)");
@@ -266,7 +270,7 @@ int run(int argc, char** argv) {
   if (m.gameplay.measured) print_gameplay(m.gameplay);
   if (m.sanitized_inputs > 0) spdlog::warn("{} non-finite input values were treated as zero", m.sanitized_inputs);
   if (args.count("out")) {
-    write_outputs(args["out"].as<std::string>(), skeleton, tracks, dt, unit_scale, output_mesh(args["mesh"].as<std::string>(), skeleton));
+    write_outputs(args["out"].as<std::string>(), skeleton, tracks, dt, unit_scale, mesh);
   }
   if (args.count("json")) {
     JsonObject report =

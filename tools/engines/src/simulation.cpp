@@ -467,15 +467,6 @@ std::vector<int> leg_joints(const std::vector<int>& parents, const std::vector<i
   return legs;
 }
 
-void check_mesh_option(const std::string& value) {
-  if (value != "none" && value != "spindles") throw InputError("--mesh: '" + printable(value) + "' is not none or spindles");
-}
-
-SkinnedMesh output_mesh(const std::string& value, const Skeleton& skeleton) {
-  check_mesh_option(value);
-  return value == "spindles" ? bone_spindles(skeleton) : SkinnedMesh{};
-}
-
 void write_motion_files(const std::string& stem, const Skeleton& skeleton, const Clip& clip, float unit_scale,
                         const SkinnedMesh& mesh) {
   write_text_atomic(stem + ".bvh", write_bvh(bvh_from_clip(skeleton, clip, "ZXY", unit_scale)));

@@ -161,16 +161,6 @@ void add_animation(GlbBuilder& b, const Skeleton& skeleton, const Clip& clip) {
   b.model().animations.push_back(animation);
 }
 
-// World positions of `skeleton`'s rest pose (offsets, identity rotations).
-std::vector<Vec3> rest_positions(const Skeleton& skeleton) {
-  std::vector<Vec3> world(skeleton.offsets.size());
-  for (size_t j = 0; j < world.size(); ++j) {
-    const int parent = skeleton.parents[j];
-    world[j] = skeleton.offsets[j] + (parent >= 0 ? world[size_t(parent)] : Vec3{});
-  }
-  return world;
-}
-
 // Adds `mesh` as a mesh node skinned to every joint (inverse bind matrices: the rest pose's).
 void add_skinned_mesh(GlbBuilder& b, const Skeleton& skeleton, const SkinnedMesh& mesh) {
   tinygltf::Model& model = b.model();
@@ -213,6 +203,15 @@ void add_skinned_mesh(GlbBuilder& b, const Skeleton& skeleton, const SkinnedMesh
 }
 
 }  // namespace
+
+std::vector<Vec3> rest_positions(const Skeleton& skeleton) {
+  std::vector<Vec3> world(skeleton.offsets.size());
+  for (size_t j = 0; j < world.size(); ++j) {
+    const int parent = skeleton.parents[j];
+    world[j] = skeleton.offsets[j] + (parent >= 0 ? world[size_t(parent)] : Vec3{});
+  }
+  return world;
+}
 
 SkinnedMesh bone_spindles(const Skeleton& skeleton) {
   constexpr int kSides = 8;
@@ -269,6 +268,23 @@ std::string write_glb(const Skeleton& skeleton, const std::vector<Clip>& clips, 
   tinygltf::TinyGLTF writer;
   if (!writer.WriteGltfSceneToStream(&builder.model(), out, false, true)) throw InputError("write_glb: tinygltf could not write the file");
   return out.str();
+}
+
+void check_mesh_option(const std::string& value) {
+  if (value != "none" && value != "spindles" && !is_gltf_path(value)) {
+    throw InputError("--mesh: '" + printable(value) + "' is not none, spindles or a .glb / .gltf file");
+  }
+}
+
+SkinnedMesh output_mesh(const std::string& value, const Skeleton& skeleton) {
+  check_mesh_option(value);
+  if (value == "none") return SkinnedMesh{};
+  if (value == "spindles") return bone_spindles(skeleton);
+  try {
+    return read_skinned_mesh(value, skeleton);
+  } catch (const InputError& e) {
+    throw InputError(std::string("--mesh: ") + e.what());
+  }
 }
 
 }  // namespace lmm::pipeline

@@ -693,13 +693,16 @@ std::vector<std::string> convert_motion_files(const ImportOptions& options, Moti
     const auto [it, fresh] = source_of.emplace(p.clip.name, p.path);
     if (!fresh) throw InputError(p.path + " and " + it->second + " would both be written as '" + p.clip.name + "' (nothing written)");
   }
+  std::vector<SkinnedMesh> meshes;
+  for (const ParsedFile& p : clips) meshes.push_back(format == MotionFormat::Glb ? output_mesh(options.mesh, p.skeleton) : SkinnedMesh{});
   fs::create_directories(out_dir);
   std::vector<std::string> written;
-  for (const ParsedFile& p : clips) {
+  for (size_t c = 0; c < clips.size(); ++c) {
+    const ParsedFile& p = clips[c];
     const std::string out = (fs::path(out_dir) / p.clip.name).string() + (format == MotionFormat::Bvh ? ".bvh" : ".glb");
     write_text_atomic(out, format == MotionFormat::Bvh
                                ? write_bvh(bvh_from_clip(p.skeleton, p.clip, "ZXY", options.skeleton.unit_scale))
-                               : write_glb(p.skeleton, {p.clip}));
+                               : write_glb(p.skeleton, {p.clip}, &meshes[c]));
     written.push_back(out);
   }
   return written;

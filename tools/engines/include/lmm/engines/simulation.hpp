@@ -152,11 +152,6 @@ SimMetrics run_simulation(const std::shared_ptr<const Model>& model, const Learn
 // InputError naming --units.
 float output_unit_scale(const std::string& units, float source_unit_scale, const std::string& source,
                         std::string& note);
-// Throws InputError naming --mesh unless `value` is "none" or "spindles".
-void check_mesh_option(const std::string& value);
-// The skinned mesh of the tools' motion.glb for `--mesh VALUE` (check_mesh_option): "none"
-// (empty: no mesh) or "spindles" (bone_spindles of `skeleton`).
-SkinnedMesh output_mesh(const std::string& value, const Skeleton& skeleton);
 // Writes `clip` on `skeleton` to `stem`.bvh, with ZXY rotations and `unit_scale` metres per unit
 // (re-imports with a skeleton config of that unit_scale), and to `stem`.glb (glTF 2.0 binary,
 // metres and Y-up: write_glb), with `mesh` skinned to it unless it is empty.

@@ -19,6 +19,7 @@ struct ImportOptions {
   bool mirror = true;
   bool skip_bad = false;  // skip any bad file (parse, range or processing fault) with a warning
   int threads = 2;
+  std::string mesh = "none";  // convert_motion_files' .glb mesh: output_mesh's --mesh value
   std::function<void(const std::string&)> warn;  // skipped files and sanity warnings
   std::function<void(const std::string&)> info;  // how each glTF file's units and axes were read
   std::function<void(const char* stage, int done, int total)> progress;
@@ -79,7 +80,8 @@ enum class MotionFormat { Bvh, Glb };
 // Reads every motion file of `options.inputs` as import_database does (BVH in the skeleton
 // config's unit_scale and up axis, glTF in metres and Y-up; nothing collapsed or dropped) and
 // writes each clip (one per BVH file, one per glTF animation) atomically to
-// `out_dir`/<clip name>.bvh (the config's unit_scale, Y-up, ZXY rotations) or .glb (write_glb);
+// `out_dir`/<clip name>.bvh (the config's unit_scale, Y-up, ZXY rotations) or .glb (write_glb,
+// with output_mesh(options.mesh) of each file's skeleton, made before anything is written);
 // returns the paths written. A bad file stops the conversion (InputError naming it) unless
 // options.skip_bad, which warns and goes on.
 std::vector<std::string> convert_motion_files(const ImportOptions& options, MotionFormat format, const std::string& out_dir);
