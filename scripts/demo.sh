@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the browser demo (tools/web-demo: the runtime compiled to WebAssembly with Debian's
-# emscripten) into build/web-demo/ with its assets, and serves it on localhost.
+# emscripten, drawn with three.js, which tools/web-demo/stage.sh installs with npm into
+# build/web-demo-npm/ the first time) into build/web-demo/ with its assets, and serves it on localhost.
 #
 # Usage: scripts/demo.sh [--model X.lmmw] [--db X.mmdb] [--data DIR] [--port N] [--no-serve]
 #   --model X.lmmw  learned-motion-matching bundle. Default, when bandai-actions/ is beside the data:
@@ -35,7 +36,7 @@ while [[ $# -gt 0 ]]; do
     --data) data="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     --no-serve) serve=0; shift ;;
-    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done

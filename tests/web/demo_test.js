@@ -3,14 +3,19 @@
 // puppeteer-core. Usage below. Checks: the page loads with no
 // console errors; holding W for 3 s moves the character at least 2 m; holding Q (strafe) and D
 // for 3 s moves it sideways at least 0.5 m with the facing within 20 degrees of the held one; the
-// page reports its frame time and the update cost; a screenshot has the skeleton's pixels where
-// the character's joints project (and not 150 px beside them); a fake gamepad's left stick moves
+// page reports its frame time and the update cost; the skinned body (three.js) is drawn: with it
+// tinted flat green, a screenshot has its pixels where the character's joints project (and not
+// 150 px beside them); its vertices follow the joints they are bound to (their offsets in the
+// joint's frame constant within 1 mm over 1 s of walking, while they move over 0.5 m); a fake gamepad's left stick moves
 // the character; while walking, the trajectory the played animation predicts reaches ahead and ends
 // near the desired one; in path mode (P) an L drawn with the mouse (4 m, a right angle to the right, 3 m,
 // at 5 m/s on the ground) is followed by an LHMM path character to completion within 0.2 m mean
 // distance (the page's measurement) and ends near the L's end, with the clip, contacts and
 // counters reported on the way; a BVH dropped onto the page plays with its joints where the file
-// puts them, and a dropped database becomes the character (a broken bundle is refused by name).
+// puts them, and a dropped database becomes the character (a broken bundle is refused by name);
+// with --glb, that .glb (lmm-sim --mesh spindles) dropped onto the page is loaded by three.js's
+// GLTFLoader and worn with every bone mapped to a joint by name, drawn at the joints and following
+// them as the default body does (a glTF file without a skinned mesh is refused).
 // Prints one line per check; exits non-zero on a failure.
 // With ?controller=database, gameplay control through the keys: foot-plant events and tags while
 // walking, the wave played through to its action_end (key 1), two game states' constraints (keys 6
@@ -18,13 +23,19 @@
 // trained with tags), that bundle dropped onto the page is a learned character whose keys, tags and
 // events reach the panel the same way (its motion is the test bundle's, too rough to check).
 // Usage: node demo_test.js URL [SCREENSHOT.png [PATH_SCREENSHOT.png [ACTION_SCREENSHOT.png
-//        [LEARNED_ACTION_SCREENSHOT.png]]]] [--tagged-model]
+//        [LEARNED_ACTION_SCREENSHOT.png]]]] [--tagged-model] [--glb SITE_PATH.glb [--glb-screenshot FILE.png]]
 'use strict';
 const puppeteer = require('puppeteer-core');
 
-const taggedModel = process.argv.includes('--tagged-model');  // assets/model.lmmw was trained with tags
-const [url, screenshot, pathScreenshot, actionScreenshot, learnedScreenshot] =
-  process.argv.slice(2).filter((arg) => arg !== '--tagged-model');
+// The value after option `name` (removed from `args` with it), or undefined.
+function option(args, name) {
+  const at = args.indexOf(name);
+  return at < 0 ? undefined : args.splice(at, 2)[1];
+}
+const args = process.argv.slice(2);
+const glb = option(args, '--glb'), glbScreenshot = option(args, '--glb-screenshot');
+const taggedModel = args.includes('--tagged-model');  // assets/model.lmmw was trained with tags
+const [url, screenshot, pathScreenshot, actionScreenshot, learnedScreenshot] = args.filter((arg) => arg !== '--tagged-model');
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 let failures = 0;
 function check(ok, what) {
@@ -32,12 +43,16 @@ function check(ok, what) {
   if (!ok) failures += 1;
 }
 
-// Pauses the demo, takes a screenshot and counts the joints whose projection (through the page's
-// own view-projection matrix) has a skeleton-coloured pixel within 2 px, and, as a control, the
-// points 150 px to their right that have one.
-async function skeletonPixels(page) {
+// Pauses the demo (saving a screenshot as `shot` when given), draws the body flat in pure green
+// (lmmDemo.tint), takes a screenshot and counts the joints whose projection (through the page's
+// own view-projection matrix) has a body pixel within 3 px, and, as a control, the points 150 px
+// to their right that have one.
+async function bodyPixels(page, shot) {
   await page.evaluate(() => { window.lmmDemo.paused = true; });
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await sleep(300);
+  if (shot) await page.screenshot({ path: shot });
+  await page.evaluate(() => { window.lmmDemo.tint = true; });
+  await sleep(300);
   const view = await page.evaluate(() => ({ joints: window.lmmDemo.joints, mvp: window.lmmDemo.mvp,
                                             width: innerWidth, height: innerHeight }));
   const png = await page.screenshot({ encoding: 'base64' });
@@ -52,13 +67,13 @@ async function skeletonPixels(page) {
     context.drawImage(image, 0, 0);
     const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
     const scale = image.width / view.width;
-    const bone = (x, y) => {  // the bones' colour (0.85, 0.9, 1.0), antialiased edges included
+    const body = (x, y) => {  // the tint (0, 1, 0); nothing else on the page is that green
       if (x < 0 || y < 0 || x >= canvas.width || y >= canvas.height) return false;
       const i = 4 * (y * canvas.width + x);
-      return data[i + 2] > 150 && data[i + 2] >= data[i] && data[i] > 110 && data[i + 1] > 110;
+      return data[i + 1] > 200 && data[i] < 60 && data[i + 2] < 60;
     };
     const near = (x, y) => {
-      for (let dy = -2; dy <= 2; ++dy) for (let dx = -2; dx <= 2; ++dx) if (bone(x + dx, y + dy)) return true;
+      for (let dy = -3; dy <= 3; ++dy) for (let dx = -3; dx <= 3; ++dx) if (body(x + dx, y + dy)) return true;
       return false;
     };
     const m = view.mvp;
@@ -72,8 +87,72 @@ async function skeletonPixels(page) {
     }
     return { on, beside, joints: view.joints.length };
   }, png, view);
-  await page.evaluate(() => { window.lmmDemo.paused = false; });
+  await page.evaluate(() => { Object.assign(window.lmmDemo, { paused: false, tint: false }); });
   return counts;
+}
+
+// Body vertices sampled twice (lmmDemo.bodySamples): the largest change of a vertex's offset in the
+// frame of the bone that moves it (m), the smallest motion of a vertex (m), the largest angle
+// between a bone's world rotation and its joint's (degrees), the largest distance between a
+// bone and its joint (m) and the number of vertices.
+function followed(before, after) {
+  // `v` turned by the inverse of the x, y, z, w quaternion `q`.
+  const unrotate = (q, v) => {
+    const [x, y, z, w] = [-q[0], -q[1], -q[2], q[3]];
+    const t = [2 * (y * v[2] - z * v[1]), 2 * (z * v[0] - x * v[2]), 2 * (x * v[1] - y * v[0])];
+    return [v[0] + w * t[0] + y * t[2] - z * t[1], v[1] + w * t[1] + z * t[0] - x * t[2], v[2] + w * t[2] + x * t[1] - y * t[0]];
+  };
+  const offset = (s) => unrotate(s.rotation, s.vertex.map((v, i) => v - s.position[i]));
+  const angle = (p, q) => 2 * Math.acos(Math.min(1, Math.abs(p[0] * q[0] + p[1] * q[1] + p[2] * q[2] + p[3] * q[3]))) * 180 / Math.PI;
+  let change = 0, motion = Infinity, turn = 0, gap = 0;
+  before.forEach((b, k) => {
+    const a = after[k], ob = offset(b), oa = offset(a);
+    change = Math.max(change, b.joint === a.joint ? Math.hypot(...ob.map((v, i) => v - oa[i])) : Infinity);
+    motion = Math.min(motion, Math.hypot(...b.vertex.map((v, i) => v - a.vertex[i])));
+    for (const s of [a, b]) {
+      turn = Math.max(turn, angle(s.rotation, s.jointRotation));
+      gap = Math.max(gap, Math.hypot(...s.position.map((v, i) => v - s.jointPosition[i])));
+    }
+  });
+  return { change, motion, turn, gap, count: Math.min(before.length, after.length) };
+}
+
+// Checks that `who`'s body vertices followed their bones from `before` to `after` (bodySamples 1 s
+// apart while walking), the bones turning as their joints do and at most `maxGap` metres from them.
+function checkFollowed(who, before, after, maxGap) {
+  const f = followed(before, after);
+  check(f.count >= 16 && before.length === after.length && f.change <= 1e-3 && f.motion > 0.5 && f.turn <= 0.1 && f.gap <= maxGap,
+        `${who}: ${f.count} vertices keep their offsets in their bones' frames within ${(f.change * 1000).toFixed(3)} mm ` +
+        `(<= 1 mm) over 1 s of walking, moving at least ${f.motion.toFixed(2)} m (> 0.5 m); bones turned as their joints ` +
+        `within ${f.turn.toFixed(3)} degrees (<= 0.1), ${(f.gap * 1000).toFixed(1)} mm from them (<= ${maxGap * 1000} mm)`);
+}
+
+// Checks `who`'s body pixels at the projected joints (bodyPixels), saving the lit screenshot as `shot`.
+async function checkBodyDrawn(page, who, shot) {
+  const drawn = await bodyPixels(page, shot);
+  check(drawn.on >= 0.9 * drawn.joints && drawn.beside <= 0.1 * drawn.joints,
+        `${who}: screenshot: body pixels at ${drawn.on} of ${drawn.joints} projected joints, beside ${drawn.beside}`);
+}
+
+// A .glb character (`path` on the site: lmm-sim --mesh spindles' motion.glb) dropped onto the page
+// is worn with every bone mapped, is drawn at the joints and follows them; a glTF file without a
+// skinned mesh is refused.
+async function checkGlb(page, path, shot) {
+  const refused = await drop(page, 'empty.glb', { bytes: [...Buffer.from('{"asset": {"version": "2.0"}, "scenes": [{"nodes": [0]}], "nodes": [{"name": "Hips"}]}')] });
+  const message = await drop(page, 'character.glb', { url: path });
+  const body = await page.evaluate(() => window.lmmDemo.body);
+  check(refused === 'empty.glb: no skinned mesh in the file' && body.kind === 'glb' && body.name === 'character.glb' &&
+        body.mapped === body.bones && body.jointsMapped === body.joints,
+        `a dropped .glb (three.js GLTFLoader) is worn: '${message}'; one without a skinned mesh is refused ('${refused}')`);
+  await page.keyboard.down('KeyW');
+  await sleep(1000);
+  const before = await page.evaluate(() => window.lmmDemo.bodySamples(24));
+  await sleep(1000);
+  const after = await page.evaluate(() => window.lmmDemo.bodySamples(24));
+  await page.keyboard.up('KeyW');
+  checkFollowed('the .glb character', before, after, 0.2);
+  await sleep(1000);
+  await checkBodyDrawn(page, 'the .glb character', shot);
 }
 
 // Foot locking is on by default (the panel says so) and F toggles it.
@@ -343,7 +422,11 @@ async function checkLearnedGameplay(page) {
                              { timeout: 60000 });
   const start = await page.evaluate(() => window.lmmDemo.root);
   await page.keyboard.down('KeyW');
-  await new Promise((resolve) => setTimeout(resolve, 2500));
+  await sleep(1000);
+  const before = await page.evaluate(() => window.lmmDemo.bodySamples(24));
+  await sleep(1000);
+  const after = await page.evaluate(() => window.lmmDemo.bodySamples(24));
+  await sleep(500);
   const walking = await page.evaluate(() => ({ ...window.lmmDemo }));
   await new Promise((resolve) => setTimeout(resolve, 500));
   await page.keyboard.up('KeyW');
@@ -375,15 +458,16 @@ async function checkLearnedGameplay(page) {
         `${worstFacing.toFixed(1)} degrees off the held one (<= 20)`);
   check(state.frameMilliseconds > 0 && state.updateMicroseconds > 0,
         `frame ${state.frameMilliseconds.toFixed(1)} ms, update ${state.updateMicroseconds.toFixed(0)} us, ${state.updates} updates`);
-  const drawn = await skeletonPixels(page);
-  check(drawn.on >= 0.9 * drawn.joints && drawn.beside <= 0.1 * drawn.joints,
-        `screenshot: skeleton pixels at ${drawn.on} of ${drawn.joints} projected joints, beside ${drawn.beside}`);
-  if (screenshot) await page.screenshot({ path: screenshot });
+  const body = await page.evaluate(() => window.lmmDemo.body);
+  check(body.kind === 'spindles' && body.mapped === body.joints, `the default body: ${body.kind}, ${body.mapped} bones for ${body.joints} joints`);
+  checkFollowed('the default body', before, after, 1e-5);
+  await checkBodyDrawn(page, 'the default body', screenshot);
   await checkFootLock(page);
   await checkGamepad(page);
   if (url.includes('controller=database')) await checkGameplay(page, actionScreenshot, 'database character', true);
   await checkPathFollowing(page);
   await checkViewer(page);
+  if (glb) await checkGlb(page, glb, glbScreenshot);
   if (taggedModel) await checkLearnedGameplay(page);
   check(consoleErrors.length === 0, `still no console errors (${consoleErrors.join('; ') || 'none'})`);
   await browser.close();

@@ -1,14 +1,18 @@
 // lmmkit browser demo: loads the WebAssembly runtime (lmm.js, the C API of lmm/lmm.h), a model
 // bundle (assets/model.lmmw: learned motion matching) or a database (assets/db.mmdb: database
 // motion matching, with ?controller=database), drives one character from the keyboard and draws
-// it with WebGL2 (flat-shaded bones), its desired trajectory and its feet in contact. Path mode
+// it with three.js (an ES module: index.html's import map) as a skinned body under a sun's
+// shadows: spindles around its bones by default, or a dropped .glb character whose bones map to
+// its joints by name; also its desired trajectory and its feet in contact. ?characters=N adds
+// N - 1 characters of the same asset in a grid, on the same input (frame-time measurements). Path mode
 // (P): a path drawn on the ground with the mouse is followed by a path character (LHMM, Lee, Kwon &
 // Lee 2023) made from the database (assets/db.mmdb). Gamepads work through the Gamepad API.
 // A database character, or a learned one whose model was trained with tags, takes gameplay
 // control: keys 1-4 play the wave, bow, kick and punch actions (X cancels), 5-9 switch among the
 // game states of assets/states.toml (0: none), and the panel shows the played tags and the last events.
 // window.lmmDemo exposes its state to tests (tests/web/).
-'use strict';
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 
 const demo = {
   ready: false, errors: [], controller: '', updateMicroseconds: 0, frameMilliseconds: 0, updates: 0,
@@ -25,9 +29,16 @@ const demo = {
   playing: '',          // clip and frame (database, path) or decoder experts and weights (learned)
   playingLabel: '',     // what `playing` shows
   contacts: [],         // indices of the contact joints in contact now
+  // The shown character's body: kind 'spindles' (the default) or 'glb' (a dropped character), its
+  // name, bones, how many of them follow a joint, how many joints they follow, and the skeleton's joint count.
+  body: null,
+  tint: false,          // tests: draw the body flat in pure green (kTintColor)
+  bodySamples: null,    // tests: (count) => skinned vertices and the joints they follow
+  characters: 1,        // characters on the page (?characters=N)
+  frameWork: 0,         // milliseconds of the last frame's script (updates, posing, draw calls)
   fakeGamepad: null,    // tests: a Gamepad-like object used instead of navigator.getGamepads()
   gamepadControls: null,  // the pure mapping of a gamepad to the controls (for tests)
-  openFile: null,       // (name, bytes): what dropping that file does; returns the panel's message
+  openFile: null,       // async (name, bytes): what dropping that file does; returns the panel's message
   fileMessage: '',
   // Foot locking of every character the page makes (lmm_character_set_foot_lock; F toggles it).
   footLock: true,
@@ -70,60 +81,187 @@ function currentGamepad() {
   return null;
 }
 
-// ---- small vector / matrix helpers (column-major 4x4, as WebGL expects) ----
-function perspective(fovY, aspect, near, far) {
-  const f = 1 / Math.tan(fovY / 2), d = near - far;
-  return [f / aspect, 0, 0, 0, 0, f, 0, 0, 0, 0, (far + near) / d, -1, 0, 0, (2 * far * near) / d, 0];
-}
+// ---- small vector helpers ----
 function sub(a, b) { return [a[0] - b[0], a[1] - b[1], a[2] - b[2]]; }
 function cross(a, b) { return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]; }
 function normalize(a) { const l = Math.hypot(a[0], a[1], a[2]) || 1; return [a[0] / l, a[1] / l, a[2] / l]; }
-function dot(a, b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 // The camera's right (x), up (y) and backward (z) axes looking from `eye` at `target`.
 function cameraAxes(eye, target, up) {
   const z = normalize(sub(eye, target)), x = normalize(cross(up, z)), y = cross(z, x);
   return { x, y, z };
 }
-function lookAt(eye, target, up) {
-  const { x, y, z } = cameraAxes(eye, target, up);
-  return [x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0, -dot(x, eye), -dot(y, eye), -dot(z, eye), 1];
-}
-function multiply(a, b) {
-  const out = new Array(16).fill(0);
-  for (let c = 0; c < 4; ++c) for (let r = 0; r < 4; ++r) for (let k = 0; k < 4; ++k) out[c * 4 + r] += a[k * 4 + r] * b[c * 4 + k];
-  return out;
-}
 
-// ---- bones: flat-shaded octahedra from a joint to its child ----
-const kLight = normalize([0.4, 0.8, 0.3]);
-const kBoneColor = [0.55, 0.62, 0.78];
+// ---- the character's body: a three.js SkinnedMesh whose bones take the joints' world transforms ----
+// A pose is what the page reads of a character or BVH file: joint `names`, `parents` (-1 for the
+// root) and world `positions` (x y z per joint, metres) and `rotations` (x y z w per joint).
+const kBodyColor = 0xc9b59c;
+const kTintColor = 0x00ff00;  // tests: the body drawn flat in this colour (lmmDemo.tint)
 const kContactColor = [0.95, 0.55, 0.15];  // the disc under a joint in contact
 
-// Appends to `triangles` the octahedron of the bone from `a` to `b` (its widest ring a fifth of the
-// way, radius an eighth of its length up to 5 cm), each face shaded by its angle to the light.
-function addBone(triangles, a, b) {
-  const d = sub(b, a), length = Math.hypot(d[0], d[1], d[2]);
-  if (length < 1e-4) return;
-  const axis = [d[0] / length, d[1] / length, d[2] / length];
-  const side = normalize(cross(axis, Math.abs(axis[1]) < 0.9 ? [0, 1, 0] : [1, 0, 0]));
-  const other = cross(axis, side);
-  const radius = Math.min(0.05, length / 8);
-  const ring = [0, 1, 2, 3].map((k) => {
-    const c = Math.cos(Math.PI / 2 * k) * radius, s = Math.sin(Math.PI / 2 * k) * radius;
-    return [0, 1, 2].map((i) => a[i] + 0.2 * d[i] + c * side[i] + s * other[i]);
+// The skeleton's rest pose: joint positions with every world rotation the identity, each joint at
+// its offset from its parent as `pose` gives it (the offset in the parent's frame, constant on a
+// rigid skeleton; parents come before their children).
+function restPositions(pose) {
+  const rest = [], inverse = new THREE.Quaternion();
+  pose.parents.forEach((parent, j) => {
+    const p = new THREE.Vector3().fromArray(pose.positions, 3 * j);
+    if (parent < 0) return rest.push(p);
+    inverse.fromArray(pose.rotations, 4 * parent).invert();
+    rest.push(p.sub(new THREE.Vector3().fromArray(pose.positions, 3 * parent)).applyQuaternion(inverse).add(rest[parent]));
   });
-  const middle = [0, 1, 2].map((i) => a[i] + 0.5 * d[i]);
-  const face = (p, q, r) => {
-    let n = normalize(cross(sub(q, p), sub(r, p)));
-    const centre = [0, 1, 2].map((i) => (p[i] + q[i] + r[i]) / 3);
-    if (dot(n, sub(centre, middle)) < 0) n = [-n[0], -n[1], -n[2]];
-    const shade = 0.35 + 0.65 * Math.max(0, dot(n, kLight));
-    for (const v of [p, q, r]) triangles.push(v[0], v[1], v[2], ...kBoneColor.map((c) => c * shade));
+  return rest;
+}
+
+// The default body's geometry around the rest pose `rest` (the shape of lmm-sim --mesh spindles,
+// thicker): for each joint whose parent is not the root (joint 0), a closed eight-sided spindle
+// from the parent to the joint, rings at a fifth and four fifths of the bone, as thick as 15% of
+// its length (2 to 7 cm), every vertex bound to the parent with weight 1.
+function spindleGeometry(parents, rest) {
+  const kSides = 8, positions = [], normals = [], skinIndex = [], skinWeight = [], indices = [];
+  parents.forEach((parent, j) => {
+    const a = rest[parent], b = rest[j], bone = parent >= 1 ? a.distanceTo(b) : 0;
+    if (bone < 0.01) return;
+    const axis = b.clone().sub(a).divideScalar(bone);
+    const side = new THREE.Vector3().crossVectors(axis, new THREE.Vector3(...(Math.abs(axis.y) < 0.9 ? [0, 1, 0] : [1, 0, 0]))).normalize();
+    const up = new THREE.Vector3().crossVectors(side, axis), radius = Math.min(0.07, Math.max(0.02, 0.15 * bone));
+    const first = positions.length / 3;
+    const add = (p, n) => {
+      positions.push(p.x, p.y, p.z);
+      normals.push(n.x, n.y, n.z);
+      skinIndex.push(parent, 0, 0, 0);
+      skinWeight.push(1, 0, 0, 0);
+    };
+    add(a, axis.clone().negate());  // tips, then the two rings
+    add(b, axis);
+    for (const along of [0.2, 0.8]) {
+      for (let k = 0; k < kSides; ++k) {
+        const angle = 2 * Math.PI * k / kSides;
+        const out = side.clone().multiplyScalar(Math.cos(angle)).addScaledVector(up, Math.sin(angle));
+        add(a.clone().lerp(b, along).addScaledVector(out, radius), out);
+      }
+    }
+    for (let k = 0; k < kSides; ++k) {
+      const next = (k + 1) % kSides, r1 = first + 2, r2 = first + 2 + kSides;
+      indices.push(first, r1 + k, r1 + next, r1 + k, r2 + next, r1 + next, r1 + k, r2 + k, r2 + next, first + 1, r2 + next, r2 + k);
+    }
+  });
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute('position', new THREE.Float32BufferAttribute(positions, 3));
+  geometry.setAttribute('normal', new THREE.Float32BufferAttribute(normals, 3));
+  geometry.setAttribute('skinIndex', new THREE.Uint16BufferAttribute(skinIndex, 4));
+  geometry.setAttribute('skinWeight', new THREE.Float32BufferAttribute(skinWeight, 4));
+  geometry.setIndex(indices);
+  return geometry;
+}
+
+// What every body does: `object` (in the scene), `meshes` (its skinned meshes), pose(p) (places
+// its bones for pose p, remembered as `drawn`), influence(vertex) (the bone that moves a vertex of
+// meshes[0] most and the joint that bone follows, -1 for none), tint(on) (tests: draws it flat in
+// kTintColor) and dispose(). `jointOfBone`: the joint of each bone of meshes[0]'s skeleton.
+function finishBody(body, jointOfBone) {
+  const tint = new THREE.MeshBasicMaterial({ color: kTintColor });
+  const materials = body.meshes.map((mesh) => mesh.material);
+  body.tint = (on) => body.meshes.forEach((mesh, k) => { mesh.material = on ? tint : materials[k]; });
+  body.influence = (vertex) => {
+    const mesh = body.meshes[0], index = mesh.geometry.attributes.skinIndex, weight = mesh.geometry.attributes.skinWeight;
+    let best = 0;
+    for (let k = 1; k < 4; ++k) if (weight.getComponent(vertex, k) > weight.getComponent(vertex, best)) best = k;
+    const bone = index.getComponent(vertex, best);
+    return { bone: mesh.skeleton.bones[bone], joint: jointOfBone(bone) };
   };
-  for (let k = 0; k < 4; ++k) {
-    face(a, ring[k], ring[(k + 1) % 4]);
-    face(b, ring[(k + 1) % 4], ring[k]);
+  for (const mesh of body.meshes) {
+    mesh.castShadow = mesh.receiveShadow = true;
+    mesh.frustumCulled = false;  // its bounds move with the bones
   }
+  return body;
+}
+
+// The default body of `pose`'s skeleton: spindles (spindleGeometry) in `material`, one three.js
+// Bone per joint set to the joint's world transform (bind matrices: the rest pose's inverses).
+function spindleBody(pose, material) {
+  const rest = restPositions(pose);
+  const bones = pose.parents.map(() => new THREE.Bone());
+  const mesh = new THREE.SkinnedMesh(spindleGeometry(pose.parents, rest), material);
+  const object = new THREE.Group().add(mesh, ...bones);
+  mesh.bind(new THREE.Skeleton(bones, rest.map((r) => new THREE.Matrix4().makeTranslation(-r.x, -r.y, -r.z))), new THREE.Matrix4());
+  const body = {
+    kind: 'spindles', name: 'spindles', object, meshes: [mesh], bones: bones.length, mapped: bones.length,
+    jointsMapped: bones.length, drawn: null,
+    pose(p) {
+      bones.forEach((bone, j) => {
+        bone.position.fromArray(p.positions, 3 * j);
+        bone.quaternion.fromArray(p.rotations, 4 * j);
+      });
+      body.drawn = p;
+    },
+    dispose() { mesh.geometry.dispose(); },
+  };
+  return finishBody(body, (bone) => bone);
+}
+
+// A dropped .glb parsed by three.js's GLTFLoader, made ready to wear: its first SkinnedMesh, the
+// skin's bones in scene order (parents first) with their transforms and world rotations in the
+// skin's bind pose (its inverse bind matrices). Throws without a skinned mesh.
+async function loadCharacter(name, bytes) {
+  const gltf = await new GLTFLoader().parseAsync(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '');
+  let skinned = null;
+  gltf.scene.traverse((o) => { if (!skinned && o.isSkinnedMesh) skinned = o; });
+  if (!skinned) throw new Error(`${name}: no skinned mesh in the file`);
+  skinned.skeleton.pose();
+  gltf.scene.updateMatrixWorld(true);
+  const skin = new Set(skinned.skeleton.bones), bones = [];
+  gltf.scene.traverse((o) => { if (skin.has(o)) bones.push(o); });
+  const meshes = [skinned];
+  gltf.scene.traverse((o) => { if (o.isSkinnedMesh && o !== skinned) meshes.push(o); });
+  return {
+    name, scene: gltf.scene, meshes, bones, meshName: skinned.name || 'unnamed',
+    rest: bones.map((b) => ({ position: b.position.clone(), quaternion: b.quaternion.clone() })),
+    bind: bones.map((b) => b.getWorldQuaternion(new THREE.Quaternion())),
+  };
+}
+
+// The body of a loaded .glb character (loadCharacter) on `pose`'s skeleton: its bones named like
+// a joint (case-insensitive) take the world rotation of that joint times their own rest world
+// rotation (the runtime's rest pose has identity world rotations: a BVH file's offsets, lmm-sim's
+// .glb), and the root's, its children's (the hips) and any topmost mapped bone's world position;
+// other bones keep their rest place under their parents. Throws when no bone is named like a joint.
+function glbBody(character, pose) {
+  const joints = new Map((pose.names || []).map((n, j) => [THREE.PropertyBinding.sanitizeNodeName(n).toLowerCase(), j]));
+  const map = character.bones.map((b) => (joints.has(b.name.toLowerCase()) ? joints.get(b.name.toLowerCase()) : -1));
+  const mapped = map.filter((j) => j >= 0).length;
+  if (mapped === 0) {
+    throw new Error(`${character.name}: none of its ${character.bones.length} bones (${character.bones.slice(0, 4).map((b) => b.name).join(', ')}, ...) ` +
+                    `is named like a joint of the character (${(pose.names || []).slice(0, 4).join(', ')}, ...)`);
+  }
+  const index = new Map(character.bones.map((b, k) => [b, k]));
+  const placed = character.bones.map((b, k) => {
+    if (map[k] < 0) return false;
+    for (let up = b.parent; up; up = up.parent) if (index.has(up) && map[index.get(up)] >= 0) return pose.parents[map[k]] <= 0;
+    return true;
+  });
+  character.bones.forEach((b, k) => { b.position.copy(character.rest[k].position); b.quaternion.copy(character.rest[k].quaternion); });
+  const object = new THREE.Group().add(character.scene);
+  character.scene.updateMatrixWorld(true);
+  const position = new THREE.Vector3(), parentRotation = new THREE.Quaternion(), scale = new THREE.Vector3();
+  const body = {
+    kind: 'glb', name: character.name, object, meshes: character.meshes, bones: character.bones.length, mapped,
+    jointsMapped: new Set(map.filter((j) => j >= 0)).size, drawn: null,
+    pose(p) {
+      character.bones.forEach((bone, k) => {
+        const j = map[k];
+        if (j >= 0) {
+          bone.parent.matrixWorld.decompose(position, parentRotation, scale);
+          bone.quaternion.fromArray(p.rotations, 4 * j).multiply(character.bind[k]).premultiply(parentRotation.invert());
+          if (placed[k]) bone.position.copy(bone.parent.worldToLocal(position.fromArray(p.positions, 3 * j)));
+        }
+        bone.updateWorldMatrix(false, false);
+      });
+      body.drawn = p;
+    },
+    dispose() { object.remove(character.scene); },
+  };
+  const boneIndex = new Map(character.meshes[0].skeleton.bones.map((b, k) => [k, map[index.get(b)]]));
+  return finishBody(body, (bone) => boneIndex.get(bone));
 }
 
 // Appends the line from `a` to `b` in colour `c` to `lines` (x y z r g b per vertex).
@@ -145,52 +283,86 @@ function gridLines(cx, cz) {
   return lines;
 }
 
-// ---- WebGL2: one program for coloured lines and triangles ----
-function createRenderer(canvas) {
-  const gl = canvas.getContext('webgl2', { antialias: true });
-  if (!gl) throw new Error('WebGL2 is not available in this browser');
-  const compile = (type, source) => {
-    const shader = gl.createShader(type);
-    gl.shaderSource(shader, source);
-    gl.compileShader(shader);
-    if (!gl.getShaderParameter(shader, gl.COMPILE_STATUS)) throw new Error(gl.getShaderInfoLog(shader));
-    return shader;
-  };
-  const program = gl.createProgram();
-  gl.attachShader(program, compile(gl.VERTEX_SHADER, `#version 300 es
-    uniform mat4 mvp; in vec3 position; in vec3 color; out vec3 v_color;
-    void main() { gl_Position = mvp * vec4(position, 1.0); v_color = color; }`));
-  gl.attachShader(program, compile(gl.FRAGMENT_SHADER, `#version 300 es
-    precision mediump float; in vec3 v_color; out vec4 fragment;
-    void main() { fragment = vec4(v_color, 1.0); }`));
-  gl.linkProgram(program);
-  if (!gl.getProgramParameter(program, gl.LINK_STATUS)) throw new Error(gl.getProgramInfoLog(program));
-  const buffer = gl.createBuffer();
-  const vao = gl.createVertexArray();
-  gl.bindVertexArray(vao);
-  gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
-  for (const [name, offset] of [['position', 0], ['color', 12]]) {
-    const at = gl.getAttribLocation(program, name);
-    gl.enableVertexAttribArray(at);
-    gl.vertexAttribPointer(at, 3, gl.FLOAT, false, 24, offset);
-  }
+// ---- three.js: the scene, its lights and shadows, and the page's coloured lines and shapes ----
+// A LineSegments or Mesh `object` whose vertices (x y z r g b each, sRGB colours) set() replaces.
+function colouredVertices(object) {
+  let capacity = 0;
+  const colour = new THREE.Color();
+  object.frustumCulled = false;
   return {
-    // Draws `lines` and `triangles` (depth-tested), then `overlay` lines over them, each a flat
-    // array of x y z r g b per vertex, with `mvp`.
-    draw(mvp, lines, triangles, overlay) {
-      gl.viewport(0, 0, canvas.width, canvas.height);
-      gl.clearColor(0.11, 0.13, 0.15, 1);
-      gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-      gl.useProgram(program);
-      gl.uniformMatrix4fv(gl.getUniformLocation(program, 'mvp'), false, new Float32Array(mvp));
-      gl.bindVertexArray(vao);
-      gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
-      gl.enable(gl.DEPTH_TEST);
-      for (const [mode, vertices] of [[gl.LINES, lines], [gl.TRIANGLES, triangles], [null, overlay]]) {
-        if (mode === null) gl.disable(gl.DEPTH_TEST);
-        gl.bufferData(gl.ARRAY_BUFFER, new Float32Array(vertices), gl.STREAM_DRAW);
-        gl.drawArrays(mode === null ? gl.LINES : mode, 0, vertices.length / 6);
+    object,
+    set(vertices) {
+      const count = vertices.length / 6;
+      if (count > capacity) {
+        capacity = Math.max(1024, 2 * count);
+        const buffer = new THREE.InterleavedBuffer(new Float32Array(6 * capacity), 6).setUsage(THREE.DynamicDrawUsage);
+        object.geometry.dispose();
+        object.geometry = new THREE.BufferGeometry();
+        object.geometry.setAttribute('position', new THREE.InterleavedBufferAttribute(buffer, 3, 0));
+        object.geometry.setAttribute('color', new THREE.InterleavedBufferAttribute(buffer, 3, 3));
       }
+      const data = object.geometry.attributes.position.data, array = data.array;
+      for (let i = 0; i < vertices.length; i += 6) {
+        colour.setRGB(vertices[i + 3], vertices[i + 4], vertices[i + 5], THREE.SRGBColorSpace);
+        array.set([vertices[i], vertices[i + 1], vertices[i + 2], colour.r, colour.g, colour.b], i);
+      }
+      data.needsUpdate = true;
+      object.geometry.setDrawRange(0, count);
+    },
+  };
+}
+
+// The page's three.js scene on `canvas`: a hemisphere light and a sun whose shadows fall on a disc
+// of the ground around the characters (the ground is the background colour under the grid: a lit,
+// shadowed ground plane tripled the frame time of chromium's software renderer), the camera, and
+// coloured lines and flat shapes (ribbons, discs) set each frame.
+function createStage(canvas) {
+  const renderer = new THREE.WebGLRenderer({ canvas });
+  renderer.setPixelRatio(devicePixelRatio);
+  renderer.shadowMap.enabled = true;
+  renderer.shadowMap.type = THREE.PCFShadowMap;
+  const scene = new THREE.Scene();
+  scene.background = new THREE.Color(0x1c2126);
+  const camera = new THREE.PerspectiveCamera(kFovY * 180 / Math.PI, 1, 0.05, 200);
+  const sun = new THREE.DirectionalLight(0xfff2e0, 2.4);
+  Object.assign(sun.shadow, { bias: -0.0005, normalBias: 0.01 });
+  sun.castShadow = true;
+  sun.shadow.mapSize.set(512, 512);
+  const shade = new THREE.Mesh(new THREE.CircleGeometry(1, 48).rotateX(-Math.PI / 2), new THREE.ShadowMaterial({ opacity: 0.5 }));
+  shade.receiveShadow = true;
+  const lines = colouredVertices(new THREE.LineSegments(new THREE.BufferGeometry(), new THREE.LineBasicMaterial({ vertexColors: true })));
+  const shapes = colouredVertices(new THREE.Mesh(new THREE.BufferGeometry(),
+                                                 new THREE.MeshBasicMaterial({ vertexColors: true, side: THREE.DoubleSide })));
+  scene.add(new THREE.HemisphereLight(0xdfe8ff, 0x40382e, 1.3), sun, sun.target, shade, lines.object, shapes.object);
+  let shadowRadius = 0;
+  return {
+    scene, camera,
+    // Draws a frame from `eye` looking at `target`, with `lineVertices` and `shapeVertices` (x y z r g b
+    // per vertex: line segments, triangles), the sun's shadows on the ground within `radius` metres
+    // of `focus`; returns the view-projection matrix (column-major).
+    draw(eye, target, focus, radius, lineVertices, shapeVertices) {
+      const width = canvas.clientWidth, height = canvas.clientHeight;
+      if (canvas.width !== Math.round(width * devicePixelRatio) || canvas.height !== Math.round(height * devicePixelRatio)) {
+        renderer.setSize(width, height, false);
+      }
+      camera.aspect = width / height;
+      camera.updateProjectionMatrix();
+      camera.position.set(...eye);
+      camera.lookAt(...target);
+      camera.updateMatrixWorld();
+      shade.position.set(focus[0], 0, focus[2]);
+      shade.scale.setScalar(radius);
+      sun.target.position.set(...focus);
+      sun.position.set(focus[0] + 6, 12, focus[2] + 4.5);
+      if (radius !== shadowRadius) {
+        shadowRadius = radius;
+        Object.assign(sun.shadow.camera, { left: -radius, right: radius, top: radius, bottom: -radius, near: 1, far: 40 });
+        sun.shadow.camera.updateProjectionMatrix();
+      }
+      lines.set(lineVertices);
+      shapes.set(shapeVertices);
+      renderer.render(scene, camera);
+      return new THREE.Matrix4().multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse).toArray();
     },
   };
 }
@@ -303,8 +475,8 @@ function bvhPositions(bvh, f, scale) {
 }
 
 // A BVH file played in a loop: what readCharacter gives for a character (joint 0 the hips' ground
-// point, the file's joints from 1, the facing along the hips' travel, bones from the hips down),
-// without trajectory, contacts or counters. Files whose first frame is more than 10 units tall are taken to be in centimetres.
+// point, the file's joints from 1, the facing along the hips' travel, bones from the hips down, the
+// pose with the file's joint names), without trajectory, contacts or counters. Files whose first frame is more than 10 units tall are taken to be in centimetres.
 function bvhClip(bvh, name) {
   const first = bvhPositions(bvh, 0, 1).positions.map((p) => p[1]);
   const scale = Math.max(...first) - Math.min(...first) > 10 ? 0.01 : 1;
@@ -312,6 +484,8 @@ function bvhClip(bvh, name) {
   const hips = named >= 0 ? named : 0;
   // No bone leads to the hips (from a root joint on the ground, say).
   const parents = [-1, ...bvh.joints.map((j, k) => (k === hips ? 0 : j.parent + 1))];
+  const names = ['ground', ...bvh.joints.map((j) => j.name)];
+  const rotation = new THREE.Quaternion(), matrix = new THREE.Matrix4();
   const ground = (f) => {
     const p = bvhPositions(bvh, (f + bvh.frames.length) % bvh.frames.length, scale).positions[hips];
     return [p[0], 0, p[2]];
@@ -322,13 +496,18 @@ function bvhClip(bvh, name) {
     advance(dt) { time += dt; },
     read() {
       const f = Math.floor(time / bvh.frameTime) % bvh.frames.length;
-      const positions = bvhPositions(bvh, f, scale).positions;
+      const { positions, rotations } = bvhPositions(bvh, f, scale);
       const [a, b] = [ground(f - 5), ground(f + 5)];
       if (Math.hypot(b[0] - a[0], b[2] - a[2]) > 0.01) heading = Math.atan2(b[0] - a[0], b[2] - a[2]);
       const all = [[positions[hips][0], 0, positions[hips][2]], ...positions];
+      const quaternions = rotations.map((m) => {
+        matrix.set(m[0], m[1], m[2], 0, m[3], m[4], m[5], 0, m[6], m[7], m[8], 0, 0, 0, 0, 1);
+        return rotation.setFromRotationMatrix(matrix).toArray();
+      });
+      const pose = { names, parents, positions: all.flat(), rotations: [0, 0, 0, 1, ...quaternions.flat()] };
       return { joint: (j) => all[j], root: all[0], rotation: [0, Math.sin(heading / 2), 0, Math.cos(heading / 2)],
                trajectory: [], played: [], inContact: [], counters: { updates: 0, searches: 0, transitions: 0 },
-               playing: `${name}: frame ${f + 1} / ${bvh.frames.length}`, playingLabel: 'BVH file', parents };
+               playing: `${name}: frame ${f + 1} / ${bvh.frames.length}`, playingLabel: 'BVH file', parents, pose };
     },
   };
 }
@@ -387,8 +566,8 @@ async function createCharacter(module, controller, url, params) {
   return { character, model, database: await loadAsset(module, dbUrl, '/paths.mmdb', 'lmm_database_load'), dbMessage: '' };
 }
 
-// What the page reads of one character: its skeleton, contact joints and buffers in the module's
-// heap (allocated once; release() frees them).
+// What the page reads of one character: its skeleton (joint names and parents), contact joints and
+// buffers in the module's heap (allocated once; release() frees them).
 function characterView(module, handle) {
   const joints = module._lmm_character_joint_count(handle);
   const contacts = module._lmm_character_contact_count(handle);
@@ -401,24 +580,32 @@ function characterView(module, handle) {
   const view = {
     handle, joints, contacts, contactJoints, trajectory, scratch,
     parents: Array.from({ length: joints }, (_, j) => module._lmm_character_joint_parent(handle, j)),
-    positions: module._malloc(12 * joints),
+    names: Array.from({ length: joints }, (_, j) => module.UTF8ToString(module._lmm_character_joint_name(handle, j))),
+    positions: module._malloc(12 * joints), rotations: module._malloc(16 * joints),
     times: module._malloc(4 * trajectory), trajectoryPositions: module._malloc(12 * trajectory),
     trajectoryRotations: module._malloc(16 * trajectory),
     playedPositions: module._malloc(12 * trajectory), playedDirections: module._malloc(12 * trajectory),
   };
   view.release = () => {
-    for (const p of [view.scratch, view.positions, view.times, view.trajectoryPositions, view.trajectoryRotations,
+    for (const p of [view.scratch, view.positions, view.rotations, view.times, view.trajectoryPositions, view.trajectoryRotations,
                      view.playedPositions, view.playedDirections]) module._free(p);
   };
   return view;
+}
+
+// The pose of `view`'s character (world transforms of its joints).
+function readPose(module, view) {
+  const f32 = module.HEAPF32;
+  module._lmm_character_world_transforms(view.handle, view.positions, view.rotations, view.joints);
+  return { names: view.names, parents: view.parents, positions: f32.slice(view.positions >> 2, (view.positions >> 2) + 3 * view.joints),
+           rotations: f32.slice(view.rotations >> 2, (view.rotations >> 2) + 4 * view.joints) };
 }
 
 // Reads the pose, root, trajectory, contacts, counters and what plays of `view`'s character.
 function readCharacter(module, view) {
   const f32 = module.HEAPF32, i32 = module.HEAP32, s = view.scratch >> 2;
   const h = view.handle;
-  module._lmm_character_world_transforms(h, view.positions, 0, view.joints);
-  const positions = f32.slice(view.positions >> 2, (view.positions >> 2) + 3 * view.joints);
+  const pose = readPose(module, view), positions = pose.positions;
   const joint = (j) => [positions[3 * j], positions[3 * j + 1], positions[3 * j + 2]];
   module._lmm_character_root_position(h, view.scratch);
   const root = [f32[s], f32[s + 1], f32[s + 2]];
@@ -452,7 +639,7 @@ function readCharacter(module, view) {
     playing = count > 0 ? Array.from({ length: count }, (_, j) => `${i32[s + j]} (${f32[s + 4 + j].toFixed(2)})`).join(', ')
                         : 'none (a plain network)';
   }
-  return { joint, root, rotation, trajectory, played, inContact, counters, playing, playingLabel, parents: view.parents };
+  return { joint, root, rotation, trajectory, played, inContact, counters, playing, playingLabel, parents: view.parents, pose };
 }
 
 // ---- gameplay control: actions, game states, tags and events of a database or learned character ----
@@ -639,6 +826,47 @@ function createPathMode(module, database, dbMessage) {
   return path;
 }
 
+// ?characters=N: N - 1 more characters of the keyboard character's asset (`asset`, a database or a
+// model as `controller` says), in a grid 1.5 m apart with the keyboard character `first` at its front
+// left corner, all on the page's input, each drawn as a spindle body. update() steps them,
+// draw() poses their bodies, centre(root) is where the camera looks (the mean of the roots, the
+// keyboard character's `root` among them), shadowRadius and cameraDistance suit the grid.
+function createCrowd(module, asset, controller, params, first) {
+  const count = Math.max(1, Math.min(256, Math.floor(Number(params.get('characters')) || 1)));
+  const side = Math.ceil(Math.sqrt(count)), spacing = 1.5;
+  const create = controller === 'database' ? module._lmm_character_create_database : module._lmm_character_create_learned;
+  const members = [];
+  for (let k = 1; k < count; ++k) {
+    const handle = create(asset, (k % side) * -spacing, Math.floor(k / side) * spacing, 0);
+    if (!handle) throw new Error(`character ${k + 1} of ${count}: ${module.UTF8ToString(module._lmm_last_error())}`);
+    applyFootLock(module, handle);
+    members.push({ view: characterView(module, handle), body: null, pose: null });
+  }
+  demo.characters = count;
+  return {
+    cameraDistance: count > 1 ? 5 + 1.6 * side : 5,
+    shadowRadius: count > 1 ? spacing * side / 2 + 2 : 2.5,
+    update(pad, dt) {
+      for (const m of members) {
+        if (!module._lmm_character_update(m.view.handle, pad, dt)) {
+          demo.errors.push('update failed: ' + module.UTF8ToString(module._lmm_last_error()));
+        }
+      }
+    },
+    draw(scene, material) {
+      for (const m of members) {
+        m.pose = readPose(module, m.view);
+        if (!m.body) scene.add((m.body = spindleBody(m.pose, material)).object);
+        m.body.pose(m.pose);
+      }
+    },
+    centre(root) {
+      const [x, z] = members.reduce(([sx, sz], m) => [sx + m.pose.positions[0], sz + m.pose.positions[2]], [root[0], root[2]]);
+      return [x / count, 0, z / count];
+    },
+  };
+}
+
 async function main() {
   const params = new URLSearchParams(location.search);
   const controller = params.get('controller') === 'database' ? 'database' : 'learned';
@@ -659,8 +887,9 @@ async function main() {
   document.getElementById('asset').textContent = url.split('/').pop();
   document.getElementById('path-speed').value = kDefaultSpeedScale;
   const canvas = document.getElementById('view');
-  const renderer = createRenderer(canvas);
-  const camera = { azimuth: Math.PI, elevation: 0.35, distance: 5 };
+  const stage = createStage(canvas);
+  const crowd = createCrowd(module, controller === 'database' ? created.database : created.model, controller, params, character);
+  const camera = { azimuth: Math.PI, elevation: 0.35, distance: crowd.cameraDistance };
   const path = createPathMode(module, created.database, created.dbMessage);
   const gameplay = createGameplay(module, await stagedStates());
   gameplay.attach(character, controller === 'database' ? { kind: 'database', handle: created.database }
@@ -693,16 +922,65 @@ async function main() {
     camera.elevation = Math.min(1.4, Math.max(0.05, camera.elevation + (e.clientY - dragging[1]) * 0.005));
     dragging = [e.clientX, e.clientY];
   });
+  // The shown character's body: the worn .glb character when its bones map to the shown joints,
+  // else spindles; remade when the shown character (or BVH file) changes.
+  const bodyMaterial = new THREE.MeshStandardMaterial({ color: kBodyColor, roughness: 0.65 });
+  let worn = null, body = null, bodyOf = null;
+  const wear = (source, pose, made) => {
+    if (body && bodyOf === source && !made) return;
+    if (body) {
+      stage.scene.remove(body.object);
+      body.dispose();
+    }
+    body = made;
+    if (!body && worn) {
+      try {
+        body = glbBody(worn, pose);
+      } catch (error) {
+        body = null;  // this skeleton's joints are not the .glb's: spindles
+      }
+    }
+    body = body || spindleBody(pose, bodyMaterial);
+    bodyOf = source;
+    stage.scene.add(body.object);
+    demo.body = { kind: body.kind, name: body.name, bones: body.bones, mapped: body.mapped, jointsMapped: body.jointsMapped,
+                  joints: pose.parents.length };
+  };
+  // Tests: for `count` vertices spread over the body's mesh, as last drawn: their skinned world
+  // position, the world position and rotation of the bone that moves them most, the joint that
+  // bone follows and the joint's world position and rotation.
+  demo.bodySamples = (count) => {
+    const mesh = body.meshes[0], n = mesh.geometry.attributes.position.count, pose = body.drawn, samples = [];
+    for (let k = 0; k < count; ++k) {
+      const vertex = Math.floor((k + 0.5) * n / count), { bone, joint: j } = body.influence(vertex);
+      if (!(j >= 0)) continue;
+      const position = mesh.localToWorld(mesh.getVertexPosition(vertex, new THREE.Vector3()));
+      samples.push({ vertex: position.toArray(), joint: j, position: bone.getWorldPosition(new THREE.Vector3()).toArray(),
+                     rotation: bone.getWorldQuaternion(new THREE.Quaternion()).toArray(),
+                     jointPosition: Array.from(pose.positions.slice(3 * j, 3 * j + 3)),
+                     jointRotation: Array.from(pose.rotations.slice(4 * j, 4 * j + 4)) });
+    }
+    return samples;
+  };
   // The viewer: a dropped .mmdb or .lmmw becomes the keyboard character's asset (a database also
-  // serves path mode), a dropped .bvh plays until Escape. Returns what happened (for the panel).
+  // serves path mode), a dropped .bvh plays until Escape, a dropped .glb character is worn by the
+  // shown character (and the later ones whose joints it maps). Returns what happened (for the panel).
   let dropped = 0;
-  const openFile = (name, bytes) => {
+  const openFile = async (name, bytes) => {
     const kind = name.toLowerCase().split('.').pop();
     if (kind === 'bvh') {
       clip = bvhClip(parseBvh(new TextDecoder().decode(bytes)), name);
       return `playing ${name} (Escape: back to the character)`;
     }
-    if (kind !== 'mmdb' && kind !== 'lmmw') throw new Error(`${name}: drop a .bvh, .mmdb or .lmmw file`);
+    if (kind === 'glb') {
+      const loaded = await loadCharacter(name, bytes), pose = body.drawn;
+      const made = glbBody(loaded, pose);
+      worn = loaded;
+      wear(bodyOf, pose, made);
+      return `${name}: skinned mesh '${loaded.meshName}', ${made.mapped} of ${made.bones} bones mapped by name to ` +
+             `${made.jointsMapped} of the character's ${pose.parents.length} joints`;
+    }
+    if (kind !== 'mmdb' && kind !== 'lmmw') throw new Error(`${name}: drop a .bvh, .glb, .mmdb or .lmmw file`);
     const file = `/dropped-${++dropped}.${kind}`;
     module.FS.writeFile(file, bytes);
     const asset = module.ccall(kind === 'mmdb' ? 'lmm_database_load' : 'lmm_model_load', 'number', ['string'], [file]);
@@ -726,9 +1004,9 @@ async function main() {
     document.getElementById('asset').textContent = name;
     return `${name}: a ${demo.controller} character`;
   };
-  demo.openFile = (name, bytes) => {
+  demo.openFile = async (name, bytes) => {
     try {
-      demo.fileMessage = openFile(name, bytes);
+      demo.fileMessage = await openFile(name, bytes);
     } catch (error) {
       demo.fileMessage = String(error.message || error);
     }
@@ -750,6 +1028,7 @@ async function main() {
   let heldFacing = null;
   const frame = (now) => {
     const dt = Math.min(1 / 15, Math.max(1 / 240, (now - last) / 1000));
+    const workStart = performance.now();
     demo.frameMilliseconds = now - last;
     last = now;
     const gamepad = gamepadControls(currentGamepad());
@@ -783,6 +1062,7 @@ async function main() {
       if (shown === keyboardView) gameplay.read(demo.updates);
       demo.updateMicroseconds = demo.updates === 1 ? spent : 0.95 * demo.updateMicroseconds + 0.05 * spent;
     }
+    if (!demo.paused) crowd.update(pad, dt);
 
     const state = clip ? clip.read() : readCharacter(module, shown);
     const { root, joint } = state;
@@ -805,36 +1085,30 @@ async function main() {
     const lines = grid.lines.slice();
     const line = (a, b, c) => pushLine(lines, a, b, c);
     for (let k = 1; k < trail.length; ++k) line(trail[k - 1], trail[k], [0.9, 0.7, 0.2]);
-    const triangles = [], overlay = [];
+    const triangles = [];
     drawPath(triangles, path);
     drawTrajectory(triangles, root, state.trajectory, kDesiredColors);
     drawTrajectory(triangles, root, state.played, kPlayedColors);
     Object.assign(demo, { desired: state.trajectory, played: state.played });
     for (const j of state.inContact) addDisc(triangles, joint(j)[0], joint(j)[2], 0.08, 0.01, kContactColor);
-    for (let j = 1; j < shown.joints; ++j) {
-      const parent = state.parents[j];
-      if (parent < 1) continue;
-      const a = joint(parent), b = joint(j);
-      addBone(triangles, a, b);
-      pushLine(overlay, a, b, [0.85, 0.9, 1.0]);
-    }
+    wear(shown, state.pose, null);
+    body.pose(state.pose);
+    body.tint(demo.tint);
+    crowd.draw(stage.scene, bodyMaterial);
     demo.joints = Array.from({ length: shown.joints - 1 }, (_, k) => joint(k + 1));
     const facing = [Math.sin(demo.facingDegrees * Math.PI / 180), 0, Math.cos(demo.facingDegrees * Math.PI / 180)];
     line([root[0], 0.01, root[2]], [root[0] + 0.5 * facing[0], 0.01, root[2] + 0.5 * facing[2]], [0.3, 0.9, 0.4]);
 
-    const width = Math.round(canvas.clientWidth * devicePixelRatio);
-    const height = Math.round(canvas.clientHeight * devicePixelRatio);
-    if (canvas.width !== width || canvas.height !== height) Object.assign(canvas, { width, height });
     const { elevation, distance } = camera;
-    const target = [root[0], 0.9, root[2]];
+    const focus = crowd.centre(root);
+    const target = [focus[0], 0.9, focus[2]];
     const eye = [target[0] + distance * Math.cos(elevation) * Math.sin(camera.azimuth),
                  target[1] + distance * Math.sin(elevation),
                  target[2] + distance * Math.cos(elevation) * Math.cos(camera.azimuth)];
-    const aspect = canvas.width / canvas.height;
-    const mvp = multiply(perspective(kFovY, aspect, 0.05, 200), lookAt(eye, target, [0, 1, 0]));
-    renderer.draw(mvp, lines, triangles, overlay);
-    demo.mvp = mvp;
-    view = { eye, axes: cameraAxes(eye, target, [0, 1, 0]), aspect, width: canvas.clientWidth, height: canvas.clientHeight };
+    demo.mvp = stage.draw(eye, target, focus, crowd.shadowRadius, lines, triangles);
+    view = { eye, axes: cameraAxes(eye, target, [0, 1, 0]), aspect: canvas.clientWidth / canvas.clientHeight,
+             width: canvas.clientWidth, height: canvas.clientHeight };
+    demo.frameWork = performance.now() - workStart;
 
     updatePanel(run, strafe);
     requestAnimationFrame(frame);
