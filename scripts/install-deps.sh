@@ -13,8 +13,9 @@ packages=(
   clang libclang-rt-14-dev python3 python3-numpy
   emscripten nodejs chromium
 )
-# npm (the browser test's puppeteer-core): Debian's package, unless a node from elsewhere (e.g.
-# NodeSource's nodejs, which conflicts with it) already brings the command.
+# npm (three.js for the browser demo, and the browser test's puppeteer-core): Debian's package,
+# unless a node from elsewhere (e.g. NodeSource's nodejs, which conflicts with it) already brings
+# the command.
 if ! command -v npm >/dev/null 2>&1; then
   packages+=(npm)
 fi
