@@ -167,7 +167,7 @@ TrainedModels initial_models(const TrainingConfig& c, const PoseData& d, uint64_
   const int64_t features = d.features.size(1), pose = d.layout.size();
   TrainedModels m;
   m.autoencoder = Autoencoder(pose + 3 * d.layout.joints, features, pose, c);
-  const int64_t tags = int64_t(c.tags.size()), state = c.latent + features + tag_state_width(c);
+  const int64_t state = c.latent + features + tag_state_width(c);
   m.stepper = Stepper(state, c.stepper);
   m.projector = Projector(features + constraint_code_width(c), state, c.projector);
   return m;
