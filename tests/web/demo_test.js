@@ -127,11 +127,13 @@ function checkFollowed(who, before, after, maxGap) {
         `within ${f.turn.toFixed(3)} degrees (<= 0.1), ${(f.gap * 1000).toFixed(1)} mm from them (<= ${maxGap * 1000} mm)`);
 }
 
-// Checks `who`'s body pixels at the projected joints (bodyPixels), saving the lit screenshot as `shot`.
-async function checkBodyDrawn(page, who, shot) {
+// Checks `who`'s body pixels at the projected joints (bodyPixels): at least the share `atJoints` of
+// them, at most a tenth beside; saves the lit screenshot as `shot`.
+async function checkBodyDrawn(page, who, shot, atJoints = 0.9) {
   const drawn = await bodyPixels(page, shot);
-  check(drawn.on >= 0.9 * drawn.joints && drawn.beside <= 0.1 * drawn.joints,
-        `${who}: screenshot: body pixels at ${drawn.on} of ${drawn.joints} projected joints, beside ${drawn.beside}`);
+  check(drawn.on >= atJoints * drawn.joints && drawn.beside <= 0.1 * drawn.joints,
+        `${who}: screenshot: body pixels at ${drawn.on} of ${drawn.joints} projected joints (>= ${Math.ceil(atJoints * drawn.joints)}), ` +
+        `beside ${drawn.beside}`);
 }
 
 // A .glb character (`path` on the site: lmm-sim --mesh spindles' motion.glb) dropped onto the page
@@ -152,7 +154,9 @@ async function checkGlb(page, path, shot) {
   await page.keyboard.up('KeyW');
   checkFollowed('the .glb character', before, after, 0.2);
   await sleep(1000);
-  await checkBodyDrawn(page, 'the .glb character', shot);
+  // Rebuilt from rotations, its thin limbs can be up to 0.2 m from the runtime's joints (the gap
+  // above; mirrored clips' local offsets differ from the skeleton's): three quarters at the joints.
+  await checkBodyDrawn(page, 'the .glb character', shot, 0.75);
 }
 
 // Foot locking is on by default (the panel says so) and F toggles it.
