@@ -304,7 +304,12 @@ function colouredVertices(object) {
       const data = object.geometry.attributes.position.data, array = data.array;
       for (let i = 0; i < vertices.length; i += 6) {
         colour.setRGB(vertices[i + 3], vertices[i + 4], vertices[i + 5], THREE.SRGBColorSpace);
-        array.set([vertices[i], vertices[i + 1], vertices[i + 2], colour.r, colour.g, colour.b], i);
+        array[i] = vertices[i];
+        array[i + 1] = vertices[i + 1];
+        array[i + 2] = vertices[i + 2];
+        array[i + 3] = colour.r;
+        array[i + 4] = colour.g;
+        array[i + 5] = colour.b;
       }
       data.needsUpdate = true;
       object.geometry.setDrawRange(0, count);

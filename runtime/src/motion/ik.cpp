@@ -177,7 +177,7 @@ void FootLocker::reach_for(Foot& foot, Vec3 forward, const std::vector<int>& par
   const LegChain chain{global_positions[size_t(foot.hip)],   global_positions[size_t(foot.knee)],
                        global_positions[size_t(foot.ankle)], global_rotations[size_t(foot.hip)],
                        global_rotations[size_t(foot.knee)],  global_rotations[size_t(foot.ankle)]};
-  // A released foot keeps its fading offset from where it was animated before the pelvis dropped.
+  // A released foot: its fading offset from the animated ankle.
   AnkleGoal goal{chain.ankle + foot.offset, chain.ankle_rotation};
   if (foot.locked) {
     const Vec3 toe = global_positions[size_t(foot.toe)];

@@ -1,6 +1,7 @@
 #include "lmm/common/report.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -48,6 +49,11 @@ double median(std::vector<double> values) {
   if (values.empty()) return 0.0;
   std::nth_element(values.begin(), values.begin() + long(values.size() / 2), values.end());
   return values[values.size() / 2];
+}
+
+std::string lowercase(std::string text) {
+  for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return text;
 }
 
 std::string json_quote(const std::string& value) {

@@ -1,17 +1,16 @@
 #include "lmm/import/animation_file.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 
+#include "lmm/common/report.hpp"
 #include "lmm/import/fbx.hpp"
 #include "lmm/import/gltf.hpp"
 
 namespace lmm::pipeline {
 
 bool has_extension(const std::string& path, const std::vector<std::string>& extensions) {
-  std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  const std::string ext = lowercase(std::filesystem::path(path).extension().string());
   return std::find(extensions.begin(), extensions.end(), ext) != extensions.end();
 }
 

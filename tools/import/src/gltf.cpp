@@ -240,13 +240,9 @@ tinygltf::Model load_model(const std::string& bytes, const std::string& source, 
 
 // Index of the joint of `skeleton` called `name` ignoring case, or -1.
 int find_ignoring_case(const Skeleton& skeleton, const std::string& name) {
-  const auto lower = [](std::string text) {
-    for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return text;
-  };
-  const std::string wanted = lower(name);
+  const std::string wanted = lowercase(name);
   for (int j = 0; j < skeleton.joint_count(); ++j) {
-    if (lower(skeleton.names[size_t(j)]) == wanted) return j;
+    if (lowercase(skeleton.names[size_t(j)]) == wanted) return j;
   }
   return -1;
 }

@@ -618,6 +618,15 @@ std::vector<std::string> sanity_warnings(const ImportSummary& summary, const Ske
   return warnings;
 }
 
+// Whether two skeletons have the same joints, hierarchy and rest offsets.
+bool same_rest_pose(const Skeleton& a, const Skeleton& b) {
+  if (a.names != b.names || a.parents != b.parents || a.offsets.size() != b.offsets.size()) return false;
+  for (size_t j = 0; j < a.offsets.size(); ++j) {
+    if (a.offsets[j].x != b.offsets[j].x || a.offsets[j].y != b.offsets[j].y || a.offsets[j].z != b.offsets[j].z) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool is_motion_file(const fs::path& path) {
@@ -693,8 +702,15 @@ std::vector<std::string> convert_motion_files(const ImportOptions& options, Moti
     const auto [it, fresh] = source_of.emplace(p.clip.name, p.path);
     if (!fresh) throw InputError(p.path + " and " + it->second + " would both be written as '" + p.clip.name + "' (nothing written)");
   }
+  // The .glb mesh of each clip, made once for each run of clips on one skeleton (a --mesh file is read once).
   std::vector<SkinnedMesh> meshes;
-  for (const ParsedFile& p : clips) meshes.push_back(format == MotionFormat::Glb ? output_mesh(options.mesh, p.skeleton) : SkinnedMesh{});
+  std::vector<size_t> mesh_of(clips.size());
+  for (size_t c = 0; c < clips.size(); ++c) {
+    if (format == MotionFormat::Glb && (c == 0 || !same_rest_pose(clips[c].skeleton, clips[c - 1].skeleton))) {
+      meshes.push_back(output_mesh(options.mesh, clips[c].skeleton));
+    }
+    mesh_of[c] = meshes.empty() ? 0 : meshes.size() - 1;
+  }
   fs::create_directories(out_dir);
   std::vector<std::string> written;
   for (size_t c = 0; c < clips.size(); ++c) {
@@ -702,7 +718,7 @@ std::vector<std::string> convert_motion_files(const ImportOptions& options, Moti
     const std::string out = (fs::path(out_dir) / p.clip.name).string() + (format == MotionFormat::Bvh ? ".bvh" : ".glb");
     write_text_atomic(out, format == MotionFormat::Bvh
                                ? write_bvh(bvh_from_clip(p.skeleton, p.clip, "ZXY", options.skeleton.unit_scale))
-                               : write_glb(p.skeleton, {p.clip}, &meshes[c]));
+                               : write_glb(p.skeleton, {p.clip}, &meshes[mesh_of[c]]));
     written.push_back(out);
   }
   return written;

@@ -1,8 +1,9 @@
 #include "lmm/import/motion.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
+
+#include "lmm/common/report.hpp"
 
 namespace lmm::pipeline {
 namespace {
@@ -296,8 +297,7 @@ void collapse_joints(const std::vector<std::string>& names, Skeleton& skeleton, 
 }
 
 bool parse_up_axis(const std::string& text, UpAxis& axis) {
-  std::string lower = text;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  const std::string lower = lowercase(text);
   if (lower != "y" && lower != "z") return false;
   axis = lower == "y" ? UpAxis::Y : UpAxis::Z;
   return true;

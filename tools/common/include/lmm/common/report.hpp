@@ -46,6 +46,9 @@ bool parse_number(const std::string& text, bool finite_only, float& out);
 // The median of `values` (the upper one for an even count), 0 when empty.
 double median(std::vector<double> values);
 
+// `text` with its ASCII letters in lower case.
+std::string lowercase(std::string text);
+
 // `value` as a quoted, escaped JSON string.
 std::string json_quote(const std::string& value);
 
