@@ -18,27 +18,11 @@ bool any_frame_allowed(const Database& db, const TagConstraint& constraint) {
 
 bool DatabaseCharacter::init(std::shared_ptr<const Database> database, const FeatureSearch& search,
                              const CharacterSettings& settings, Vec3 position, float heading, std::string& error) {
-  if (database == nullptr) {
-    error = "no database (null pointer)";
-    return false;
-  }
+  if (!search.steers(database, "to steer with", error)) return false;
   const Database& db = *database;
-  if (db.frame_count() == 0) {
-    error = "database has no frames";
-    return false;
-  }
-  if (search.database() != database) {
-    error = "the search index was not built over this database (" + std::to_string(search.dims()) +
-            " feature dims, database has " + std::to_string(db.schema().dims) + ")";
-    return false;
-  }
   if (!settings.expected_schema.empty() && settings.expected_schema != db.schema().name) {
     error = "feature schema mismatch: controller expects '" + settings.expected_schema + "', database has '" +
             db.schema().name + "'";
-    return false;
-  }
-  if (db.schema().trajectory_offsets.empty()) {
-    error = "feature schema '" + db.schema().name + "' has no trajectory groups to steer with";
     return false;
   }
   db_ = database;

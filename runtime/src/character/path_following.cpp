@@ -237,23 +237,8 @@ bool make_path(const std::vector<PathSample>& samples, const PathShaping& shapin
 
 bool PathFollower::init(std::shared_ptr<const Database> database, const FeatureSearch& search,
                         const PathFollowerSettings& settings, const Path& path, std::string& error) {
-  if (database == nullptr) {
-    error = "no database (null pointer)";
-    return false;
-  }
+  if (!search.steers(database, "to follow a path with", error)) return false;
   const Database& db = *database;
-  if (db.frame_count() == 0) {
-    error = "database has no frames";
-    return false;
-  }
-  if (search.database() != database) {
-    error = "the search index was not built over this database";
-    return false;
-  }
-  if (db.schema().trajectory_offsets.empty()) {
-    error = "feature schema '" + db.schema().name + "' has no trajectory groups to follow a path with";
-    return false;
-  }
   if (settings.k < 1 || settings.k > 64 || settings.levels < 1 || settings.levels > 8 ||
       lhmm_search_count(settings.k, settings.levels) > kMaxLhmmSearches) {
     error = "LHMM needs 1 <= k <= 64, 1 <= l <= 8 and at most " + std::to_string(kMaxLhmmSearches) +

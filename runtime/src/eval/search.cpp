@@ -300,6 +300,23 @@ SearchKernels search_kernels_scalar() {
 
 }  // namespace detail
 
+bool FeatureSearch::steers(const std::shared_ptr<const Database>& db, const std::string& purpose,
+                           std::string& error) const {
+  if (db == nullptr) {
+    error = "no database (null pointer)";
+  } else if (db->frame_count() == 0) {
+    error = "database has no frames";
+  } else if (db_ != db) {
+    error = "the search index was not built over this database (" + std::to_string(dims_) + " feature dims, database has " +
+            std::to_string(db->schema().dims) + ")";
+  } else if (db->schema().trajectory_offsets.empty()) {
+    error = "feature schema '" + db->schema().name + "' has no trajectory groups " + purpose;
+  } else {
+    return true;
+  }
+  return false;
+}
+
 bool FeatureSearch::build(std::shared_ptr<const Database> database, std::string& error, KernelPath path) {
   if (database == nullptr) {
     error = "search: no database (null pointer)";

@@ -8,6 +8,10 @@ void DatabasePlayback::init(std::shared_ptr<const Database> db, int frame) {
   db_ = std::move(db);
   sample_.resize(db_->joint_count());
   inertializer_.resize(db_->joint_count());
+  start_at(frame);
+}
+
+void DatabasePlayback::start_at(int frame) {
   range_ = clip_index(*db_, frame);
   frame_time_ = frame;
   played_ = PlayedSpan{frame_time_, frame_time_, false};  // nothing played yet
@@ -22,12 +26,7 @@ void DatabasePlayback::jump(int frame, const PoseBuffers& out, const std::vector
   const Vec3 old_root_angular = inverse_rotate(out.rotations[0], out.angular[0]);
   sample_joint_velocities(frame_time_);  // of the pose the last advance() showed
   inertializer_.keep_shown_velocities(sample_);
-  range_ = clip_index(*db_, frame);
-  frame_time_ = frame;
-  played_ = PlayedSpan{frame_time_, frame_time_, false};  // nothing played yet
-  started_ = true;
-  sample(frame_time_);
-  sample_joint_velocities(frame_time_);
+  start_at(frame);
   const Quat d_rot = sample_.rotations[0];
   inertializer_.start(out, animated, sample_, old_root_velocity - inverse_rotate(d_rot, sample_.velocities[0]),
                       old_root_angular - inverse_rotate(d_rot, sample_.angular[0]));

@@ -88,6 +88,9 @@ class FeatureSearch {
   int look_ahead() const { return look_ahead_; }
   // The database this index was built over (null before build).
   const std::shared_ptr<const Database>& database() const { return db_; }
+  // True when `db` has frames and trajectory groups (steering `purpose`, e.g. "to steer with")
+  // and this index was built over it; else false with what is wrong in `error`.
+  bool steers(const std::shared_ptr<const Database>& db, const std::string& purpose, std::string& error) const;
 
  private:
   // What an entry frame or a box holds, for skipping it under a constraint (boxes merge their

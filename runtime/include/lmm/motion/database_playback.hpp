@@ -74,6 +74,9 @@ class DatabasePlayback {
   void sample(double frame_time);
   // Samples the velocities of joints 1.. (for a transition).
   void sample_joint_velocities(double frame_time);
+  // Starts playing at `frame` (its clip's range, nothing played yet) and samples its pose and
+  // joint velocities.
+  void start_at(int frame);
 
   std::shared_ptr<const Database> db_;
   double frame_time_ = 0.0;  // fractional database frame
