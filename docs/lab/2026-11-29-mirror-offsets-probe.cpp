@@ -1,0 +1,70 @@
+// The probe behind 2026-11-29-mirror-offsets.md: for two databases of the same clips (e.g. imported
+// before and after a change to mirror()), the largest difference of their features, world joint
+// positions and local rotations, and for each how far joints posed by its local rotations on the
+// skeleton's offsets (as a skinned character posed by rotations alone draws them) lie from its own.
+// Build against a release build of the runtime (BUILD, e.g. build/release):
+//   g++ -std=c++17 -O2 -Iruntime/include docs/lab/2026-11-29-mirror-offsets-probe.cpp BUILD/runtime/liblmm_runtime.a -lpthread -o mirror-probe
+//   ./mirror-probe BEFORE.mmdb AFTER.mmdb
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+#include "lmm/asset/database.hpp"
+using namespace lmm;
+static Vec3 rot(Quat q, Vec3 v) {
+  const Vec3 u{q.x, q.y, q.z};
+  const Vec3 t{2 * (u.y * v.z - u.z * v.y), 2 * (u.z * v.x - u.x * v.z), 2 * (u.x * v.y - u.y * v.x)};
+  return {v.x + q.w * t.x + (u.y * t.z - u.z * t.y), v.y + q.w * t.y + (u.z * t.x - u.x * t.z), v.z + q.w * t.z + (u.x * t.y - u.y * t.x)};
+}
+static float distance(Vec3 a, Vec3 b) { return std::hypot(a.x - b.x, a.y - b.y, a.z - b.z); }
+static Quat mul(Quat a, Quat b) {
+  return {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+          a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
+}
+// World positions of frame `f` from its local rotations and its local positions, or (with
+// `rest_offsets`) the skeleton's offsets below the root, as a skinned character posed by rotations
+// alone draws them.
+static void globals(const Database& db, int f, std::vector<Vec3>& gp, bool rest_offsets = false) {
+  const int n = db.joint_count();
+  std::vector<Quat> gr(static_cast<size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    const int p = db.skeleton().parents[size_t(j)];
+    if (p < 0) { gp[j] = db.positions(f)[j]; gr[j] = db.rotations(f)[j]; continue; }
+    const Vec3 o = rot(gr[p], rest_offsets && p > 0 ? db.skeleton().offsets[size_t(j)] : db.positions(f)[j]);
+    gp[j] = {gp[p].x + o.x, gp[p].y + o.y, gp[p].z + o.z};
+    gr[j] = mul(gr[p], db.rotations(f)[j]);
+  }
+}
+// Whether joint `j` hangs below the root's child (its local position should be its offset).
+static bool below_root_child(const Database& db, int j) { return db.skeleton().parents[size_t(j)] > 0; }
+int main(int, char** argv) {
+  std::string error;
+  auto a = Database::load_file(argv[1], error), b = Database::load_file(argv[2], error);
+  if (!a || !b) { std::fprintf(stderr, "%s\n", error.c_str()); return 1; }
+  float feature = 0, position = 0, angle = 0, drift_a = 0, drift_b = 0, offset_a = 0, offset_b = 0;
+  const int n = a->joint_count();
+  std::vector<Vec3> ga(static_cast<size_t>(n)), gb(static_cast<size_t>(n));
+  for (int f = 0; f < a->frame_count(); ++f) {
+    for (int d = 0; d < a->schema().dims; ++d) feature = std::fmax(feature, std::fabs(a->features(f)[d] - b->features(f)[d]));
+    globals(*a, f, ga); globals(*b, f, gb);
+    std::vector<Vec3> ra(ga), rb(gb);
+    globals(*a, f, ra, true); globals(*b, f, rb, true);
+    for (int j = 0; j < n; ++j) {
+      drift_a = std::fmax(drift_a, distance(ga[j], ra[j]));
+      drift_b = std::fmax(drift_b, distance(gb[j], rb[j]));
+      position = std::fmax(position, distance(ga[j], gb[j]));
+      const Quat p = a->rotations(f)[j], q = b->rotations(f)[j];
+      const Quat r = mul(Quat{p.w, -p.x, -p.y, -p.z}, q);  // p^-1 q: its angle stays exact near 0
+      angle = std::fmax(angle, 2 * std::atan2(std::hypot(r.x, r.y, r.z), std::fabs(r.w)) * 57.29578f);
+      if (below_root_child(*a, j)) {
+        offset_a = std::fmax(offset_a, distance(a->positions(f)[j], a->skeleton().offsets[size_t(j)]));
+        offset_b = std::fmax(offset_b, distance(b->positions(f)[j], b->skeleton().offsets[size_t(j)]));
+      }
+    }
+  }
+  std::printf("frames %d / %d: features within %.3g, global positions within %.4f mm, local rotations differ up to %.2f deg\n",
+              a->frame_count(), b->frame_count(), feature, 1000 * position, angle);
+  std::printf("local positions at most %.2f cm / %.2f cm from the skeleton's offsets\n", 100 * offset_a, 100 * offset_b);
+  std::printf("joints posed by local rotations on the skeleton's offsets, largest distance from the database's: %.1f mm / %.1f mm\n",
+              1000 * drift_a, 1000 * drift_b);
+}
