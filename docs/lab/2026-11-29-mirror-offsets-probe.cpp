@@ -10,30 +10,21 @@
 #include <string>
 #include <vector>
 #include "lmm/asset/database.hpp"
+#include "lmm/asset/skeleton.hpp"
+#include "lmm/core/math.hpp"
 using namespace lmm;
-static Vec3 rot(Quat q, Vec3 v) {
-  const Vec3 u{q.x, q.y, q.z};
-  const Vec3 t{2 * (u.y * v.z - u.z * v.y), 2 * (u.z * v.x - u.x * v.z), 2 * (u.x * v.y - u.y * v.x)};
-  return {v.x + q.w * t.x + (u.y * t.z - u.z * t.y), v.y + q.w * t.y + (u.z * t.x - u.x * t.z), v.z + q.w * t.z + (u.x * t.y - u.y * t.x)};
-}
-static float distance(Vec3 a, Vec3 b) { return std::hypot(a.x - b.x, a.y - b.y, a.z - b.z); }
-static Quat mul(Quat a, Quat b) {
-  return {a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-          a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
-}
+static float distance(Vec3 a, Vec3 b) { return length(a - b); }
 // World positions of frame `f` from its local rotations and its local positions, or (with
 // `rest_offsets`) the skeleton's offsets below the root, as a skinned character posed by rotations
 // alone draws them.
 static void globals(const Database& db, int f, std::vector<Vec3>& gp, bool rest_offsets = false) {
-  const int n = db.joint_count();
-  std::vector<Quat> gr(static_cast<size_t>(n));
-  for (int j = 0; j < n; ++j) {
-    const int p = db.skeleton().parents[size_t(j)];
-    if (p < 0) { gp[j] = db.positions(f)[j]; gr[j] = db.rotations(f)[j]; continue; }
-    const Vec3 o = rot(gr[p], rest_offsets && p > 0 ? db.skeleton().offsets[size_t(j)] : db.positions(f)[j]);
-    gp[j] = {gp[p].x + o.x, gp[p].y + o.y, gp[p].z + o.z};
-    gr[j] = mul(gr[p], db.rotations(f)[j]);
+  const Skeleton& skeleton = db.skeleton();
+  std::vector<Vec3> local(db.positions(f), db.positions(f) + db.joint_count());
+  for (int j = 0; rest_offsets && j < db.joint_count(); ++j) {
+    if (skeleton.parents[size_t(j)] > 0) local[size_t(j)] = skeleton.offsets[size_t(j)];
   }
+  std::vector<Quat> gr(local.size());
+  forward_kinematics(skeleton.parents.data(), db.joint_count(), local.data(), db.rotations(f), gp.data(), gr.data());
 }
 // Whether joint `j` hangs below the root's child (its local position should be its offset).
 static bool below_root_child(const Database& db, int j) { return db.skeleton().parents[size_t(j)] > 0; }
@@ -54,7 +45,7 @@ int main(int, char** argv) {
       drift_b = std::fmax(drift_b, distance(gb[j], rb[j]));
       position = std::fmax(position, distance(ga[j], gb[j]));
       const Quat p = a->rotations(f)[j], q = b->rotations(f)[j];
-      const Quat r = mul(Quat{p.w, -p.x, -p.y, -p.z}, q);  // p^-1 q: its angle stays exact near 0
+      const Quat r = inverse(p) * q;  // p^-1 q: its angle stays exact near 0
       angle = std::fmax(angle, 2 * std::atan2(std::hypot(r.x, r.y, r.z), std::fabs(r.w)) * 57.29578f);
       if (below_root_child(*a, j)) {
         offset_a = std::fmax(offset_a, distance(a->positions(f)[j], a->skeleton().offsets[size_t(j)]));
