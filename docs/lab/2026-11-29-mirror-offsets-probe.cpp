@@ -33,6 +33,7 @@ int main(int, char** argv) {
   auto a = Database::load_file(argv[1], error), b = Database::load_file(argv[2], error);
   if (!a || !b) { std::fprintf(stderr, "%s\n", error.c_str()); return 1; }
   float feature = 0, position = 0, angle = 0, drift_a = 0, drift_b = 0, offset_a = 0, offset_b = 0;
+  int drift_frame = 0, drift_joint = 0;  // where the first database's drift is largest
   const int n = a->joint_count();
   std::vector<Vec3> ga(static_cast<size_t>(n)), gb(static_cast<size_t>(n));
   for (int f = 0; f < a->frame_count(); ++f) {
@@ -41,7 +42,7 @@ int main(int, char** argv) {
     std::vector<Vec3> ra(ga), rb(gb);
     globals(*a, f, ra, true); globals(*b, f, rb, true);
     for (int j = 0; j < n; ++j) {
-      drift_a = std::fmax(drift_a, distance(ga[j], ra[j]));
+      if (distance(ga[j], ra[j]) > drift_a) drift_a = distance(ga[j], ra[j]), drift_frame = f, drift_joint = j;
       drift_b = std::fmax(drift_b, distance(gb[j], rb[j]));
       position = std::fmax(position, distance(ga[j], gb[j]));
       const Quat p = a->rotations(f)[j], q = b->rotations(f)[j];
@@ -56,6 +57,8 @@ int main(int, char** argv) {
   std::printf("frames %d / %d: features within %.3g, global positions within %.4f mm, local rotations differ up to %.2f deg\n",
               a->frame_count(), b->frame_count(), feature, 1000 * position, angle);
   std::printf("local positions at most %.2f cm / %.2f cm from the skeleton's offsets\n", 100 * offset_a, 100 * offset_b);
-  std::printf("joints posed by local rotations on the skeleton's offsets, largest distance from the database's: %.1f mm / %.1f mm\n",
-              1000 * drift_a, 1000 * drift_b);
+  const DatabaseRange& clip = a->ranges()[size_t(clip_index(*a, drift_frame))];
+  std::printf("joints posed by local rotations on the skeleton's offsets, largest distance from the database's: %.1f mm / %.1f mm\n"
+              "  (the first's: %s at frame %d, in %s)\n", 1000 * drift_a, 1000 * drift_b,
+              a->skeleton().names[size_t(drift_joint)].c_str(), drift_frame, clip.name.c_str());
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest web.demo (issues 18 and 42): stages the browser demo with an 11-clip database (tools/web-demo/demo-db.sh
-# with one clip per motion: walks, turns, a run, sidesteps and a backward walk of the "normal" style,
-# and a wave, bow, kick and punch of the bandai-actions folder beside the data,
+# with one clip per motion: walks, turns, a run and a backward walk of the "normal" style, the sidesteps
+# of the bandai-d1-loco folder beside the data, and a wave, bow, kick and punch of the bandai-actions folder,
 # imported at 30 fps by the host build's lmm-import) and a `tiny-tags` bundle trained on it by the host
 # build's lmm-train (a learned character under gameplay control), and a 2 s lmm-sim run's motion.glb with
 # its skinned spindle mesh (the .glb character the test drops), serves it on a free local port and runs
@@ -20,6 +20,7 @@ skip() {
 [[ -x "$import" ]] || skip "no host lmm-import at '$import' (scripts/test.sh builds the release configuration first)"
 [[ -d "$data/normal" ]] || skip "no bandai-loco data at '$data' (set LMM_DATA)"
 [[ -d "$(dirname "$data")/bandai-actions" ]] || skip "no bandai-actions beside '$data' (the demo's actions)"
+[[ -d "$(dirname "$data")/bandai-d1-loco" ]] || skip "no bandai-d1-loco beside '$data' (the demo's sidesteps)"
 command -v chromium >/dev/null || skip "chromium is not installed (scripts/install-deps.sh installs it)"
 command -v npm >/dev/null || skip "npm is not installed"
 

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Imports a database small enough for the browser demo: the first N clips of each "normal"
-# locomotion of bandai-loco (walk, walk-turn-left, walk-turn-right, run) and the sidesteps and
-# backward walk of normal-extra, and one wave, bow, kick and punch of bandai-actions (the page's
-# action keys 1-4; its standing frames give the idle), at 30 fps (half the default rate: half the
-# bytes). Tags and events come from lmm-import's default skeleton config (configs/skeletons/bandai.toml).
+# locomotion of bandai-loco (walk, walk-turn-left, walk-turn-right, run), the backward walk of
+# normal-extra, a sidestep to each side ("sad" style walk-left and walk-right of bandai-d1-loco:
+# the data's true sidesteps, docs/strafing.md) and one wave, bow, kick and punch of bandai-actions
+# (the page's action keys 1-4; its standing frames give the idle), at 30 fps (half the default
+# rate: half the bytes). Tags and events come from lmm-import's default skeleton config
+# (configs/skeletons/bandai.toml).
 # Usage: tools/web-demo/demo-db.sh LMM_IMPORT DATA_DIR N OUT.mmdb
-# DATA_DIR is a bandai-loco folder (normal/ and normal-extra/); the actions are read from the
-# bandai-actions folder beside it when there is one (without it the action keys have nothing to
-# play, which the page reports). lmm-import writes OUT.mmdb atomically. The import's log goes to
+# DATA_DIR is a bandai-loco folder (normal/ and normal-extra/); the sidesteps and the actions are
+# read from the bandai-d1-loco and bandai-actions folders beside it. Without bandai-d1-loco the
+# sidesteps are normal-extra's walk-left and walk-right, walks towards the side with the body
+# turned (strafing then walks diagonally); without bandai-actions the action keys have nothing to
+# play (the page reports it). lmm-import writes OUT.mmdb atomically. The import's log goes to
 # OUT.mmdb.log.
 set -euo pipefail
 [[ $# -eq 4 ]] || { echo "demo-db.sh: usage: demo-db.sh LMM_IMPORT DATA_DIR N OUT.mmdb" >&2; exit 2; }
@@ -19,9 +23,21 @@ for motion in walk walk-turn-left walk-turn-right run; do
   [[ -f "${found[0]}" ]] || { echo "demo-db.sh: no $data/normal/dataset-2_${motion}_normal_*.bvh" >&2; exit 1; }
   files+=("${found[@]:0:$per_motion}")
 done
-for motion in walk-left walk-right walk-back; do
+sidesteps="$(dirname "$data")/bandai-d1-loco"
+extra=(walk-back)
+if [[ -d "$sidesteps" ]]; then
+  for motion in walk-left walk-right; do
+    clip="$sidesteps/dataset-1_${motion}_sad_001.bvh"
+    [[ -f "$clip" ]] || { echo "demo-db.sh: no $clip (a sidestep)" >&2; exit 1; }
+    files+=("$clip")
+  done
+else
+  echo "demo-db.sh: no $sidesteps beside $data: normal-extra's walks to the side serve as sidesteps" >&2
+  extra+=(walk-left walk-right)
+fi
+for motion in "${extra[@]}"; do
   clip="$data/normal-extra/dataset-1_${motion}_normal_001.bvh"
-  [[ -f "$clip" ]] || { echo "demo-db.sh: no $clip (the sidesteps and backward walk)" >&2; exit 1; }
+  [[ -f "$clip" ]] || { echo "demo-db.sh: no $clip" >&2; exit 1; }
   files+=("$clip")
 done
 actions="$(dirname "$data")/bandai-actions"

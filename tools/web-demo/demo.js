@@ -9,7 +9,8 @@
 // Lee 2023) made from the database (assets/db.mmdb). Gamepads work through the Gamepad API.
 // A database character, or a learned one whose model was trained with tags, takes gameplay
 // control: keys 1-4 play the wave, bow, kick and punch actions (X cancels), 5-9 switch among the
-// game states of assets/states.toml (0: none), and the panel shows the played tags and the last events.
+// game states of assets/states.toml (0: none; it starts in the first), and the panel shows the
+// played tags and the last events.
 // window.lmmDemo exposes its state to tests (tests/web/).
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
@@ -34,6 +35,7 @@ const demo = {
   body: null,
   tint: false,          // tests: draw the body flat in pure green (kTintColor)
   bodySamples: null,    // tests: (count) => skinned vertices and the joints they follow
+  bodyBones: null,      // tests: () => the world positions of the body's bones that follow a joint, and of their joints
   characters: 1,        // characters on the page (?characters=N)
   frameWork: 0,         // milliseconds of the last frame's script (updates, posing, draw calls)
   fakeGamepad: null,    // tests: a Gamepad-like object used instead of navigator.getGamepads()
@@ -156,9 +158,11 @@ function spindleGeometry(parents, rest) {
 
 // What every body does: `object` (in the scene), `meshes` (its skinned meshes), pose(p) (places
 // its bones for pose p, remembered as `drawn`), influence(vertex) (the bone that moves a vertex of
-// meshes[0] most and the joint that bone follows, -1 for none), tint(on) (tests: draws it flat in
-// kTintColor) and dispose(). `jointOfBone`: the joint of each bone of meshes[0]'s skeleton.
+// meshes[0] most and the joint that bone follows, -1 for none), jointOfBone(k) (the joint that
+// bone k of meshes[0]'s skeleton follows, -1 or undefined for none), tint(on) (tests: draws it
+// flat in kTintColor) and dispose().
 function finishBody(body, jointOfBone) {
+  body.jointOfBone = jointOfBone;
   const tint = new THREE.MeshBasicMaterial({ color: kTintColor });
   const materials = body.meshes.map((mesh) => mesh.material);
   body.tint = (on) => body.meshes.forEach((mesh, k) => { mesh.material = on ? tint : materials[k]; });
@@ -693,8 +697,15 @@ function createGameplay(module, statesConfig) {
                            message: tagged ? '' : asset.kind === 'database' ? 'the database has no tags'
                              : 'actions and states need a model trained with tags (configs/training/quick-tags.toml)' });
     if (!tagged || !statesConfig) return;
-    if (module.ccall('lmm_character_set_states', 'number', ['number', 'string'], [handle, statesConfig])) {
-      state.states = stateNames(statesConfig);
+    if (!module.ccall('lmm_character_set_states', 'number', ['number', 'string'], [handle, statesConfig])) {
+      state.message = 'states: ' + error();
+      return;
+    }
+    state.states = stateNames(statesConfig);
+    // The first state (assets/states.toml: explore, any locomotion) rules from the start, so that
+    // actions play only when a key asks for them; key 0 frees the character.
+    if (module.ccall('lmm_character_set_state', 'number', ['number', 'string'], [handle, state.states[0]])) {
+      state.state = state.states[0];
     } else {
       state.message = 'states: ' + error();
     }
@@ -966,6 +977,17 @@ async function main() {
                      jointRotation: Array.from(pose.rotations.slice(4 * j, 4 * j + 4)) });
     }
     return samples;
+  };
+  // Tests: for each bone of the body's skin that follows a joint, as last drawn: its world position
+  // and its joint's.
+  demo.bodyBones = () => {
+    const bones = body.meshes[0].skeleton.bones, pose = body.drawn, found = [];
+    bones.forEach((bone, k) => {
+      const j = body.jointOfBone(k);
+      if (j >= 0) found.push({ position: bone.getWorldPosition(new THREE.Vector3()).toArray(), joint: j,
+                               jointPosition: Array.from(pose.positions.slice(3 * j, 3 * j + 3)) });
+    });
+    return found;
   };
   // The viewer: a dropped .mmdb or .lmmw becomes the keyboard character's asset (a database also
   // serves path mode), a dropped .bvh plays until Escape, a dropped .glb character is worn by the
