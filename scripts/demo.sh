@@ -12,8 +12,8 @@
 #                   scripts/quickstart.sh runs first when its build or bundle is missing (about 15 minutes)
 #   --db X.mmdb     database for the database controller and the path mode (default:
 #                   build/web-demo-assets/demo.mmdb, imported when missing by
-#                   tools/web-demo/demo-db.sh: 31 files, four of them actions, at 30 fps,
-#                   about 13.5 MB)
+#                   tools/web-demo/demo-db.sh: 32 files, five of them actions, at 30 fps,
+#                   about 14 MB)
 #   --data DIR      bandai-loco folder for the default assets (default: $LMM_DATA, else the
 #                   quickstart's download folder ${XDG_CACHE_HOME:-$HOME/.cache}/lmmkit/bandai-loco)
 #   --port N        port of the local server (default 8080)

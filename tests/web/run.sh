@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# ctest web.demo (issues 18 and 42): stages the browser demo with an 11-clip database (tools/web-demo/demo-db.sh
+# ctest web.demo (issues 18 and 42): stages the browser demo with a 12-clip database (tools/web-demo/demo-db.sh
 # with one clip per motion: walks, turns, a run and a backward walk of the "normal" style, the sidesteps
-# of the bandai-d1-loco folder beside the data, and a wave, bow, kick and punch of the bandai-actions folder,
+# of the bandai-d1-loco folder beside the data, and a wave, bow, kick, punch and bye of the bandai-actions folder,
 # imported at 30 fps by the host build's lmm-import) and a `tiny-tags` bundle trained on it by the host
 # build's lmm-train (a learned character under gameplay control), and a 2 s lmm-sim run's motion.glb with
 # its skinned spindle mesh (the .glb character the test drops), serves it on a free local port and runs

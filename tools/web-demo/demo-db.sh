@@ -3,8 +3,8 @@
 # locomotion of bandai-loco (walk, walk-turn-left, walk-turn-right, run), the backward walk of
 # normal-extra, a sidestep to each side ("sad" style walk-left and walk-right of bandai-d1-loco:
 # the data's true sidesteps, docs/strafing.md) and one wave, bow, kick and punch of bandai-actions
-# (the page's action keys 1-4; its standing frames give the idle), at 30 fps (half the default
-# rate: half the bytes). Tags and events come from lmm-import's default skeleton config
+# (the page's action keys 1-4) with a bye (whose standing frames give the idle), at 30 fps (half
+# the default rate: half the bytes). Tags and events come from lmm-import's default skeleton config
 # (configs/skeletons/bandai.toml).
 # Usage: tools/web-demo/demo-db.sh LMM_IMPORT DATA_DIR N OUT.mmdb
 # DATA_DIR is a bandai-loco folder (normal/ and normal-extra/); the sidesteps and the actions are
@@ -42,13 +42,15 @@ for motion in "${extra[@]}"; do
 done
 actions="$(dirname "$data")/bandai-actions"
 if [[ -d "$actions" ]]; then
-  for motion in wave-right-hand bow kick punch; do
+  # bye: its 2 s of standing still are the idle (the other clips stand still for at most 1 s,
+  # not long enough for idle's 1 s look-ahead at 30 fps).
+  for motion in wave-right-hand bow kick punch bye; do
     clip=("$actions"/dataset-*_"$motion"_normal_001.bvh)
     [[ -f "${clip[0]}" ]] || { echo "demo-db.sh: no $actions/dataset-*_${motion}_normal_001.bvh" >&2; exit 1; }
     files+=("${clip[0]}")
   done
 else
-  echo "demo-db.sh: no $actions beside $data: the database has no actions (keys 1-4 will have nothing to play)" >&2
+  echo "demo-db.sh: no $actions beside $data: the database has no actions (keys 1-4 will have nothing to play) and no idle" >&2
 fi
 "$import" "${files[@]}" --fps 30 --out "$out" >"$out.log" 2>&1 ||
   { cat "$out.log" >&2; echo "demo-db.sh: lmm-import failed" >&2; exit 1; }

@@ -33,7 +33,7 @@ const demo = {
   // The shown character's body: kind 'spindles' (the default) or 'glb' (a dropped character), its
   // name, bones, how many of them follow a joint, how many joints they follow, and the skeleton's joint count.
   body: null,
-  tint: false,          // tests: draw the body flat in pure green (kTintColor)
+  tint: false,          // tests: draw the body flat in pure green (kTintColor), without the lines and ribbons
   bodySamples: null,    // tests: (count) => skinned vertices and the joints they follow
   bodyBones: null,      // tests: () => the world positions of the body's bones that follow a joint, and of their joints
   characters: 1,        // characters on the page (?characters=N)
@@ -117,7 +117,9 @@ function restPositions(pose) {
 // The default body's geometry around the rest pose `rest` (the shape of lmm-sim --mesh spindles,
 // thicker): for each joint whose parent is not the root (joint 0), a closed eight-sided spindle
 // from the parent to the joint, rings at a fifth and four fifths of the bone, as thick as 15% of
-// its length (2 to 7 cm), every vertex bound to the parent with weight 1.
+// its length (2 to 7 cm), every vertex bound to the parent with weight 1 but the tip at the joint,
+// bound to the joint: hands, feet and head end on their joints even where a clip's local offsets
+// differ from the skeleton's (mirrored frames, docs/lab/2026-11-29-mirror-offsets.md).
 function spindleGeometry(parents, rest) {
   const kSides = 8, positions = [], normals = [], skinIndex = [], skinWeight = [], indices = [];
   parents.forEach((parent, j) => {
@@ -127,14 +129,14 @@ function spindleGeometry(parents, rest) {
     const side = new THREE.Vector3().crossVectors(axis, new THREE.Vector3(...(Math.abs(axis.y) < 0.9 ? [0, 1, 0] : [1, 0, 0]))).normalize();
     const up = new THREE.Vector3().crossVectors(side, axis), radius = Math.min(0.07, Math.max(0.02, 0.15 * bone));
     const first = positions.length / 3;
-    const add = (p, n) => {
+    const add = (p, n, bone = parent) => {
       positions.push(p.x, p.y, p.z);
       normals.push(n.x, n.y, n.z);
-      skinIndex.push(parent, 0, 0, 0);
+      skinIndex.push(bone, 0, 0, 0);
       skinWeight.push(1, 0, 0, 0);
     };
     add(a, axis.clone().negate());  // tips, then the two rings
-    add(b, axis);
+    add(b, axis, j);
     for (const along of [0.2, 0.8]) {
       for (let k = 0; k < kSides; ++k) {
         const angle = 2 * Math.PI * k / kSides;
@@ -1132,7 +1134,8 @@ async function main() {
     const eye = [target[0] + distance * Math.cos(elevation) * Math.sin(camera.azimuth),
                  target[1] + distance * Math.sin(elevation),
                  target[2] + distance * Math.cos(elevation) * Math.cos(camera.azimuth)];
-    demo.mvp = stage.draw(eye, target, focus, crowd.shadowRadius, lines, triangles);
+    // Tinted (tests), the body is drawn alone: no path, trajectory or contact disc over its feet.
+    demo.mvp = stage.draw(eye, target, focus, crowd.shadowRadius, demo.tint ? [] : lines, demo.tint ? [] : triangles);
     view = { eye, axes: cameraAxes(eye, target, [0, 1, 0]), aspect: canvas.clientWidth / canvas.clientHeight,
              width: canvas.clientWidth, height: canvas.clientHeight };
     demo.frameWork = performance.now() - workStart;
