@@ -129,10 +129,10 @@ function spindleGeometry(parents, rest) {
     const side = new THREE.Vector3().crossVectors(axis, new THREE.Vector3(...(Math.abs(axis.y) < 0.9 ? [0, 1, 0] : [1, 0, 0]))).normalize();
     const up = new THREE.Vector3().crossVectors(side, axis), radius = Math.min(0.07, Math.max(0.02, 0.15 * bone));
     const first = positions.length / 3;
-    const add = (p, n, bone = parent) => {
+    const add = (p, n, boundTo = parent) => {
       positions.push(p.x, p.y, p.z);
       normals.push(n.x, n.y, n.z);
-      skinIndex.push(bone, 0, 0, 0);
+      skinIndex.push(boundTo, 0, 0, 0);
       skinWeight.push(1, 0, 0, 0);
     };
     add(a, axis.clone().negate());  // tips, then the two rings
