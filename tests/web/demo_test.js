@@ -58,10 +58,10 @@ async function bodyPixels(page, shot, atBones) {
   if (shot) await page.screenshot({ path: shot });
   await page.evaluate(() => { window.lmmDemo.tint = true; });
   await sleep(300);
-  const view = await page.evaluate(() => ({ joints: window.lmmDemo.joints, bones: window.lmmDemo.bodyBones(),
-                                            mvp: window.lmmDemo.mvp, width: innerWidth, height: innerHeight }));
+  const view = await page.evaluate((atBones) => ({ joints: window.lmmDemo.joints, bones: atBones ? window.lmmDemo.bodyBones() : [],
+                                                     mvp: window.lmmDemo.mvp, width: innerWidth, height: innerHeight }), atBones);
   const bones = view.bones.filter((b) => b.joint >= 1);
-  const gap = Math.max(...bones.map((b) => Math.hypot(...b.position.map((v, i) => v - b.jointPosition[i]))));
+  const gap = atBones ? Math.max(...bones.map((b) => Math.hypot(...b.position.map((v, i) => v - b.jointPosition[i])))) : 0;
   if (atBones) view.joints = bones.map((b) => b.position);
   const png = await page.screenshot({ encoding: 'base64' });
   const counts = await page.evaluate(async (png, view) => {

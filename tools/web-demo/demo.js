@@ -699,15 +699,13 @@ function createGameplay(module, statesConfig) {
                            message: tagged ? '' : asset.kind === 'database' ? 'the database has no tags'
                              : 'actions and states need a model trained with tags (configs/training/quick-tags.toml)' });
     if (!tagged || !statesConfig) return;
-    if (!module.ccall('lmm_character_set_states', 'number', ['number', 'string'], [handle, statesConfig])) {
-      state.message = 'states: ' + error();
-      return;
-    }
-    state.states = stateNames(statesConfig);
-    // The first state (assets/states.toml: explore, any locomotion) rules from the start, so that
-    // actions play only when a key asks for them; key 0 frees the character.
-    if (module.ccall('lmm_character_set_state', 'number', ['number', 'string'], [handle, state.states[0]])) {
-      state.state = state.states[0];
+    const set = module.ccall('lmm_character_set_states', 'number', ['number', 'string'], [handle, statesConfig]);
+    if (set) state.states = stateNames(statesConfig);
+    // The first state (assets/states.toml: explore, any locomotion or standing still) rules from the
+    // start, so that actions play only when a key asks for them; key 0 frees the character.
+    const first = state.states[0];
+    if (set && (!first || module.ccall('lmm_character_set_state', 'number', ['number', 'string'], [handle, first]))) {
+      state.state = first || 'none';
     } else {
       state.message = 'states: ' + error();
     }
