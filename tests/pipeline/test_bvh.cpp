@@ -302,6 +302,99 @@ TEST(BvhLimits, ControlCharacterInAJointNameIsAnError) {
   EXPECT_NE(parse_error(text).find("bad.bvh:6: joint name"), std::string::npos) << parse_error(text);
 }
 
+TEST(BvhWriting, NamesABvhFileCannotHoldAreRenamedUniquelyAndReadBack) {
+  BvhFile file = parse_bvh(test::straight_walk_bvh(100.0f, 3, 30.0f), "walk.bvh");
+  // Hips, Spine, UpperLeg_L, Foot_L, UpperLeg_R, Foot_R: names with a space, braces and a tab, one
+  // that becomes a name already taken, an empty one and a repeated one; Hips and Foot_L stay.
+  const std::vector<std::string> odd = {"Hips", "Ne ck{\t}", "Foot L", "Foot_L", "", "Hips"};
+  for (size_t j = 0; j < odd.size(); ++j) file.joints[j].name = odd[j];
+  const std::vector<BvhRename> renames = make_joint_names_writable(file);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"Ne ck{\t}", "Ne_ck___"}, {"Foot L", "Foot_L_2"}, {"", "_"}, {"Hips", "Hips_2"}};
+  ASSERT_EQ(renames.size(), expected.size());
+  for (size_t r = 0; r < renames.size(); ++r) {
+    EXPECT_EQ(renames[r].from, expected[r].first);
+    EXPECT_EQ(renames[r].to, expected[r].second);
+  }
+  const BvhFile back = parse_bvh(write_bvh(file), "back.bvh");
+  std::vector<std::string> names;
+  for (const BvhJoint& j : back.joints) names.push_back(j.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"Hips", "Ne_ck___", "Foot_L_2", "Foot_L", "_", "Hips_2"}));
+  EXPECT_TRUE(make_joint_names_writable(file).empty());
+}
+
+namespace {
+
+// check_bvh_writable's error for `file` ("" when it passes), after checking that it refuses
+// exactly what parse_bvh refuses of write_bvh(file).
+std::string writing_error(const BvhFile& file) {
+  std::string error;
+  try {
+    check_bvh_writable(file, "clip.glb");
+  } catch (const InputError& e) {
+    error = e.what();
+  }
+  EXPECT_EQ(error.empty(), parse_error(write_bvh(file)).empty())
+      << "check: " << error << "; reader: " << parse_error(write_bvh(file));
+  return error;
+}
+
+}  // namespace
+
+TEST(BvhWriting, WhatTheReaderRefusesIsRefusedBeforeWritingNamingTheSourceAndProblem) {
+  const BvhFile walk = parse_bvh(test::straight_walk_bvh(100.0f, 3, 30.0f), "walk.bvh");
+  EXPECT_EQ(writing_error(walk), "");
+  // Frame times as the reader reads them back: 9 significant digits.
+  for (const double frame_time :
+       {1e-5, 0.99999999e-4, 0.9999999999e-4, 1e-4, 1.0 / 30.0, 1.0, 1.0000000001, 1.00000001, 2.0}) {
+    BvhFile file = walk;
+    file.frame_time = frame_time;
+    const std::string error = writing_error(file);
+    if (!error.empty()) {
+      EXPECT_NE(error.find("s apart"), std::string::npos) << error;
+    }
+  }
+  BvhFile fast = walk;
+  fast.frame_time = 1e-5;
+  EXPECT_EQ(writing_error(fast),
+            "clip.glb: its frames are 1e-05 s apart (100000 Hz): a BVH frame time is within [0.0001, 1] s");
+  // Values and offsets: within kBvhMaxValue, finite.
+  const float big = float(kBvhMaxValue);
+  for (const float v : {big, std::nextafter(big, 2 * big), -1e32f, std::nanf(""), INFINITY}) {
+    BvhFile file = walk;
+    file.values[size_t(file.channel_count()) + 2] = v;  // frame 1, the hips' Zposition
+    const std::string error = writing_error(file);
+    if (v != big) {
+      EXPECT_EQ(error.rfind("clip.glb: joint 'Hips': its Zposition at frame 1 is ", 0), 0u) << error;
+    }
+    file = walk;
+    file.joints[3].offset.y = v;
+    file.joints[5].end_site.z = -v;
+    if (v != big) {
+      EXPECT_NE(writing_error(file).find("joint 'Foot_L': its offset is"), std::string::npos) << writing_error(file);
+    }
+  }
+  // Duration: kBvhMaxSeconds + 1 frames a second apart last kBvhMaxSeconds, one more too long.
+  BvhFile hour = walk;
+  hour.frame_time = 1.0;
+  hour.frame_count = int(kBvhMaxSeconds) + 1;
+  hour.values.resize(size_t(hour.frame_count) * size_t(hour.channel_count()), 0.0f);
+  EXPECT_EQ(writing_error(hour), "");
+  ++hour.frame_count;
+  hour.values.resize(size_t(hour.frame_count) * size_t(hour.channel_count()), 0.0f);
+  EXPECT_NE(writing_error(hour).find("lasts 3601 s"), std::string::npos) << writing_error(hour);
+  // Nesting: a chain of kBvhMaxDepth + 1 joints nests kBvhMaxDepth levels; one more is too deep.
+  for (const int joints : {kBvhMaxDepth + 1, kBvhMaxDepth + 2}) {
+    BvhFile chain = parse_bvh(wide_bvh(joints - 1), "wide.bvh");
+    for (size_t j = 1; j < chain.joints.size(); ++j) chain.joints[j].parent = int(j) - 1;
+    const std::string error = writing_error(chain);
+    EXPECT_EQ(error.empty(), joints == kBvhMaxDepth + 1) << error;
+    if (!error.empty()) {
+      EXPECT_NE(error.find("joint 'C256' is nested 257 levels below the root"), std::string::npos) << error;
+    }
+  }
+}
+
 TEST(BvhErrors, UnknownChannelAndMissingFile) {
   std::string text = test::straight_walk_bvh(100.0f, 3, 30.0f);
   text.replace(text.find("Xrotation"), 9, "Wrotation");

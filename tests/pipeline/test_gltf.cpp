@@ -1,5 +1,6 @@
 // glTF 2.0: .glb writing and reading back, import of .glb files next to BVH files, sampling of
-// foreign key layouts, and the errors that name the file and node.
+// foreign key layouts, --convert bvh of what BVH files can and cannot hold, and the errors (of
+// glTF and FBX files: their node tree's checks) that name the file and node, accessor or key.
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>
 
@@ -11,7 +12,9 @@
 #include <sstream>
 
 #include "lmm/asset/database.hpp"
+#include "lmm/common/report.hpp"
 #include "lmm/import/config.hpp"
+#include "lmm/import/fbx.hpp"
 #include "lmm/import/gltf.hpp"
 #include "lmm/import/import.hpp"
 #include "support/synthetic_bvh.hpp"
@@ -20,6 +23,7 @@
 
 using namespace lmm;
 using namespace lmm::pipeline;
+using namespace std::string_literals;
 namespace fs = std::filesystem;
 
 namespace {
@@ -433,4 +437,205 @@ TEST(GltfMesh, BadCharacterFilesAreRefusedNamingTheFileAndJoint) {
   // Options: a name that is none of the three kinds.
   EXPECT_THROW(check_mesh_option("cubes"), InputError);
   EXPECT_NO_THROW(check_mesh_option("my.GLB"));
+}
+
+TEST(GltfErrors, OddNamesScalesAndRotationKeysNameTheNodeOrAccessorAndKey) {
+  // The issue "glTF conversion and odd keys": a newline in a joint's name failed later as
+  // "skeleton: names, parents and offsets have different lengths"; an armature scale of 1e-30 as a
+  // feature group of zero variance; a rotation key of length 0 or 1e-10 read as some rotation.
+  const AnimationFile walk = circle_walk(4);
+  const std::string glb = write_glb(walk.skeleton, walk.clips);
+  const auto error_of = [](const std::string& bytes) {
+    const std::string error = gltf_error(bytes);
+    EXPECT_EQ(error.rfind("rig.glb: ", 0), 0u) << error;
+    return error;
+  };
+  const std::string newline = error_of(edited(glb, [](tinygltf::Model& m) { m.nodes[2].name = "Ne\nck"; }));
+  EXPECT_NE(newline.find("node 2 'Ne\\nck' has a control character in its name"), std::string::npos) << newline;
+  const std::string tiny = error_of(edited(glb, [](tinygltf::Model& m) {
+    tinygltf::Node armature;
+    armature.name = "Armature";
+    armature.children = {0};
+    armature.scale = {1e-30, 1e-30, 1e-30};
+    m.nodes.push_back(armature);
+    m.scenes[0].nodes = {int(m.nodes.size()) - 1};
+  }));
+  EXPECT_NE(tiny.find("node " + std::to_string(walk.skeleton.joint_count()) + " 'Armature' has the scale 1e-30"),
+            std::string::npos)
+      << tiny;
+  EXPECT_NE(tiny.find("[1e-06, 1e+06]"), std::string::npos) << tiny;
+  const std::string rest = error_of(edited(glb, [](tinygltf::Model& m) {
+    m.nodes[3].rotation = {0.0, 0.0, 0.0, 0.0};
+  }));
+  EXPECT_NE(rest.find("node 3 '" + walk.skeleton.names[3] + "' has the rotation (0, 0, 0, 0) (x, y, z, w) of length 0"),
+            std::string::npos)
+      << rest;
+  for (const float w : {0.0f, 1e-10f}) {
+    AnimationFile bad = walk;
+    bad.clips[0].rotation(2, 1) = Quat{w, 0.0f, 0.0f, 0.0f};
+    const std::string key = error_of(write_glb(bad.skeleton, bad.clips));
+    // Joint 1's rotation is channel 1 or 2 (after its translation, when that moves) of animation 0.
+    EXPECT_NE(key.find("animation 0 'walk' channel "), std::string::npos) << key;
+    EXPECT_NE(key.find("(rotation) key values: accessor "), std::string::npos) << key;
+    EXPECT_NE(key.find(" key 2 is the rotation (0, 0, 0, " + format_number(w) + ") (x, y, z, w) of length " +
+                       format_number(w)),
+              std::string::npos)
+        << key;
+    EXPECT_NE(key.find("normalises ones of length 1e-06 or more and refuses shorter ones"), std::string::npos) << key;
+  }
+}
+
+TEST(FbxErrors, ATinyUnitAndANewlineInANodeNameNameTheFileAndNode) {
+  // Blender's dash.fbx with its UnitScaleFactor (a double after the property's name and types)
+  // made 1e-30, and with "Neck" renamed "Ne\nk".
+  const std::string dash =
+      read_text_file(std::string(LMM_TEST_SOURCE_DIR) + "/data/blender/dash.fbx", 1 << 20, "FBX file");
+  const std::string unit_property = "UnitScaleFactorS\x06\0\0\0doubleS\x06\0\0\0NumberS\0\0\0\0D"s;
+  const size_t unit = dash.find(unit_property);
+  ASSERT_NE(unit, std::string::npos);
+  std::string tiny = dash;
+  const double scale = 1e-30;
+  std::memcpy(&tiny[unit + unit_property.size()], &scale, 8);
+  try {
+    parse_fbx(tiny, "tiny.fbx");
+    ADD_FAILURE() << "a unit of 1e-30 cm read";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "tiny.fbx: UnitScaleFactor 1e-30 is outside [0.0001, 1e+06] cm per unit");
+  }
+  std::string renamed = dash;
+  renamed.replace(renamed.find("Neck\0\x01Model"s), 4, "Ne\nk");
+  try {
+    parse_fbx(renamed, "renamed.fbx");
+    ADD_FAILURE() << "a joint name with a newline read";
+  } catch (const InputError& e) {
+    const std::string error = e.what();
+    EXPECT_EQ(error.rfind("renamed.fbx: node ", 0), 0u) << error;
+    EXPECT_NE(error.find(" 'Ne\\nk' has a control character in its name"), std::string::npos) << error;
+  }
+}
+
+namespace {
+
+// Options for the biped of test::biped_skeleton_toml in `dir`, warnings collected in `warnings`.
+ImportOptions biped_options(const std::string& dir, std::vector<std::string>& warnings) {
+  ImportOptions o;
+  o.skeleton = load_skeleton_config(test::write_text(dir + "/biped.toml", test::biped_skeleton_toml()));
+  o.features = load_feature_config(test::write_text(dir + "/features.toml", test::biped_features_toml()));
+  o.warn = [&warnings](const std::string& m) { warnings.push_back(m); };
+  return o;
+}
+
+// A circle walk of the biped in metres (its centimetres at the config's unit_scale), `frames`
+// frames at 30 Hz.
+AnimationFile biped_walk(const ImportOptions& o, int frames) {
+  AnimationFile file;
+  Clip clip;
+  clip_from_bvh(parse_bvh(test::circle_walk_bvh(140.0f, 300.0f, frames, 30.0f), "walk.bvh"), o.skeleton.unit_scale,
+                "walk", file.skeleton, clip);
+  file.clips.push_back(clip);
+  return file;
+}
+
+// The files in folder `dir` (none when it does not exist).
+std::vector<std::string> files_in(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) out.push_back(entry.path().string());
+  return out;
+}
+
+}  // namespace
+
+TEST(GltfConvert, JointNamesBvhCannotHoldAreWrittenSanitisedAndListed) {
+  const std::string dir = test::temp_folder("convert");
+  std::vector<std::string> warnings;
+  ImportOptions o = biped_options(dir, warnings);
+  AnimationFile walk = biped_walk(o, 60);
+  walk.skeleton.names[1] = "Ne ck{ }";  // the spine, which the config does not name
+  fs::create_directories(dir + "/glb");
+  const std::string glb = test::write_text(dir + "/glb/odd.glb", write_glb(walk.skeleton, walk.clips));
+  o.inputs = {glb};
+  const std::vector<std::string> written = convert_motion_files(o, MotionFormat::Bvh, dir + "/bvh");
+  ASSERT_EQ(written, std::vector<std::string>{dir + "/bvh/odd.bvh"});
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0],
+            glb +
+                ": joint 'Ne ck{ }' is written to BVH as 'Ne_ck___' (a BVH joint name is unique and holds no "
+                "whitespace, brace or control character)");
+  BvhFile back;
+  ASSERT_NO_THROW(back = read_bvh(written[0]));
+  EXPECT_EQ(back.joints.at(1).name, "Ne_ck___");
+  // The written folder imports as the .glb it came from.
+  const ImportSummary from_glb = import_database(o, dir + "/glb.mmdb");
+  o.inputs = {dir + "/bvh"};
+  const ImportSummary from_bvh = import_database(o, dir + "/bvh.mmdb");
+  EXPECT_EQ(from_bvh.files, 1);
+  EXPECT_EQ(from_bvh.frames, from_glb.frames);
+}
+
+TEST(GltfConvert, ClipsABvhFileCannotHoldAreRefusedBeforeAnythingIsWritten) {
+  const std::string dir = test::temp_folder("convert");
+  std::vector<std::string> warnings;
+  ImportOptions o = biped_options(dir, warnings);
+  const AnimationFile walk = biped_walk(o, 30);
+  fs::create_directories(dir + "/in");
+  test::write_text(dir + "/in/a_good.glb", write_glb(walk.skeleton, walk.clips));
+  // What each bad file holds, and what its refusal says after the file's name.
+  struct Bad {
+    std::string name;
+    std::function<void(AnimationFile&)> edit;
+    std::string error;
+  };
+  const std::vector<Bad> bad = {
+      {"fast",
+       [](AnimationFile& f) { f.clips[0].fps = 100000.0f, f.clips[0].frames = 3; },  // keys 10 microseconds apart
+       ": its frames are 1e-05 s apart (100000 Hz): a BVH frame time is within [0.0001, 1] s"},
+      {"one_key", [](AnimationFile& f) { f.clips[0].frames = 1; },
+       ": the clip has 1 frame at 60 Hz: a clip needs at least 2 frames"},  // one key: kIrregularKeyFps
+      {"far", [](AnimationFile& f) { f.clips[0].position(1, 0).x = 1e32f; },
+       ": joint 'Hips': its Xposition at frame 1 is 1e+34: a BVH file holds values within [-1e+06, 1e+06]"},
+  };
+  for (const Bad& b : bad) {
+    AnimationFile file = walk;
+    b.edit(file);
+    file.clips[0].positions.resize(size_t(file.clips[0].frames * file.clips[0].joints));
+    file.clips[0].rotations.resize(file.clips[0].positions.size());
+    const std::string path = test::write_text(dir + "/in/" + b.name + ".glb", write_glb(file.skeleton, file.clips));
+    o.inputs = {dir + "/in/a_good.glb", path};
+    o.skip_bad = false;
+    try {
+      convert_motion_files(o, MotionFormat::Bvh, dir + "/out");
+      ADD_FAILURE() << b.name << ": converted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(path + b.error, 0), 0u) << e.what();
+    }
+    EXPECT_TRUE(files_in(dir + "/out").empty()) << b.name;
+    // Skipped, the good file is written, and read back.
+    o.skip_bad = true;
+    const std::vector<std::string> written = convert_motion_files(o, MotionFormat::Bvh, dir + "/out");
+    ASSERT_EQ(written, std::vector<std::string>{dir + "/out/a_good.bvh"});
+    EXPECT_NO_THROW(read_bvh(written[0]));
+    fs::remove_all(dir + "/out");
+    fs::remove(path);
+  }
+  // An animation without channels on joints (only morph weights) beside the walk: one frame of
+  // the rest pose.
+  const std::string still =
+      test::write_text(dir + "/in/still.glb", edited(write_glb(walk.skeleton, walk.clips), [](tinygltf::Model& m) {
+                         tinygltf::Animation none;
+                         none.name = "nothing";
+                         none.samplers = {m.animations[0].samplers[0]};
+                         none.channels = {m.animations[0].channels[0]};
+                         none.channels[0].target_path = "weights";
+                         m.animations.push_back(none);
+                       }));
+  o.inputs = {still};
+  o.skip_bad = false;
+  try {
+    convert_motion_files(o, MotionFormat::Bvh, dir + "/out");
+    ADD_FAILURE() << "an animation without channels converted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(still + " (animation 'nothing'): the clip has 1 frame", 0), 0u) << e.what();
+  }
+  EXPECT_TRUE(files_in(dir + "/out").empty());
 }

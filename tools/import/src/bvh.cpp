@@ -1,9 +1,11 @@
 #include "lmm/import/bvh.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 #include "lmm/common/report.hpp"
 
@@ -219,6 +221,60 @@ void parse_frames(const std::string& text, size_t pos, int first_line, const std
   }
 }
 
+// `v` as write_bvh prints a number: 9 significant digits, a float's value exactly.
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+// The frame time parse_bvh reads where write_bvh wrote `frame_time`.
+double written_frame_time(double frame_time) {
+  const std::string text = number_text(frame_time);
+  double v = 0.0;
+  std::from_chars(text.data(), text.data() + text.size(), v);
+  return v;
+}
+
+// True for a character a BVH joint name cannot hold: whitespace or a control character ends or
+// corrupts the name's token, and braces are the format's own.
+bool breaks_name(char c) {
+  const unsigned char u = static_cast<unsigned char>(c);
+  return std::isspace(u) || std::iscntrl(u) || c == '{' || c == '}';
+}
+
+// Throws "source: joint 'NAME': its WHAT is V: ..." for a value a BVH file cannot hold.
+[[noreturn]] void value_error(const std::string& source, const BvhJoint& joint, const std::string& what, double v) {
+  throw InputError(source + ": joint '" + printable(joint.name) + "': its " + what + " is " + format_number(v) +
+                   ": a BVH file holds values within " + range_text(-kBvhMaxValue, kBvhMaxValue) +
+                   " (the skeleton config's units, degrees)");
+}
+
+// True when parse_bvh reads `v` back: |v| <= kBvhMaxValue (not NaN).
+bool writable_value(double v) { return std::fabs(v) <= kBvhMaxValue; }
+
+// Throws value_error for a coordinate of `offset` (`what`: "offset", "End Site offset") of `joint`
+// that a BVH file cannot hold.
+void check_written_offset(const BvhJoint& joint, Vec3 offset, const char* what, const std::string& source) {
+  for (const float c : {offset.x, offset.y, offset.z}) {
+    if (!writable_value(c)) value_error(source, joint, what, c);
+  }
+}
+
+// Throws naming `source` when a joint of `file` lies deeper than kBvhMaxDepth below the root.
+void check_written_depth(const BvhFile& file, const std::string& source) {
+  std::vector<int> depth(file.joints.size(), 0);
+  for (size_t j = 0; j < file.joints.size(); ++j) {
+    const int parent = file.joints[j].parent;
+    depth[j] = parent < 0 ? 0 : depth[size_t(parent)] + 1;
+    if (depth[j] > kBvhMaxDepth) {
+      throw InputError(source + ": joint '" + printable(file.joints[j].name) + "' is nested " +
+                       std::to_string(depth[j]) + " levels below the root: a BVH file nests at most " +
+                       std::to_string(kBvhMaxDepth));
+    }
+  }
+}
+
 }  // namespace
 
 int BvhFile::channel_count() const {
@@ -289,8 +345,7 @@ std::string write_bvh(const BvhFile& file) {
     open = depth[i] + 1;
   }
   close_until(0, open);
-  std::snprintf(buf, sizeof buf, "%.9g", file.frame_time);
-  out += "MOTION\nFrames: " + std::to_string(file.frame_count) + "\nFrame Time: " + buf + "\n";
+  out += "MOTION\nFrames: " + std::to_string(file.frame_count) + "\nFrame Time: " + number_text(file.frame_time) + "\n";
   const int channels = file.channel_count();
   for (int f = 0; f < file.frame_count; ++f) {
     for (int c = 0; c < channels; ++c) {
@@ -300,6 +355,61 @@ std::string write_bvh(const BvhFile& file) {
     out += "\n";
   }
   return out;
+}
+
+std::vector<BvhRename> make_joint_names_writable(BvhFile& file) {
+  std::set<std::string> taken;
+  std::vector<size_t> renamed;
+  for (size_t j = 0; j < file.joints.size(); ++j) {
+    const std::string& name = file.joints[j].name;
+    const bool writable = !name.empty() && std::none_of(name.begin(), name.end(), breaks_name);
+    if (!writable || !taken.insert(name).second) renamed.push_back(j);
+  }
+  std::vector<BvhRename> renames;
+  for (size_t j : renamed) {
+    std::string base = file.joints[j].name.empty() ? "_" : file.joints[j].name;
+    std::replace_if(base.begin(), base.end(), breaks_name, '_');
+    std::string name = base;
+    for (int n = 2; !taken.insert(name).second; ++n) name = base + "_" + std::to_string(n);
+    renames.push_back(BvhRename{file.joints[j].name, name});
+    file.joints[j].name = name;
+  }
+  return renames;
+}
+
+void check_bvh_writable(const BvhFile& file, const std::string& source) {
+  const double frame_time = written_frame_time(file.frame_time);
+  if (!(frame_time >= kBvhMinFrameTime && frame_time <= kBvhMaxFrameTime)) {
+    throw InputError(source + ": its frames are " + format_number(file.frame_time) + " s apart (" +
+                     format_number(1.0 / file.frame_time) + " Hz): a BVH frame time is within " +
+                     range_text(kBvhMinFrameTime, kBvhMaxFrameTime) + " s");
+  }
+  if (!(file.frame_count >= 1 && file.frame_count <= kBvhMaxFrames)) {
+    throw InputError(source + ": " + std::to_string(file.frame_count) + " frames: a BVH file holds 1 to " +
+                     std::to_string(kBvhMaxFrames));
+  }
+  const double seconds = (double(file.frame_count) - 1.0) * frame_time;
+  if (seconds > kBvhMaxSeconds) {
+    throw InputError(source + ": it lasts " + format_number(seconds) +
+                     " s ((frames - 1) x frame time): a BVH file lasts at most " + format_number(kBvhMaxSeconds) +
+                     " s");
+  }
+  check_written_depth(file, source);
+  for (const BvhJoint& joint : file.joints) {
+    check_written_offset(joint, joint.offset, "offset", source);
+    if (joint.has_end_site) check_written_offset(joint, joint.end_site, "End Site offset", source);
+  }
+  const float* value = file.values.data();
+  for (int f = 0; f < file.frame_count; ++f) {
+    for (const BvhJoint& joint : file.joints) {
+      for (const BvhChannel channel : joint.channels) {
+        if (!writable_value(*value))
+          value_error(source, joint, std::string(kChannelNames[int(channel)]) + " at frame " + std::to_string(f),
+                      *value);
+        ++value;
+      }
+    }
+  }
 }
 
 Quat bvh_rotation(const std::vector<BvhChannel>& channels, const float* values) {

@@ -152,10 +152,15 @@ void world_transform(const aiScene& s, NodeScene& scene) {
   metadata_number(s, "FrontAxisSign", front_sign);
   metadata_number(s, "CoordAxis", coord);
   metadata_number(s, "CoordAxisSign", coord_sign);
+  const double lowest_unit = 100.0 * kSceneMinScale, highest_unit = 1e6;  // cm per unit
+  if (!(unit >= lowest_unit && unit <= highest_unit)) {
+    throw InputError(scene.source + ": UnitScaleFactor " + format_number(unit) + " is outside " +
+                     range_text(lowest_unit, highest_unit) + " cm per unit");
+  }
   const auto valid = [](double a) { return a == 0 || a == 1 || a == 2; };
-  if (!(unit > 0.0 && unit < 1e6) || !valid(up) || !valid(front) || !valid(coord) || up == front || up == coord || front == coord) {
-    throw InputError(scene.source + ": unreadable unit or axis settings (UnitScaleFactor " + format_number(unit) + ", UpAxis " +
-                     format_number(up) + ", FrontAxis " + format_number(front) + ", CoordAxis " + format_number(coord) + ")");
+  if (!valid(up) || !valid(front) || !valid(coord) || up == front || up == coord || front == coord) {
+    throw InputError(scene.source + ": unreadable axis settings (UpAxis " + format_number(up) + ", FrontAxis " +
+                     format_number(front) + ", CoordAxis " + format_number(coord) + ")");
   }
   // Rows of the file-to-lmmkit rotation: lmmkit's X, Y and Z are the file's coord, up and front axes.
   const Vec3 x = axis_vector(int(coord), coord_sign), y = axis_vector(int(up), up_sign), z = axis_vector(int(front), front_sign);

@@ -179,11 +179,23 @@ std::vector<int> seed_joints(const tinygltf::Model& m) {
   return seeds;
 }
 
+// Throws unless each rotation key of `t` (a cubic spline's value, not its tangents) is a rotation
+// (rotation_problem); `what` names the accessor.
+void check_rotation_keys(const Reader& r, const KeyTrack& t, const std::string& what) {
+  const bool cubic = t.interpolation == KeyInterpolation::CubicSpline;
+  const size_t stride = cubic ? 12 : 4;
+  for (size_t k = 0; (k + 1) * stride <= t.values.size(); ++k) {
+    const float* v = &t.values[k * stride + (cubic ? 4 : 0)];
+    const std::string problem = rotation_problem(Quat{v[3], v[0], v[1], v[2]});
+    if (!problem.empty()) r.fail(what + " key " + std::to_string(k) + " is the rotation " + problem);
+  }
+}
+
 // The key track of channel `c` of animation `a` (index `animation`).
 KeyTrack key_track(const Reader& r, const tinygltf::Animation& a, int animation, size_t channel) {
   const tinygltf::AnimationChannel& c = a.channels[channel];
-  const std::string what = "animation " + std::to_string(animation) + " channel " + std::to_string(channel) + " (" +
-                           printable(c.target_path) + ")";
+  const std::string what = "animation " + std::to_string(animation) + " '" + printable(a.name) + "' channel " +
+                           std::to_string(channel) + " (" + printable(c.target_path) + ")";
   KeyTrack t;
   t.node = c.target_node;
   if (c.target_path == "translation") t.path = KeyPath::Translation;
@@ -198,6 +210,9 @@ KeyTrack key_track(const Reader& r, const tinygltf::Animation& a, int animation,
   else if (interpolation != "LINEAR") r.fail(what + " has interpolation '" + printable(interpolation) + "' (LINEAR, STEP or CUBICSPLINE expected)");
   t.times = read_accessor(r, s.input, 1, what + " key times");
   t.values = read_accessor(r, s.output, t.path == KeyPath::Rotation ? 4 : 3, what + " key values");
+  if (t.path == KeyPath::Rotation) {
+    check_rotation_keys(r, t, what + " key values: accessor " + std::to_string(s.output));
+  }
   return t;
 }
 

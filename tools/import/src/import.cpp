@@ -683,15 +683,44 @@ std::vector<float> clip_features(const FeatureSchema& schema, const Skeleton& sk
   return out;
 }
 
+namespace {
+
+static_assert(kSceneMaxJoints <= kBvhMaxJoints, "every skeleton lmm-import reads fits in a BVH file");
+
+// The BVH file --convert bvh writes for `p` (the skeleton config's unit_scale, ZXY rotations),
+// with joint names a BVH file holds (options.warn lists each rename); throws InputError naming
+// the file when lmm-import could not read it back (fewer than kMinClipFrames frames, or what
+// check_bvh_writable refuses).
+BvhFile bvh_to_write(const ParsedFile& p, const ImportOptions& options) {
+  check_clip_frames(p.clip, p.path + ": the clip has");
+  BvhFile bvh = bvh_from_clip(p.skeleton, p.clip, "ZXY", options.skeleton.unit_scale);
+  check_bvh_writable(bvh, p.path);
+  for (const BvhRename& r : make_joint_names_writable(bvh)) {
+    if (options.warn) {
+      options.warn(p.path + ": joint '" + printable(r.from) + "' is written to BVH as '" + r.to +
+                   "' (a BVH joint name is unique and holds no whitespace, brace or control character)");
+    }
+  }
+  return bvh;
+}
+
+}  // namespace
+
 std::vector<std::string> convert_motion_files(const ImportOptions& options, MotionFormat format, const std::string& out_dir) {
   const std::vector<std::string> paths = collect_motion_files(options.inputs);
-  std::vector<ParsedFile> clips;  // every file read before anything is written
+  std::vector<ParsedFile> clips;   // every file read (and with bvh, checked) before anything is written
+  std::vector<BvhFile> bvh_files;  // with bvh, each clip's file
   ImportSummary unused;
   for (size_t i = 0; i < paths.size(); ++i) {
     try {
       std::vector<ParsedFile> read = read_source(paths[i], options.skeleton);
+      std::vector<BvhFile> bvh;
+      for (const ParsedFile& p : read) {
+        if (format == MotionFormat::Bvh) bvh.push_back(bvh_to_write(p, options));
+      }
       if (!read.front().info.empty() && options.info) options.info(read.front().info);
       for (ParsedFile& p : read) clips.push_back(std::move(p));
+      for (BvhFile& b : bvh) bvh_files.push_back(std::move(b));
     } catch (const std::exception& e) {
       reject_file(file_error(paths[i], e.what()), options, unused);
     }
@@ -716,9 +745,8 @@ std::vector<std::string> convert_motion_files(const ImportOptions& options, Moti
   for (size_t c = 0; c < clips.size(); ++c) {
     const ParsedFile& p = clips[c];
     const std::string out = (fs::path(out_dir) / p.clip.name).string() + (format == MotionFormat::Bvh ? ".bvh" : ".glb");
-    write_text_atomic(out, format == MotionFormat::Bvh
-                               ? write_bvh(bvh_from_clip(p.skeleton, p.clip, "ZXY", options.skeleton.unit_scale))
-                               : write_glb(p.skeleton, {p.clip}, &meshes[mesh_of[c]]));
+    write_text_atomic(out, format == MotionFormat::Bvh ? write_bvh(bvh_files[c])
+                                                       : write_glb(p.skeleton, {p.clip}, &meshes[mesh_of[c]]));
     written.push_back(out);
   }
   return written;

@@ -1,6 +1,7 @@
 #include "node_scene.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -25,12 +26,18 @@ std::string node_name(const NodeScene& scene, int node) {
   return name.empty() ? "node_" + std::to_string(node) : name;
 }
 
-// Throws unless `s` is a uniform, positive scale (within 1e-4 relative).
+// Throws unless `s` is a uniform, positive scale (within 1e-4 relative) in [kSceneMinScale,
+// kSceneMaxScale].
 float uniform_scale(const NodeScene& scene, int node, Vec3 s) {
   const float tolerance = 1e-4f * std::max({std::fabs(s.x), std::fabs(s.y), std::fabs(s.z)});
   if (std::fabs(s.x - s.y) > tolerance || std::fabs(s.x - s.z) > tolerance || !(s.x > 0.0f)) {
     fail(scene, node_text(scene, node) + " has the scale (" + format_number(s.x) + ", " + format_number(s.y) + ", " +
                     format_number(s.z) + "): joints may only scale uniformly and positively");
+  }
+  if (!(s.x >= kSceneMinScale && s.x <= kSceneMaxScale)) {
+    fail(scene, node_text(scene, node) + " has the scale " + format_number(s.x) +
+                    ": the nodes of a skeleton and above it scale within " +
+                    range_text(kSceneMinScale, kSceneMaxScale));
   }
   return s.x;
 }
@@ -42,6 +49,8 @@ Transform rest_transform(const NodeScene& scene, int node) {
   if (!is_finite(n.translation) || !std::isfinite(n.rotation.w + n.rotation.x + n.rotation.y + n.rotation.z)) {
     fail(scene, node_text(scene, node) + " has a non-finite transform");
   }
+  const std::string problem = rotation_problem(n.rotation);
+  if (!problem.empty()) fail(scene, node_text(scene, node) + " has the rotation " + problem);
   return Transform{n.translation, normalize(n.rotation), uniform_scale(scene, node, n.scale)};
 }
 
@@ -273,12 +282,18 @@ Clip sample_animation(const NodeScene& scene, int animation, const Joints& joint
   return clip;
 }
 
-// Names each joint after its node; throws when two joints share a name.
+// Names each joint after its node; throws when two joints share a name or one has a control
+// character (databases list joint names one a line).
 std::vector<std::string> joint_names(const NodeScene& scene, const std::vector<int>& nodes) {
   std::map<std::string, int> seen;
   std::vector<std::string> names;
   for (int node : nodes) {
     const std::string name = node_name(scene, node);
+    if (std::any_of(name.begin(), name.end(),
+                    [](char c) { return std::iscntrl(static_cast<unsigned char>(c)) != 0; })) {
+      fail(scene, node_text(scene, node) +
+                      " has a control character in its name: joint names are one line of text (as in BVH files)");
+    }
     const auto [it, fresh] = seen.emplace(name, node);
     if (!fresh) fail(scene, node_text(scene, it->second) + " and " + node_text(scene, node) + " have the same name: joint names must be unique");
     names.push_back(name);
@@ -394,6 +409,15 @@ SceneNode node_from_matrix(const float m[16]) {
   }
   node.rotation = rotation_of_basis(ux, uy, uz);
   return node;
+}
+
+std::string rotation_problem(Quat q) {
+  const float length = std::sqrt(dot(q, q));
+  if (length >= kSceneMinRotationLength) return "";
+  return "(" + format_number(q.x) + ", " + format_number(q.y) + ", " + format_number(q.z) + ", " + format_number(q.w) +
+         ") (x, y, z, w) of length " + format_number(length) +
+         ": a rotation is a unit quaternion; lmmkit normalises ones of length " +
+         format_number(kSceneMinRotationLength) + " or more and refuses shorter ones";
 }
 
 std::string node_text(const NodeScene& scene, int node) {

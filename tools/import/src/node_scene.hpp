@@ -9,6 +9,14 @@
 
 namespace lmm::pipeline {
 
+// Rest scales a node of the skeleton or above it may have (and the file's unit, as a scale to
+// metres): beyond them a skeleton has no size or no finite one (docs/hardening.md).
+constexpr float kSceneMinScale = 1e-6f;
+constexpr float kSceneMaxScale = 1e6f;
+// A rotation (a rest rotation or a rotation key) shorter than this is no rotation: it is refused,
+// not normalised.
+constexpr float kSceneMinRotationLength = 1e-6f;
+
 // A node of the file: its name, parent and rest transform (translation, rotation, scale).
 struct SceneNode {
   std::string name;  // "" names it node_<index>
@@ -60,14 +68,20 @@ std::string encode_scene(const NodeScene& scene);
 // The scene encode_scene wrote; throws InputError when `bytes` are not such a scene.
 NodeScene decode_scene(const std::string& bytes);
 
+// Why `q` is no rotation (shorter than kSceneMinRotationLength), in words that follow "the
+// rotation" in an error, or "" when it is one.
+std::string rotation_problem(Quat q);
+
 // "node N 'name'" for errors.
 std::string node_text(const NodeScene& scene, int node);
 
 // The skeleton (the seeds, their common root and the nodes between, depth first) and one clip
 // per animation, sampled at its keys' rate (kEvenKeyTolerance) or kIrregularKeyFps, with the
 // transforms of the nodes above the root and the world transform applied to the root. Throws
-// InputError naming the file and node: no animation or seed, two roots, non-uniform, negative or
-// animated scale on a joint, a transform error, bad key times, duplicate joint names.
+// InputError naming the file and node: no animation or seed, two roots, non-uniform, negative,
+// animated or out-of-range scale on a joint or above it, a rotation shorter than
+// kSceneMinRotationLength, a transform error, bad key times, duplicate joint names or names with
+// control characters.
 AnimationFile sample_scene(const NodeScene& scene);
 
 }  // namespace lmm::pipeline

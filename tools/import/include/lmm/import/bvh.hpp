@@ -55,6 +55,19 @@ BvhFile read_bvh(const std::string& path);
 // Serialises a BvhFile as BVH text (parse_bvh(write_bvh(f)) reproduces f up to print precision).
 std::string write_bvh(const BvhFile& file);
 
+// A joint renamed by make_joint_names_writable.
+struct BvhRename {
+  std::string from, to;
+};
+// Renames the joints whose names a BVH file cannot hold (empty, or with whitespace, a brace or a
+// control character: each such character becomes '_') or that repeat an earlier name, with
+// "_2", "_3"... where the result is taken; names that can stay are kept. Returns the renames.
+std::vector<BvhRename> make_joint_names_writable(BvhFile& file);
+// Throws InputError naming `source` when parse_bvh would refuse write_bvh(file) for its frame
+// time, frame count, duration, nesting depth or a value (offsets and channels beyond
+// kBvhMaxValue, or not finite); names are make_joint_names_writable's.
+void check_bvh_writable(const BvhFile& file, const std::string& source);
+
 // Rotation of one joint from its rotation channel values, in the channels' listed order.
 Quat bvh_rotation(const std::vector<BvhChannel>& channels, const float* values);
 // Euler angles (degrees) of `q` for the listed rotation channels (exactly three), so that
