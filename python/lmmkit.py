@@ -10,7 +10,10 @@ step characters, read their joints into numpy arrays.
     character.set_root_owner(lmmkit.ROOT_GAME)                # the game moves the root:
     character.update(lmmkit.Gamepad(left_y=1.0), 1 / 60)
     translation, turn_xyzw = character.root_motion()           # ... by this much,
-    character.set_root(my_capsule_position, my_capsule_rotation_xyzw)  # ... and says where it went
+    capsule_position = capsule_position + translation          # the game moves its capsule (world)
+    capsule_rotation = lmmkit.quat_multiply(turn_xyzw, capsule_rotation)  # and turns it: turn * before
+    character.set_root(capsule_position, capsule_rotation)     # ... and says where it went
+    forward = lmmkit.quat_rotate(capsule_rotation, (0, 0, 1))  # quaternions are x, y, z, w
     crowd = lib.learned_crowd(model, 1024, workers=2)           # many characters, batched networks
     crowd.set_input(0, lmmkit.Gamepad(left_y=1.0))
     crowd.update(1 / 60)                                       # or ranges: begin, end, worker
@@ -22,6 +25,10 @@ step characters, read their joints into numpy arrays.
     hero.events()                                              # [(name, frame, seconds into the update)]
     hero.play_action("wave"); hero.set_states(config_text); hero.set_state("armed")
 
+Arguments are checked before C sees them: a str holding a NUL character or text UTF-8 cannot encode,
+a number, flag or vector of the wrong type, or None where C refuses NULL raise LmmError naming the
+argument (a bool is a flag, not a number or an integer).
+
 Run as a script it repeats tests/c_api/walk.c (same script, same printed root positions), which
 the ctest case c_api.walk compares with the C and C++ programs, checks that a crowd's character
 0 follows the script's first 2 s with the same pose, bit for bit, and that a path character walks a
@@ -30,6 +37,7 @@ clip, decoder experts) answering.
 """
 import argparse
 import ctypes
+import os
 import sys
 
 import numpy as np
@@ -79,6 +87,7 @@ _SIGNATURES = {
     "lmm_database_event_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
     "lmm_model_tag_count": (ctypes.c_int, [ctypes.c_void_p]),
     "lmm_model_tag_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
+    "lmm_model_action_tags": (ctypes.c_int, [ctypes.c_void_p, _U64_P, _U64_P]),
     "lmm_model_event_name_count": (ctypes.c_int, [ctypes.c_void_p]),
     "lmm_model_event_name": (ctypes.c_char_p, [ctypes.c_void_p, ctypes.c_int]),
     "lmm_model_load": (ctypes.c_void_p, [ctypes.c_char_p]),
@@ -124,6 +133,7 @@ _SIGNATURES = {
                                                         ctypes.c_int]),
     "lmm_character_cancel_action": (ctypes.c_int, [ctypes.c_void_p]),
     "lmm_character_action_playing": (ctypes.c_int, [ctypes.c_void_p]),
+    "lmm_character_action_seconds_left": (ctypes.c_float, [ctypes.c_void_p]),
     "lmm_character_set_states": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]),
     "lmm_character_set_state": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_char_p]),
     "lmm_character_state": (ctypes.c_char_p, [ctypes.c_void_p]),
@@ -157,12 +167,36 @@ def _integer(value, name, low, high):
     return int(value)
 
 
-def _vector(values, name, size):
-    """`values` as a contiguous float32 array of `size` numbers; LmmError for another shape."""
-    array = np.ascontiguousarray(values, dtype=np.float32)
-    if array.shape != (size,):
-        raise LmmError("%s must hold %d numbers, not shape %s" % (name, size, array.shape))
-    return array
+def _number(value, name):
+    """`value` (an int or float, not a bool) as a float for C; LmmError otherwise (C judges NaN and infinities)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise LmmError("%s must be a number, not %r" % (name, value))
+    try:
+        return float(value)
+    except OverflowError:
+        raise LmmError("%s is too large for a float" % name) from None
+
+
+def _boolean(value, name):
+    """`value` (a bool, or the integer 0 or 1) as 0 or 1 for C; LmmError otherwise."""
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, (int, np.integer)) and value in (0, 1)):
+        return int(value)
+    raise LmmError("%s must be a bool, not %r" % (name, value))
+
+
+def _vectors(values, name, size, ndim=None):
+    """`values` as a contiguous float32 array of vectors of `size` numbers, shape (..., size), with
+    `ndim` axes when given (1: one vector, 2: rows); LmmError for another shape or what is not numbers."""
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError) as error:  # ragged lists
+        raise LmmError("%s must hold numbers (%s)" % (name, error)) from None
+    if array.dtype.kind not in "iuf":
+        raise LmmError("%s must hold numbers, not %s" % (name, array.dtype.name))
+    if array.shape[-1:] != (size,) or ndim not in (None, array.ndim):
+        rows = {1: "", 2: "rows of "}.get(ndim, "vectors of ")
+        raise LmmError("%s must hold %s%d numbers, not shape %s" % (name, rows, size, array.shape))
+    return np.ascontiguousarray(array, dtype=np.float32)
 
 
 class _Handle:
@@ -214,9 +248,23 @@ class Model(_NamedAsset):
         """The tags its states carry, in bit order (none for a bundle trained without [tags])."""
         return self._names(self._lib.c.lmm_model_tag_count, self._lib.c.lmm_model_tag_name)
 
+    def action_tags(self):
+        """(actions, kept_out): the tag names play_action can play, and those free projections leave out."""
+        actions, kept_out = ctypes.c_uint64(), ctypes.c_uint64()
+        self._lib.check(self._lib.c.lmm_model_action_tags(self._live(), ctypes.byref(actions), ctypes.byref(kept_out)))
+        names = self.tag_names()
+        return ([n for bit, n in enumerate(names) if actions.value >> bit & 1],
+                [n for bit, n in enumerate(names) if kept_out.value >> bit & 1])
+
     def event_names(self):
         """The names of a learned character's events: foot plants, then each tag's enter_ and leave_."""
         return self._names(self._lib.c.lmm_model_event_name_count, self._lib.c.lmm_model_event_name)
+
+
+def _placement(function, x, z, heading):
+    """(x, z, heading) given to `function` as floats for C, which refuses what is not finite; as _number."""
+    names = ("x", "z", "heading")
+    return tuple(_number(value, "%s: %s" % (function, name)) for name, value in zip(names, (x, z, heading)))
 
 
 def _gamepad(gamepad):
@@ -233,20 +281,32 @@ def _asset(value, kind):
     return value._live()
 
 
-def _text(value, name):
-    """`value` (a str, or None for "") as bytes for C; LmmError for another type."""
-    if value is None:
-        return b""
+def _text(value, name, optional=False):
+    """`value` (a str; None for NULL where `optional`) as UTF-8 for C; LmmError for another type, a NUL
+    character (C would read up to it) or text UTF-8 cannot encode."""
+    if value is None and optional:
+        return None
     if not isinstance(value, str):
         raise LmmError("%s must be a str, not %s" % (name, type(value).__name__))
-    return value.encode()
+    if "\0" in value:
+        raise LmmError("%s holds a NUL character" % name)
+    try:
+        return value.encode()
+    except UnicodeEncodeError as error:
+        raise LmmError("%s cannot be encoded as UTF-8 (%s)" % (name, error.reason)) from None
 
 
-def _tags(names, name):
-    """Tag names for C: a comma-separated str, a list or tuple of names, or None (none); LmmError otherwise."""
+def _path(path, name):
+    """A file path (a str or an os.PathLike of one) for C, as _text."""
+    return _text(os.fspath(path) if isinstance(path, os.PathLike) else path, name)
+
+
+def _tags(names, name, optional=False):
+    """Tag names for C: a comma-separated str or a list or tuple of names (None: NULL, no tags, where
+    `optional`), as _text."""
     if isinstance(names, (list, tuple)) and all(isinstance(n, str) for n in names):
         names = ",".join(names)
-    return _text(names, name)
+    return _text(names, name, optional)
 
 
 class Character(_Handle):
@@ -268,25 +328,26 @@ class Character(_Handle):
     def update(self, gamepad, dt):
         """Advances by dt seconds (a path character takes None)."""
         pad = _gamepad(gamepad) if gamepad is not None else None
-        self._lib.check(self._lib.c.lmm_character_update(self._live(), pad, dt))
+        self._lib.check(self._lib.c.lmm_character_update(self._live(), pad, _number(dt, "update: dt")))
 
     def reset(self, x=0.0, z=0.0, heading=0.0):
         """Back to the state creation left, at (x, 0, z) facing `heading`."""
-        self._lib.check(self._lib.c.lmm_character_reset(self._live(), x, z, heading))
+        self._lib.check(self._lib.c.lmm_character_reset(self._live(), *_placement("reset", x, z, heading)))
 
     def teleport(self, x, z, heading):
         """Moves the character rigidly to (x, 0, z) facing `heading` radians about +Y."""
-        self._lib.check(self._lib.c.lmm_character_teleport(self._live(), x, z, heading))
+        self._lib.check(self._lib.c.lmm_character_teleport(self._live(), *_placement("teleport", x, z, heading)))
 
     def set_foot_lock(self, on=True, unlock_distance=0.0, blend_halflife=0.0):
         """Locks contact joints in contact with two-joint IK from the next update (any character
         kind); 0 for a distance or halflife takes its default (0.25 m, 0.03 s)."""
-        self._lib.check(self._lib.c.lmm_character_set_foot_lock(self._live(), 1 if on else 0, unlock_distance,
-                                                                blend_halflife))
+        self._lib.check(self._lib.c.lmm_character_set_foot_lock(
+            self._live(), _boolean(on, "set_foot_lock: on"), _number(unlock_distance, "set_foot_lock: unlock_distance"),
+            _number(blend_halflife, "set_foot_lock: blend_halflife")))
 
     def set_root_owner(self, owner):
         """ROOT_LIBRARY (update integrates the root) or ROOT_GAME (the game moves it)."""
-        owner = _integer(owner, "owner", _INT_MIN, _INT_MAX)
+        owner = _integer(owner, "set_root_owner: owner", _INT_MIN, _INT_MAX)
         self._lib.check(self._lib.c.lmm_character_set_root_owner(self._live(), owner))
 
     def root_motion(self):
@@ -297,17 +358,18 @@ class Character(_Handle):
 
     def set_root(self, position, rotation_xyzw):
         """The game's root for the next update (ROOT_GAME): position (3,) and rotation x, y, z, w (4,)."""
-        position = _vector(position, "position", 3)
-        rotation = _vector(rotation_xyzw, "rotation_xyzw", 4)
+        position = _vectors(position, "set_root: position", 3, ndim=1)
+        rotation = _vectors(rotation_xyzw, "set_root: rotation_xyzw", 4, ndim=1)
         self._lib.check(self._lib.c.lmm_character_set_root(self._live(), _floats(position), _floats(rotation)))
 
     def joint_index(self, name):
         """Index of the joint called `name`, or -1."""
-        return self._lib.c.lmm_character_joint_index(self._live(), str(name).encode())
+        return self._lib.c.lmm_character_joint_index(self._live(), _text(name, "joint_index: name"))
 
     def joint_name(self, joint):
         """Name of joint `joint` (LmmError when out of range)."""
-        name = self._lib.c.lmm_character_joint_name(self._live(), _integer(joint, "joint", _INT_MIN, _INT_MAX))
+        joint = _integer(joint, "joint_name: joint", _INT_MIN, _INT_MAX)
+        name = self._lib.c.lmm_character_joint_name(self._live(), joint)
         return self._lib.check(name).decode()
 
     def root_position(self):
@@ -375,7 +437,7 @@ class Character(_Handle):
 
     def decoder_experts(self, capacity=2):
         """The decoder experts routed for the pose shown (learned characters): indices and weights, best first."""
-        capacity = _integer(capacity, "capacity", 1, 1024)
+        capacity = _integer(capacity, "decoder_experts: capacity", 1, 1024)
         experts, weights = (ctypes.c_int * capacity)(), np.zeros(capacity, dtype=np.float32)
         count = self._lib.check(self._lib.c.lmm_character_decoder_experts(self._live(), experts, _floats(weights), capacity))
         return list(experts[:count]), weights[:count]
@@ -384,8 +446,8 @@ class Character(_Handle):
         """The tag constraint searches honour from the next update (every kind of character):
         every tag of `require`, one of `require_any`, none of `exclude` (each a comma-separated str,
         a list of names or None)."""
-        names = [_tags(value, key) for key, value in (("require", require), ("require_any", require_any),
-                                                      ("exclude", exclude))]
+        names = [_tags(value, "set_constraint: " + key, optional=True)
+                 for key, value in (("require", require), ("require_any", require_any), ("exclude", exclude))]
         self._lib.check(self._lib.c.lmm_character_set_constraint(self._live(), *names))
 
     def _tag_names_of(self, mask):
@@ -433,13 +495,16 @@ class Character(_Handle):
         closest to the pose played, once, then matches again; the root stays when `in_place`, a
         stick push ends it when `interruptible`."""
         self._lib.check(self._lib.c.lmm_character_play_action(
-            self._live(), _tags(tags, "tags"), int(bool(in_place)), int(bool(interruptible))))
+            self._live(), _tags(tags, "play_action: tags"), _boolean(in_place, "play_action: in_place"),
+            _boolean(interruptible, "play_action: interruptible")))
 
     def play_action_frames(self, first, last, in_place=False, interruptible=False):
         """Plays database frames first..last (one clip) once, as play_action."""
-        first, last = _integer(first, "first", _INT_MIN, _INT_MAX), _integer(last, "last", _INT_MIN, _INT_MAX)
+        first = _integer(first, "play_action_frames: first", _INT_MIN, _INT_MAX)
+        last = _integer(last, "play_action_frames: last", _INT_MIN, _INT_MAX)
         self._lib.check(self._lib.c.lmm_character_play_action_frames(
-            self._live(), first, last, int(bool(in_place)), int(bool(interruptible))))
+            self._live(), first, last, _boolean(in_place, "play_action_frames: in_place"),
+            _boolean(interruptible, "play_action_frames: interruptible")))
 
     def cancel_action(self):
         """Ends the playing action (the next update reports its end)."""
@@ -449,13 +514,20 @@ class Character(_Handle):
         """Whether a one-shot action plays."""
         return self._flag(self._lib.c.lmm_character_action_playing)
 
+    def action_seconds_left(self):
+        """Seconds until the playing action ends (0 without one; a learned character's from the update after play_action)."""
+        seconds = self._lib.c.lmm_character_action_seconds_left(self._live())
+        self._lib.check(seconds >= 0.0)
+        return seconds
+
     def set_states(self, controller_config):
         """Defines the game states from the [states.NAME] tables of a controller config's text."""
-        self._lib.check(self._lib.c.lmm_character_set_states(self._live(), _text(controller_config, "controller_config")))
+        config = _text(controller_config, "set_states: controller_config")
+        self._lib.check(self._lib.c.lmm_character_set_states(self._live(), config))
 
     def set_state(self, name):
         """Switches to game state `name` (its constraint, transition cost and idle)."""
-        self._lib.check(self._lib.c.lmm_character_set_state(self._live(), _text(name, "name")))
+        self._lib.check(self._lib.c.lmm_character_set_state(self._live(), _text(name, "set_state: name")))
 
     def state(self):
         """The name of the state set last ("" before any)."""
@@ -500,19 +572,20 @@ class Crowd(_Handle):
 
     def update(self, dt, begin=0, end=None, worker=0, budget_seconds=0.0):
         """Updates the characters of ranks [begin, end) by dt with batch scratch `worker`."""
-        begin = _integer(begin, "begin", 0, self.size)
-        end = _integer(self.size if end is None else end, "end", begin, self.size)
-        worker = _integer(worker, "worker", 0, _INT_MAX)
-        self._lib.check(self._lib.c.lmm_crowd_update(self._live(), begin, end, dt, worker, budget_seconds))
+        begin = _integer(begin, "update: begin", 0, self.size)
+        end = _integer(self.size if end is None else end, "update: end", begin, self.size)
+        worker = _integer(worker, "update: worker", 0, _INT_MAX)
+        dt, budget = _number(dt, "update: dt"), _number(budget_seconds, "update: budget_seconds")
+        self._lib.check(self._lib.c.lmm_crowd_update(self._live(), begin, end, dt, worker, budget))
 
     def set_rate_divisor(self, i, divisor):
         """Level of detail: character i updates every `divisor`-th update (1..16)."""
-        divisor = _integer(divisor, "divisor", _INT_MIN, _INT_MAX)
+        divisor = _integer(divisor, "set_rate_divisor: divisor", _INT_MIN, _INT_MAX)
         self._lib.check(self._lib.c.lmm_crowd_set_rate_divisor(self._live(), self._member(i), divisor))
 
     def set_priorities(self, priorities):
         """Update order, higher first: one value per character."""
-        values = _vector(priorities, "priorities", self.size)
+        values = _vectors(priorities, "set_priorities: priorities", self.size, ndim=1)
         self._lib.check(self._lib.c.lmm_crowd_set_priorities(self._live(), _floats(values), values.size))
 
     def shown_transform(self, i):
@@ -540,45 +613,65 @@ class Library:
 
     def load_database(self, path):
         """A motion database (*.mmdb) with its search index."""
-        return Database(self, self.check(self.c.lmm_database_load(str(path).encode())), self.c.lmm_database_release)
+        path = _path(path, "load_database: path")
+        return Database(self, self.check(self.c.lmm_database_load(path)), self.c.lmm_database_release)
 
     def load_model(self, path):
         """A model bundle (*.lmmw)."""
-        return Model(self, self.check(self.c.lmm_model_load(str(path).encode())), self.c.lmm_model_release)
+        return Model(self, self.check(self.c.lmm_model_load(_path(path, "load_model: path"))), self.c.lmm_model_release)
 
     def database_character(self, database, x=0.0, z=0.0, heading=0.0):
         """A database motion-matching character at (x, 0, z) facing `heading` radians about +Y."""
-        handle = self.c.lmm_character_create_database(_asset(database, Database), x, z, heading)
+        placement = _placement("database_character", x, z, heading)
+        handle = self.c.lmm_character_create_database(_asset(database, Database), *placement)
         return Character(self, self.check(handle), names=(database.tag_names(), database.event_names()))
 
     def learned_character(self, model, x=0.0, z=0.0, heading=0.0):
         """A learned motion-matching character."""
-        return Character(self, self.check(self.c.lmm_character_create_learned(_asset(model, Model), x, z, heading)),
+        placement = _placement("learned_character", x, z, heading)
+        return Character(self, self.check(self.c.lmm_character_create_learned(_asset(model, Model), *placement)),
                          names=(model.tag_names(), model.event_names()))
 
     def path_character(self, database, samples_txz, mode=LMM_PATH_LOCAL, speed_scale=1.0, x=0.0, z=0.0, heading=0.0):
         """A database character following the drawn path `samples_txz` ((t, x, z) rows) with LHMM(3, 3)."""
-        samples = np.ascontiguousarray(samples_txz, dtype=np.float32)
-        if samples.ndim != 2 or samples.shape[1] != 3:
-            raise LmmError("samples_txz must be rows of (t, x, z), not shape %s" % (samples.shape,))
-        mode = _integer(mode, "mode", _INT_MIN, _INT_MAX)
+        samples = _vectors(samples_txz, "path_character: samples_txz (t, x, z)", 3, ndim=2)
+        mode = _integer(mode, "path_character: mode", _INT_MIN, _INT_MAX)
+        speed_scale = _number(speed_scale, "path_character: speed_scale")
         return Character(self, self.check(self.c.lmm_character_create_path(
-            _asset(database, Database), _floats(samples), len(samples), mode, speed_scale, x, z, heading)),
+            _asset(database, Database), _floats(samples), len(samples), mode, speed_scale,
+            *_placement("path_character", x, z, heading))),
             names=(database.tag_names(), database.event_names()))
 
     def database_crowd(self, database, count):
         """A crowd of `count` database characters at the origin (place them with character(i).reset())."""
-        count = _integer(count, "count", 0, _SIZE_MAX)
+        count = _integer(count, "database_crowd: count", 0, _SIZE_MAX)
         crowd = Crowd(self, self.check(self.c.lmm_crowd_create_database(_asset(database, Database), count)))
         crowd.names = (database.tag_names(), database.event_names())
         return crowd
 
     def learned_crowd(self, model, count, workers=1):
         """A crowd of `count` learned characters, `workers` concurrent update calls at most."""
-        count, workers = _integer(count, "count", 0, _SIZE_MAX), _integer(workers, "workers", _INT_MIN, _INT_MAX)
+        count = _integer(count, "learned_crowd: count", 0, _SIZE_MAX)
+        workers = _integer(workers, "learned_crowd: workers", _INT_MIN, _INT_MAX)
         crowd = Crowd(self, self.check(self.c.lmm_crowd_create_learned(_asset(model, Model), count, workers)))
         crowd.names = (model.tag_names(), model.event_names())
         return crowd
+
+
+def quat_multiply(a, b):
+    """The x, y, z, w quaternion a * b (b's rotation, then a's) as float32; arrays of shape (..., 4) broadcast."""
+    a, b = _vectors(a, "quat_multiply: a", 4), _vectors(b, "quat_multiply: b", 4)
+    xyz = a[..., 3:] * b[..., :3] + b[..., 3:] * a[..., :3] + np.cross(a[..., :3], b[..., :3])
+    w = a[..., 3:] * b[..., 3:] - np.sum(a[..., :3] * b[..., :3], axis=-1, keepdims=True)
+    return np.concatenate([xyz, w], axis=-1)
+
+
+def quat_rotate(q, v):
+    """The vectors v (..., 3) rotated by the unit x, y, z, w quaternions q (..., 4) as float32; shapes broadcast."""
+    q, v = _vectors(q, "quat_rotate: q", 4), _vectors(v, "quat_rotate: v", 3)
+    u, w = q[..., :3], q[..., 3:]
+    t = 2.0 * np.cross(u, v)
+    return v + w * t + np.cross(u, t)
 
 
 # The script of tests/c_api/walk_script.h.

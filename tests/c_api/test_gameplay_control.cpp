@@ -259,6 +259,33 @@ TEST_F(GameplayCApiTest, ACrowdsCharactersTakeTheirOwnConstraints) {
   lmm_crowd_release(crowd);
 }
 
+TEST_F(GameplayCApiTest, ACrowdMemberRestartingItsActionGetsAnEndEventForEach) {
+  lmm_crowd* crowd = lmm_crowd_create_database(cdb_, 2);
+  ASSERT_NE(crowd, nullptr) << lmm_last_error();
+  lmm_character* member = lmm_crowd_character(crowd, 1);
+  lmm_gamepad forward{};
+  forward.left_y = 1.0f;
+  ASSERT_EQ(lmm_crowd_set_input(crowd, 1, &forward), 1);
+  int starts = 0, ends = 0;
+  for (int u = 0; u < 600; ++u) {
+    if (u % 50 == 0) {  // restarted before the 151-frame run ends: each start ends the one before
+      ASSERT_EQ(lmm_character_play_action(member, "act", 0, 0), 1) << lmm_last_error();
+      ++starts;
+    }
+    ASSERT_EQ(lmm_crowd_update(crowd, 0, 2, kDt, 0, 0.0), 1) << lmm_last_error();
+    lmm_event events[64];
+    const int count = lmm_character_events(member, events, 64);
+    for (int e = 0; e < std::min(count, 64); ++e) ends += events[e].name == LMM_ACTION_END_EVENT;
+  }
+  ASSERT_EQ(lmm_character_cancel_action(member), 1);
+  ASSERT_EQ(lmm_crowd_update(crowd, 0, 2, kDt, 0, 0.0), 1) << lmm_last_error();
+  lmm_event last[64];
+  const int count = lmm_character_events(member, last, 64);
+  for (int e = 0; e < std::min(count, 64); ++e) ends += last[e].name == LMM_ACTION_END_EVENT;
+  EXPECT_EQ(ends, starts);
+  lmm_crowd_release(crowd);
+}
+
 TEST_F(GameplayCApiTest, PerFrameCallsAllocateNothing) {
   ASSERT_EQ(lmm_character_set_states(character_, kStatesConfig), 1) << lmm_last_error();
   lmm_event events[16];

@@ -63,7 +63,9 @@ std::string still_and_walk_bvh(int frames, const std::function<bool(int)>& still
 // The biped skeleton config with `tags` appended.
 std::string tagged_skeleton_toml(const std::string& tags) { return test::biped_skeleton_toml() + tags; }
 
-const char* kSidedTags =
+const char* kSidedTags = "[tags]\nnames = [\"marked\", \"left\", \"right\"]\nmirror = [[\"left\", \"right\"]]\n";
+// kSidedTags with a pair of events too (a mirror pair must name a tag or an event of the clips).
+const char* kSidedTagsAndEvents =
     "[tags]\nnames = [\"marked\", \"left\", \"right\"]\nmirror = [[\"left\", \"right\"], [\"hit_left\", \"hit_right\"]]\n";
 
 ImportOptions tagged_options(const std::string& dir, const std::string& tags) {
@@ -124,7 +126,7 @@ std::vector<std::pair<int, std::string>> events_of(const Database& db) {
 
 TEST(ImportTags, SidecarRangesMapThroughDroppedFramesResamplingAndMirroring) {
   const std::string dir = test::temp_folder("map");
-  ImportOptions o = tagged_options(dir, kSidedTags);
+  ImportOptions o = tagged_options(dir, kSidedTagsAndEvents);
   const int frames = 61, dropped = 1;
   o.inputs = {test::write_text(dir + "/a.bvh", walk_after_pose_bvh(frames)), other_walk(dir)};
   test::write_text(dir + "/a.tags.toml",
@@ -294,6 +296,19 @@ TEST(ImportTags, ConfigErrorsNameTheFileLineAndTag) {
       {"[tags]\nnames = [\"a\", \"a\"]\n", {at, "tag 'a' is declared twice"}},
       {"[tags.standing]\nmax_turn_rate = -1\n", {at, "'max_turn_rate'"}},
       {"[events]\nfoot_plants = [\"only_one\"]\n", {at, "one per [contacts] joint"}},
+      {"[tags]\nnames = [\"a,b\"]\n", {at, "tag 'a,b' contains ','"}},
+      {"[tags]\nnames = [\" sp \"]\n", {at, "tag ' sp ' begins or ends with a space"}},
+      {"[tags]\nnames = [\"x|y\"]\n", {at, "tag 'x|y' contains '|'"}},
+      {"[tags]\nnames = [\"none\"]\n", {at, "tag 'none' is reserved"}},
+      {"[events]\nfoot_plants = [\"l\", \"r,l\"]\n", {at, "event name 'r,l' contains ','"}},
+      {"[tags]\nnames = [\"a\"]\nmirror = [[\"a \", \"b\"]]\n", {"bad.toml:" + std::to_string(base + 2) + ":", "'a ' begins or ends"}},
+      {"[tags]\nnames = [\"a\"]\nmirror = [[\"standing\", \"a\"]]\n[tags.standing]\n",
+       {"bad.toml:" + std::to_string(base + 2) + ":", "'standing' is derived from the motion"}},
+      {"[tags]\nnames = [\"a\"]\nactions = [\"b\"]\n", {"bad.toml:" + std::to_string(base + 2) + ":", "unknown tag 'b'"}},
+      {"[tags]\nnames = [\"a\"]\nactions = [\"standing\"]\n[tags.standing]\n",
+       {"bad.toml:" + std::to_string(base + 2) + ":", "'standing' is derived from the motion ([tags.standing]) and cannot be an action"}},
+      {"[tags]\nnames = [\"a\"]\nactions = [\"a\"]\nenter_actions_freely = 1\n",
+       {"bad.toml:" + std::to_string(base + 3) + ":", "'enter_actions_freely' must be true or false"}},
   };
   for (const auto& c : cases) {
     const std::string error = config_error(dir, c.tags);
@@ -335,6 +350,7 @@ TEST(ImportTags, SidecarErrorsNameTheFileLineAndTag) {
       {"[[range]]\nframes = [10, 20]\nexclude = true\n[[event]]\nframe = 12\nname = \"hit\"\n", 0,
        {"f.tags.toml:4:", "event 'hit' at frame 12 lies in the excluded frames"}},
       {"[[event]]\nframe = 1\nname = \"\"\n", 0, {"f.tags.toml:1:", "event name '' is empty"}},
+      {"[[event]]\nframe = 1\nname = \"a|b\"\n", 0, {"f.tags.toml:1:", "event name 'a|b' contains '|'"}},
       {"[[event]]\nframe = 1\n", 0, {"f.tags.toml:1:", "'name' must be a string"}},
       {"[[event]]\nframe = 2\nname = \"x\"\n", 3, {"f.tags.toml:1:", "frame 2 lies in the first 3 frames"}},
       {"[[range]]\nframes = [1, 60]\nexclude = true\n", 0, {"f.tags.toml:1:", "leaves frames 0 to 0"}},
@@ -364,6 +380,87 @@ TEST(ImportTags, BadSidecarFollowsTheSkipBadPolicy) {
   ASSERT_NE(import_and_load(o, dir, &summary), nullptr);
   EXPECT_EQ(summary.files, 2);
   EXPECT_EQ(summary.skipped_files, 1);
+}
+
+// The message of importing `o` into DIR/db.mmdb ("" when it succeeds), checking that a failed
+// import wrote nothing.
+std::string import_error(const ImportOptions& o, const std::string& dir) {
+  try {
+    import_database(o, dir + "/db.mmdb");
+  } catch (const InputError& e) {
+    EXPECT_FALSE(std::filesystem::exists(dir + "/db.mmdb")) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ImportTags, AMirrorPairNamingNoTagAndNoEventIsAnError) {
+  const std::string dir = test::temp_folder("mirror_typo");
+  ImportOptions o = tagged_options(dir, "[tags]\nnames = [\"left\", \"right\"]\nmirror = [[\"Left\", \"Right\"]]\n");
+  o.inputs = {test::write_text(dir + "/a.bvh", walk_after_pose_bvh(61)), other_walk(dir)};
+  const std::string error = import_error(o, dir);
+  EXPECT_NE(error.find("biped.toml:"), std::string::npos) << error;
+  EXPECT_NE(error.find("the pair [\"Left\", \"Right\"] names no declared tag and no event"), std::string::npos) << error;
+  EXPECT_NE(error.find("case-sensitive"), std::string::npos) << error;
+  // A pair of events that a sidecar names is fine.
+  o = tagged_options(dir, "[tags]\nnames = [\"left\"]\nmirror = [[\"hit_l\", \"hit_r\"]]\n");
+  o.inputs = {test::write_text(dir + "/a.bvh", walk_after_pose_bvh(61)), other_walk(dir)};
+  test::write_text(dir + "/a.tags.toml", "[[event]]\nframe = 30\nname = \"hit_r\"\n");
+  EXPECT_EQ(import_error(o, dir), "");
+}
+
+TEST(ImportTags, ASidecarOfNoClipIsAnError) {
+  const std::string dir = test::temp_folder("orphan");
+  ImportOptions o = tagged_options(dir, kSidedTags);
+  const std::string walk = test::write_text(dir + "/walk01.bvh", walk_after_pose_bvh(61));
+  other_walk(dir);
+  test::write_text(dir + "/walk1.tags.toml", "tags = [\"nope\"]\n");  // a misspelt stem
+  for (const std::vector<std::string>& inputs : {std::vector<std::string>{dir}, {walk, dir + "/other.bvh"}}) {
+    o.inputs = inputs;
+    const std::string error = import_error(o, dir);
+    if (inputs.size() == 1) {
+      EXPECT_NE(error.find("walk1.tags.toml: a tag sidecar of no imported clip"), std::string::npos) << error;
+    } else {
+      EXPECT_EQ(error, "") << "files given one by one: walk1.tags.toml is not beside them by name";
+    }
+    std::filesystem::remove(dir + "/db.mmdb");
+  }
+  // Beside a file given by name: X.<anything>.tags.toml is taken for an animation of X.
+  test::write_text(dir + "/walk01.take3.tags.toml", "tags = [\"marked\"]\n");
+  o.inputs = {walk, dir + "/other.bvh"};
+  const std::string error = import_error(o, dir);
+  EXPECT_NE(error.find("walk01.take3.tags.toml: a tag sidecar of no imported clip"), std::string::npos) << error;
+}
+
+TEST(ImportTags, ADatabaseWithNoFrameToEnterIsAnError) {
+  const std::string dir = test::temp_folder("no_entry_everywhere");
+  ImportOptions o = tagged_options(dir, kSidedTags);
+  o.inputs = {test::write_text(dir + "/a.bvh", walk_after_pose_bvh(61)), other_walk(dir)};
+  test::write_text(dir + "/a.tags.toml", "[[range]]\nframes = [1, 60]\nno_entry = true\n");
+  test::write_text(dir + "/other.tags.toml", "[[range]]\nframes = [0, 59]\nno_entry = true\n");
+  const std::string error = import_error(o, dir);
+  EXPECT_NE(error.find("every frame of every clip is no_entry"), std::string::npos) << error;
+  test::write_text(dir + "/other.tags.toml", "[[range]]\nframes = [0, 58]\nno_entry = true\n");
+  EXPECT_EQ(import_error(o, dir), "") << "one frame to enter is enough";
+}
+
+TEST(ImportTags, ActionsAreKeptOutUnlessEnteredFreely) {
+  const std::string dir = test::temp_folder("actions");
+  ImportOptions o = tagged_options(dir, "[tags]\nnames = [\"marked\", \"spare\"]\nactions = [\"marked\", \"spare\"]\n");
+  o.inputs = {test::write_text(dir + "/a.bvh", walk_after_pose_bvh(61)), other_walk(dir)};
+  test::write_text(dir + "/a.tags.toml", "tags = [\"marked\"]\n");
+  ImportSummary summary;
+  auto db = import_and_load(o, dir, &summary);
+  ASSERT_NE(db, nullptr);
+  EXPECT_EQ(db->annotations().kept_out_tags(), bit(db->annotations(), "marked")) << "no frame holds spare";
+  EXPECT_EQ(summary.action_tags, (std::vector<std::string>{"marked", "spare"}));
+  o = tagged_options(dir, "[tags]\nnames = [\"marked\"]\nactions = [\"marked\"]\nenter_actions_freely = true\n");
+  o.inputs = {dir + "/a.bvh", dir + "/other.bvh"};
+  db = import_and_load(o, dir, &summary);
+  ASSERT_NE(db, nullptr);
+  EXPECT_EQ(db->annotations().kept_out_tags(), TagMask(0));
+  EXPECT_EQ(db->blob().find(annotation_tensor::kKeptOutNames), nullptr);
+  EXPECT_TRUE(summary.action_tags.empty());
 }
 
 TEST(ImportTags, MaxJointSpeedLeavesGesturesOutOfStanding) {

@@ -260,3 +260,31 @@ TEST_F(ConstrainedCharacterTest, StatesNamingUnknownTagsAreRefused) {
   EXPECT_NE(error.find("unknown tag 'armed'"), std::string::npos) << error;
   EXPECT_FALSE(c.set_state("even"));  // nothing was defined
 }
+
+TEST_F(ConstrainedCharacterTest, NewStatesKeepTheCurrentStateByNameOrClearItsConstraint) {
+  DatabaseCharacter c = character(TagConstraint{});
+  std::string error;
+  ASSERT_TRUE(c.set_states({StateConfig{"odd", {"odd"}, {}, {}, 0.5f, true}}, error)) << error;
+  ASSERT_TRUE(c.set_state("odd"));
+  EXPECT_EQ(wander(c, 120, 1.0f / 60.0f, TagConstraint{kOdd, 0, 0}), 0);
+  // Redefined under its name: the state stays, with its new constraint from the next update.
+  ASSERT_TRUE(c.set_states({StateConfig{"odd", {"even"}, {}, {}, 0.0f, true}}, error)) << error;
+  EXPECT_EQ(c.state(), "odd");
+  EXPECT_EQ(c.constraint().require_all, kEven);
+  EXPECT_EQ(wander(c, 120, 1.0f / 60.0f, TagConstraint{kEven, 0, 0}), 0);
+  // Gone: no state, and no constraint left over from it.
+  ASSERT_TRUE(c.set_states({StateConfig{"early", {"early"}, {}, {}, 0.0f, true}}, error)) << error;
+  EXPECT_EQ(c.state(), "");
+  EXPECT_TRUE(c.constraint().allows_all());
+}
+
+TEST_F(ConstrainedCharacterTest, StateNamesFollowTheNameRule) {
+  DatabaseCharacter c = character(TagConstraint{});
+  std::string error;
+  for (const char* name : {"none", "a,b", " x", ""}) {
+    EXPECT_FALSE(c.set_states({StateConfig{name, {"odd"}, {}, {}, 0.0f, true}}, error)) << name;
+    EXPECT_NE(error.find("state '"), std::string::npos) << error;
+  }
+  EXPECT_FALSE(c.set_states({StateConfig{"a", {}, {}, {}, 0.0f, true}, StateConfig{"a", {}, {}, {}, 0.0f, true}}, error));
+  EXPECT_NE(error.find("state 'a' is defined twice"), std::string::npos) << error;
+}

@@ -209,6 +209,18 @@ TEST(ConstrainedSearch, ConstrainedSearchAllocatesNothing) {
   EXPECT_EQ(test::stop_counting_allocations(), 0);
 }
 
+TEST(ConstrainedSearch, KeepingOutExcludesActionsOnlyWhenNothingIsRequired) {
+  const TagMask walk = 1, wave = 2, standing = 4, action = 8;
+  const TagConstraint free{}, excluding{0, 0, walk}, requiring{standing, 0, 0}, any_of{0, walk | wave, 0};
+  EXPECT_EQ(free.keeping_out(action).exclude, action);
+  EXPECT_EQ(excluding.keeping_out(action).exclude, walk | action);
+  EXPECT_EQ(requiring.keeping_out(action).exclude, TagMask(0));  // a required tag lets its frames in, actions too
+  EXPECT_EQ(any_of.keeping_out(action).exclude, TagMask(0));
+  EXPECT_TRUE(free.keeping_out(0).allows_all());
+  EXPECT_FALSE(free.keeping_out(action).allows(action | standing));
+  EXPECT_TRUE(requiring.keeping_out(action).allows(action | standing));
+}
+
 TEST(ConstrainedSearch, TagMasksAreBuiltFromNames) {
   TagRangeDatabase data;
   const FrameAnnotations& a = data.fixture.db->annotations();

@@ -113,7 +113,19 @@ TEST(FrameAnnotations, BadAnnotationsAreRefusedNamingTensorAndFrame) {
   refused(s, "tags.masks: frame 3 has a tag bit beyond the 2 names");
   s = annotated();
   s.tag_names = "walk\nwalk\n";
-  refused(s, "tags.names: name 1 ('walk') is empty or repeated");
+  refused(s, "tags.names: name 1 ('walk') is repeated");
+  for (const auto& [name, problem] : {std::pair<std::string, std::string>{"a,b", "contains ','"}, {" walk", "begins or ends with a space"},
+                                      {"x|y", "contains '|'"}, {"none", "is reserved"}}) {
+    s = annotated();
+    s.tag_names = "walk\n" + name + "\n";
+    refused(s, "tags.names: name 1 ('" + name + "') " + problem);
+  }
+  s = annotated();
+  s.event_names = "step\nwa,ve\n";
+  refused(s, "events.names: name 1 ('wa,ve') contains ','");
+  s = annotated();
+  s.kept_out_names = "walk\nrun\n";
+  refused(s, "tags.kept_out: 'run' is not one of tags.names");
   s = annotated();
   s.tag_masks.resize(22);  // 11 frames of masks for 12 frames
   refused(s, "tags.masks");
@@ -135,6 +147,16 @@ TEST(FrameAnnotations, BadAnnotationsAreRefusedNamingTensorAndFrame) {
   s = annotated();
   s.version = 2;
   refused(s, "need database version 3, but this is version 2");
+}
+
+TEST(FrameAnnotations, KeptOutTagsAreThoseDeclaredThatSomeFrameHolds) {
+  test::SyntheticDatabase s = annotated();
+  EXPECT_EQ(load(s).db->annotations().kept_out_tags(), TagMask(0));  // none declared
+  s.kept_out_names = "idle\n";
+  EXPECT_EQ(load(s).db->annotations().kept_out_tags(), TagMask(2));
+  s.tag_names = "walk\nidle\nwave\n";
+  s.kept_out_names = "wave\nidle\n";
+  EXPECT_EQ(load(s).db->annotations().kept_out_tags(), TagMask(2));  // no frame holds wave
 }
 
 TEST(FrameAnnotations, VersionTwoDatabasesStillLoad) {

@@ -38,10 +38,11 @@ void load(LoadedModel& out, uint32_t seed = 5) {
 }
 
 // A bundle of test::tagged_model_values (tags "calm" and "loud", see there).
-void load_tagged(LoadedModel& out, float calm_step = 0.0f, float left_step = -1.0f / 60.0f) {
+void load_tagged(LoadedModel& out, float calm_step = 0.0f, float left_step = -1.0f / 60.0f, bool keep_calm_out = false) {
   std::string error;
-  const std::vector<uint8_t> bytes =
-      test::synthetic_bundle(test::tagged_model_values(4, 9, calm_step, left_step), false, error);
+  ModelValues values = test::tagged_model_values(4, 9, calm_step, left_step);
+  if (keep_calm_out) values.kept_out_tag_names = {test::kSyntheticTags[0]};
+  const std::vector<uint8_t> bytes = test::synthetic_bundle(values, false, error);
   ASSERT_FALSE(bytes.empty()) << error;
   out.buffer = test::aligned_copy(bytes);
   out.model = Model::load_buffer(out.buffer.data(), out.buffer.size(), error);
@@ -359,6 +360,11 @@ TEST(LearnedTags, AnActionPlaysUntilItsTagsRunEndsAndReportsTheEnd) {
   start_tagged(m, c);
   EXPECT_FALSE(c.play_action(TagMask(2)));  // "loud" is no action tag
   EXPECT_FALSE(c.play_action(TagMask(4)));  // nor a tag of the model
+  std::string error;
+  EXPECT_FALSE(c.play_action(TagMask(2), ActionSettings{}, error));
+  EXPECT_EQ(error, "'loud' holds no action tag of the model (its action tags: calm)");
+  EXPECT_FALSE(c.play_action(TagMask(4), ActionSettings{}, error));
+  EXPECT_EQ(error, "tag bits beyond the model's 2 tags");
   ASSERT_TRUE(c.play_action(TagMask(1)));
   EXPECT_TRUE(c.action_playing());
   c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
@@ -381,6 +387,37 @@ TEST(LearnedTags, AnActionPlaysUntilItsTagsRunEndsAndReportsTheEnd) {
   EXPECT_FALSE(c.action_playing());
   c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
   EXPECT_TRUE(has(event_names_of(c, *m.model), "action_end"));  // reported by the update after the cancel
+}
+
+TEST(LearnedTags, KeptOutActionStatesAreLeftByFreeProjectionsButPlayedAsActions) {
+  // The stepper raises calm by 0.05 a frame: free, the state soon holds calm; with calm kept out
+  // (model.kept_out_tag_names) a free projection excludes it, so the character leaves it at once.
+  for (const bool kept_out : {false, true}) {
+    LoadedModel m;
+    load_tagged(m, 0.05f, -1.0f / 60.0f, kept_out);
+    ASSERT_EQ(m.model->kept_out_tags(), kept_out ? TagMask(1) : TagMask(0));
+    LearnedCharacter c;
+    start(c, m.model, stepper_only());
+    int calm_frames = 0;
+    for (int f = 0; f < 120; ++f) {
+      c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+      calm_frames += (c.current_tags() & 1) != 0;
+    }
+    if (kept_out) {
+      EXPECT_EQ(calm_frames, 0);
+    } else {
+      EXPECT_GT(calm_frames, 60);
+    }
+    if (!kept_out) continue;
+    c.set_constraint(constraint_of(*m.model, "", "loud"));  // excluding requires nothing: calm stays out
+    for (int f = 0; f < 60; ++f) {
+      c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+      EXPECT_FALSE(c.current_tags() & 1) << f;
+    }
+    ASSERT_TRUE(c.play_action(TagMask(1)));  // the action still plays calm
+    c.update(stick(0.0f, 0.0f), 1.0f / 60.0f);
+    EXPECT_TRUE(c.current_tags() & 1);
+  }
 }
 
 TEST(LearnedTags, AnActionEndsWhenTheEnteredStatesSecondsLeftHavePassedThoughTheStepperStopsCounting) {

@@ -22,6 +22,7 @@ namespace lmm::test {
 // optionally events as (frame, name) in frame order.
 struct WalkAnnotations {
   std::string tag_names;
+  std::string kept_out_names;  // the action tags free searches leave out (tags.kept_out)
   std::function<TagMask(int frame, int clip)> tags;
   std::string event_names;
   std::vector<int32_t> event_frames, event_name_index;
@@ -62,6 +63,7 @@ inline void load_annotated_walks(const WalkAnnotations& notes, AlignedBuffer& bu
   }
   DatabaseAnnotationTensors annotations;
   annotations.tag_names = notes.tag_names;
+  annotations.kept_out_names = notes.kept_out_names;
   annotations.tag_masks = masks;
   annotations.event_names = notes.event_names;
   annotations.event_frames = notes.event_frames;

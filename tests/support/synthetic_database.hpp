@@ -41,6 +41,7 @@ struct SyntheticDatabase {
   uint64_t phase_width = 0;
   // Annotations (version 3), each written when not empty.
   std::string tag_names, event_names;
+  std::string kept_out_names;  // tags.kept_out: the action tags free searches leave out
   std::vector<int32_t> tag_masks, event_frames, event_name_index;  // frames x 2; events each
   std::vector<uint8_t> no_entry;
   std::vector<float> cost_bias;
@@ -159,6 +160,7 @@ struct SyntheticDatabase {
     t.phase = phase;
     t.phase_width = phase_width;
     t.annotations.tag_names = tag_names;
+    t.annotations.kept_out_names = kept_out_names;
     t.annotations.tag_masks = tag_masks;
     t.annotations.no_entry = no_entry;
     t.annotations.cost_bias = cost_bias;

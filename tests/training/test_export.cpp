@@ -79,7 +79,7 @@ Inputs make_inputs(TrainedModels m, const PoseData& d, const TrainingConfig& c, 
   if (tags > 0) {
     const std::vector<TagMask> masks = frame_tag_masks(db, c.tags);
     db_state = torch::cat({db_state, tag_state(db, masks, c.tags, c.actions).index_select(0, frames)}, 1);
-    const torch::Tensor constraints = ConstrainedNearest(d.features, masks).random_constraints(kInputs, tags, {}, 0.8);
+    const torch::Tensor constraints = ConstrainedNearest(d.features, masks).random_constraints(kInputs, tags, {}, 0.8, 0);
     db_query = torch::cat({db_query, constraint_codes(constraints, tags, int64_t(c.actions.size()))}, 1);
     random_code = (torch::rand({kInputs, code}) < 0.3).to(torch::kFloat32);
   }
@@ -237,6 +237,7 @@ TEST(ExportGolden, TrainedTaggedTinyMatchesLibTorchAndCarriesItsTags) {
   ASSERT_NE(model, nullptr) << error;
   EXPECT_EQ(model->tags().names(), config.tags);
   EXPECT_EQ(model->action_tags(), TagMask(2));
+  EXPECT_EQ(model->kept_out_tags(), TagMask(2)) << "a free projection leaves the action's states out";
   EXPECT_EQ(model->state_size(), int(config.latent) + model->feature_dims() + 4);
   ASSERT_EQ(model->event_names().size(), 2u + 6u);
   EXPECT_EQ(model->event_names()[0], "foot_plant_l");  // configs/skeletons/bandai.toml's, found at the contacts' starts

@@ -15,6 +15,7 @@
 #include "lmm/training/export.hpp"
 #include "lmm/training/layers.hpp"
 #include "lmm/training/pose_data.hpp"
+#include "lmm/training/tag_targets.hpp"
 #include "lmm/training/trainer.hpp"
 #include "support/synthetic_bvh.hpp"
 #include "support/synthetic_database.hpp"
@@ -216,6 +217,57 @@ TEST(TrainingConfig, TagsAndActionsTogetherFitOneMask) {
   std::ofstream(path) << "extends = \"tiny\"\nname = \"x\"\n[tags]\nnames = [" << names << "]\nactions = [" << actions << "]\n";
   const std::string error = preset_error(path, configs);
   EXPECT_NE(error.find("at most 64 tags and actions together"), std::string::npos) << error;
+}
+
+TEST(TrainingConfig, TagNamesFollowTheNameRuleNamingFileAndLine) {
+  const std::string configs = pipeline::default_config_dir();
+  const std::string path = testing::TempDir() + "lmm_tag_names_preset.toml";
+  const std::pair<const char*, const char*> cases[] = {
+      {"names = [\"walk,run\"]", "[tags] names: tag 'walk,run' contains ','"},
+      {"names = [\" wave \"]", "[tags] names: tag ' wave ' begins or ends with a space"},
+      {"names = [\"none\"]", "[tags] names: tag 'none' is reserved"},
+      {"names = [\"a\"]\nactions = [\"a|b\"]", "[tags] actions: tag 'a|b' contains '|'"},
+      {"names = [\"a\"]\nenter_actions_freely = 2", "'enter_actions_freely' must be true or false"},
+  };
+  for (const auto& [tags, expected] : cases) {
+    std::ofstream(path) << "extends = \"tiny\"\nname = \"x\"\n[tags]\n" << tags << "\n";
+    const std::string error = preset_error(path, configs);
+    EXPECT_NE(error.find(expected), std::string::npos) << tags << " -> " << error;
+    EXPECT_NE(error.find("lmm_tag_names_preset.toml"), std::string::npos) << error;
+  }
+  std::ofstream(path) << "extends = \"tiny\"\nname = \"x\"\n[tags]\nnames = [\"a\", \"b\"]\nactions = [\"b\"]\n";
+  const TrainingConfig c = load_training_config(path, configs);
+  EXPECT_EQ(kept_out_tags(c), TagMask(2));
+  std::ofstream(path) << "extends = \"tiny\"\nname = \"x\"\n[tags]\nnames = [\"a\", \"b\"]\nactions = [\"b\"]\n"
+                         "enter_actions_freely = true\n";
+  EXPECT_EQ(kept_out_tags(load_training_config(path, configs)), TagMask(0));
+}
+
+TEST(TrainingConfig, PresetTagsTheDatabaseLacksAreRefusedBeforeTraining) {
+  const std::string configs = pipeline::default_config_dir();
+  test::SyntheticDatabase synthetic;
+  synthetic.tag_names = "walk\nidle\ndash\n";
+  synthetic.tag_masks.assign(24, 0);
+  for (int f = 0; f < 12; ++f) synthetic.tag_masks[2 * size_t(f)] = f < 8 ? 1 : 2;  // no frame holds dash
+  const AlignedBuffer bytes = test::aligned_copy(synthetic.build());
+  std::string error;
+  const std::shared_ptr<const Database> db = Database::load_buffer(bytes.data(), bytes.size(), error);
+  ASSERT_NE(db, nullptr) << error;
+  const std::string path = testing::TempDir() + "lmm_tags_vs_db.toml";
+  const auto refusal = [&](const std::string& tags) -> std::string {
+    std::ofstream(path) << "extends = \"tiny\"\nname = \"x\"\n[tags]\n" << tags << "\n";
+    try {
+      check_preset_tags(load_training_config(path, configs), *db);
+    } catch (const std::runtime_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(refusal("names = [\"walk\", \"idle\"]\nactions = [\"idle\"]"), "");
+  const std::string unknown = refusal("names = [\"walk\", \"jump\"]");
+  EXPECT_NE(unknown.find("lmm_tags_vs_db.toml [tags] names: unknown tag 'jump'"), std::string::npos) << unknown;
+  const std::string unheld = refusal("names = [\"walk\", \"dash\"]\nactions = [\"dash\"]");
+  EXPECT_NE(unheld.find("[tags] actions: no frame of the database holds 'dash'"), std::string::npos) << unheld;
 }
 
 TEST(TrainingConfig, NetworkSettingsReplaceTheTrainDefaults) {

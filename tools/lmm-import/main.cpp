@@ -10,6 +10,7 @@
 #include "lmm/import/import.hpp"
 
 using namespace lmm::pipeline;
+using lmm::printable;
 
 namespace {
 
@@ -122,6 +123,12 @@ int run(int argc, char** argv) {
     tags.push_back(JsonObject().text("tag", t.tag).number("frames", t.frames));
   }
   if (!tag_counts.empty()) spdlog::info("tagged frames: {}", tag_counts);
+  std::string actions;
+  for (const std::string& tag : s.action_tags) actions += (actions.empty() ? "" : ", ") + tag;
+  if (!actions.empty()) {
+    spdlog::info("action tags (their frames are entered only by play_action or a constraint that requires a tag): {}",
+                 actions);
+  }
   if (s.events > 0 || s.no_entry_frames > 0 || s.biased_frames > 0) {
     spdlog::info("{} events, {} no-entry frames, {} frames with a cost bias", s.events, s.no_entry_frames,
                  s.biased_frames);
@@ -145,6 +152,7 @@ int run(int argc, char** argv) {
                    .number("rest_height_m", s.height.rest)
                    .number("standing_height_m", s.height.standing)
                    .objects("tags", tags)
+                   .texts("action_tags", s.action_tags)
                    .number("events", s.events)
                    .number("no_entry_frames", s.no_entry_frames)
                    .number("biased_frames", s.biased_frames));

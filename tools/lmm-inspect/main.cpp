@@ -47,10 +47,24 @@ GroupStats group_stats(const Database& db, const FeatureGroup& g) {
   return s;
 }
 
-// Prints the skeleton height of a database (from its rest offsets and frames, as lmm-import
-// reports it) and returns it.
-// Prints the database's tags (frames each), no-entry and biased frame counts and events (count
-// per name), when it has any; returns them as JSON keys.
+// The names of the tags of `mask`, in bit order.
+std::vector<std::string> names_of(const TagNames& tags, TagMask mask) {
+  std::vector<std::string> names;
+  for (int t = 0; t < tags.size(); ++t) {
+    if ((mask >> t & 1) != 0) names.push_back(tags.names()[size_t(t)]);
+  }
+  return names;
+}
+
+// Prints an "actions" line: `names`, then what `kind` of action tags they are.
+void print_actions(const char* kind, const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  std::printf("  actions      %s (%s)\n", list.c_str(), kind);
+}
+
+// Prints the database's tags (frames each), the action tags free searches leave out, no-entry and
+// biased frame counts and events (count per name), when it has any; returns them as JSON keys.
 JsonObject print_annotations(const Database& db) {
   const FrameAnnotations& a = db.annotations();
   std::vector<int> tag_frames(a.tag_names().size(), 0), event_counts(a.event_names().size(), 0);
@@ -66,6 +80,8 @@ JsonObject print_annotations(const Database& db) {
     tags.push_back(JsonObject().text("name", a.tag_names()[t]).number("frames", tag_frames[t]));
     std::printf("  tag          %-20s %d frames\n", a.tag_names()[t].c_str(), tag_frames[t]);
   }
+  const std::vector<std::string> actions = names_of(a.tag_set(), a.kept_out_tags());
+  if (!actions.empty()) print_actions("entered only by play_action or a constraint requiring a tag", actions);
   if (no_entry > 0) std::printf("  no-entry     %d frames\n", no_entry);
   if (biased > 0) std::printf("  cost bias    %d frames\n", biased);
   for (size_t n = 0; n < event_counts.size(); ++n) {
@@ -74,6 +90,7 @@ JsonObject print_annotations(const Database& db) {
   }
   return JsonObject()
       .objects("tags", tags)
+      .texts("kept_out_tags", actions)
       .number("no_entry_frames", no_entry)
       .number("cost_bias_frames", biased)
       .objects("events", events);
@@ -132,6 +149,11 @@ int inspect_model(const std::string& path, const cxxopts::ParseResult& args) {
               path.c_str(), m.preset().c_str(), m.half_precision() ? "f16 (gates f32)" : "f32", m.weight_bytes() / 1e6,
               m.fps(), m.skeleton().joint_count(), m.skeleton().joined_names().c_str(), m.feature_dims(),
               m.schema().name.c_str(), m.latent(), m.pose_layout().size(), m.pose_layout().joints, m.pose_layout().contacts);
+  if (m.tag_count() > 0) std::printf("  tags         %s\n", m.tags().names_of(m.tags().all()).c_str());
+  const std::vector<std::string> actions = names_of(m.tags(), m.action_tags());
+  const std::vector<std::string> kept_out = names_of(m.tags(), m.kept_out_tags());
+  if (!actions.empty()) print_actions("play_action plays them; lmm_model_action_tags", actions);
+  if (!kept_out.empty()) print_actions("kept out of projections requiring no tag", kept_out);
   const JsonObject speeds = speeds_json(m.speeds(), "the bundle");
   std::vector<JsonObject> networks{network_json("decoder", m.decoder()), network_json("stepper", m.stepper()),
                                    network_json("projector", m.projector())};
@@ -148,6 +170,9 @@ int inspect_model(const std::string& path, const cxxopts::ParseResult& args) {
                                                    .number("feature_dims", m.feature_dims())
                                                    .number("latent", m.latent())
                                                    .number("pose_size", m.pose_layout().size())
+                                                   .texts("tags", m.tags().names())
+                                                   .texts("action_tags", actions)
+                                                   .texts("kept_out_tags", kept_out)
                                                    .objects("speeds", {speeds})
                                                    .objects("networks", networks));
   }

@@ -17,6 +17,7 @@
 #include "lmm/training/export.hpp"
 #include "lmm/training/phase.hpp"
 #include "lmm/training/shared_data.hpp"
+#include "lmm/training/tag_targets.hpp"
 #include "lmm/training/trainer.hpp"
 
 using namespace lmm;
@@ -123,6 +124,7 @@ int run(int argc, char** argv) {
   const std::shared_ptr<const Database> database = map_database(args["db"].as<std::string>(), error);
   if (database == nullptr) throw InputError(error);
   const Database& db = *database;
+  check_preset_tags(config, db);  // before anything is trained or written
   TrainOptions o;
   o.out_dir = args["out"].as<std::string>();
   if (distributed.world_size > 1) {

@@ -10,6 +10,8 @@
 
 #include <toml++/toml.h>
 
+#include "lmm/core/text.hpp"
+
 namespace lmm::training {
 namespace {
 
@@ -72,18 +74,22 @@ void read_anneal(const toml::table& t, double& out, const std::string& where) {
   require(out >= 0.0 && out < 1.0, where, "anneal", "at least 0 and below 1");
 }
 
-// The distinct non-empty strings of array `key` of `t` (none when it is absent).
-std::vector<std::string> tag_list(const toml::table& t, const char* key, const std::string& where) {
+// The distinct tag names of array `key` of `t` (none when it is absent), each one that
+// lmm::name_problem accepts; errors name `path` and the line.
+std::vector<std::string> tag_list(const toml::table& t, const char* key, const std::string& path) {
   std::vector<std::string> out;
   const toml::node* node = t.get(key);
   if (node == nullptr) return out;
+  const std::string where = path + ":" + std::to_string(node->source().begin.line) + ": [tags] " + key;
   const toml::array* names = node->as_array();
-  if (names == nullptr) throw std::runtime_error(where + ": '" + key + "' must be an array of tag names");
+  if (names == nullptr) throw std::runtime_error(where + " must be an array of tag names");
   for (const toml::node& item : *names) {
     const auto name = item.value<std::string>();
-    if (!name || name->empty()) throw std::runtime_error(where + ": '" + key + "' must hold non-empty strings");
+    if (!name) throw std::runtime_error(where + " must hold strings");
+    const std::string problem = name_problem(*name);
+    if (!problem.empty()) throw std::runtime_error(where + ": tag '" + printable(*name) + "' " + problem);
     if (std::find(out.begin(), out.end(), *name) != out.end()) {
-      throw std::runtime_error(where + ": tag '" + *name + "' is listed twice in '" + key + "'");
+      throw std::runtime_error(where + ": tag '" + *name + "' is listed twice");
     }
     out.push_back(*name);
   }
@@ -95,9 +101,10 @@ void read_tags(const toml::table& root, TrainingConfig& c, const std::string& pa
   const toml::table* t = section(root, "tags", path);
   if (t == nullptr) return;
   const std::string where = path + " [tags]";
-  check_keys(*t, {"names", "actions", "constrained_share"}, where);
-  c.tags = tag_list(*t, "names", where);
-  c.actions = tag_list(*t, "actions", where);
+  check_keys(*t, {"names", "actions", "enter_actions_freely", "constrained_share"}, where);
+  c.tags = tag_list(*t, "names", path);
+  c.actions = tag_list(*t, "actions", path);
+  read(*t, "enter_actions_freely", c.enter_actions_freely, where);
   require(c.tags.size() <= 64, where, "names", "at most 64 tags");
   for (const std::string& action : c.actions) {
     if (std::find(c.tags.begin(), c.tags.end(), action) == c.tags.end()) {
@@ -264,6 +271,12 @@ toml::table resolved_preset(const std::string& path, const std::string& config_d
 }
 
 }  // namespace
+
+TagMask kept_out_tags(const TrainingConfig& c) {
+  TagMask mask = 0;
+  for (const int64_t t : action_indices(c)) mask |= c.enter_actions_freely ? 0 : TagMask(1) << t;
+  return mask;
+}
 
 std::vector<int64_t> action_indices(const TrainingConfig& c) {
   std::vector<int64_t> out;

@@ -190,6 +190,7 @@ ModelValues model_values(const TrainedModels& m, const TrainingConfig& c, const 
   append_zero_inputs(v.decoder, int(tag_state_width(c)));  // the runtime decodes whole states
   v.tag_names = c.tags;
   v.action_tag_names = c.actions;
+  if (!c.enter_actions_freely) v.kept_out_tag_names = c.actions;
   v.stepper = stepper_values(m.stepper);
   v.projector = network_values(m.projector->net);
   v.pose_mean = float_values(d.pose_mean);
@@ -262,6 +263,7 @@ ExportSummary export_bundle(const ExportOptions& o) {
   const std::shared_ptr<const Database> database = Database::load_file(db_path, error);
   if (database == nullptr) throw std::runtime_error(error);
   const Database& db = *database;
+  check_preset_tags(config, db);
   log("database " + db_path + ": " + std::to_string(db.frame_count()) + " frames; preset '" + config.name + "'");
   const PoseData data = make_pose_data(db);
   const TrainedModels models = load_trained_models(config, data, o.in_dir);

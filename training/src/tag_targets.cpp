@@ -1,5 +1,6 @@
 #include "lmm/training/tag_targets.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -76,6 +77,20 @@ std::vector<TagMask> action_start_bits(const Database& db, const std::vector<std
   return starts;
 }
 
+void check_preset_tags(const TrainingConfig& c, const Database& db) {
+  const std::string where = c.source + " [tags]";
+  std::vector<TagMask> masks;
+  std::string error;
+  if (!frame_tags_over(db, c.tags, masks, error)) throw std::runtime_error(where + " names: " + error);
+  for (const int64_t a : action_indices(c)) {
+    const TagMask bit_of_action = bit(a);
+    if (std::none_of(masks.begin(), masks.end(), [&](TagMask m) { return (m & bit_of_action) != 0; })) {
+      throw std::runtime_error(where + " actions: no frame of the database holds '" + c.tags[size_t(a)] +
+                               "', so play_action could never play it");
+    }
+  }
+}
+
 TagConstraint constraint_of_row(const int64_t* row) {
   return TagConstraint{TagMask(row[0]), TagMask(row[1]), TagMask(row[2])};
 }
@@ -150,19 +165,22 @@ bool ConstrainedNearest::satisfiable(const TagConstraint& constraint) const {
 }
 
 torch::Tensor ConstrainedNearest::random_constraints(int64_t count, int64_t tags, const std::vector<int64_t>& actions,
-                                                     double share) const {
+                                                     double share, TagMask kept_out) const {
   torch::Tensor rows = torch::zeros({count, 3}, torch::kInt64);
   const torch::Tensor constrained = (torch::rand({count}) < share).contiguous();
   const torch::Tensor draws = torch::randint(kDrawRange, {count, kConstraintDraws, 3}, torch::kInt64).contiguous();
   for (int64_t r = 0; r < count && tags > 0; ++r) {
-    if (!constrained.data_ptr<bool>()[r]) continue;
-    for (int draw = 0; draw < kConstraintDraws; ++draw) {
+    TagConstraint chosen;
+    for (int draw = 0; constrained.data_ptr<bool>()[r] && draw < kConstraintDraws; ++draw) {
       const TagConstraint c = random_constraint(draws.data_ptr<int64_t>() + (r * kConstraintDraws + draw) * 3, tags, actions);
-      if (!satisfiable(c)) continue;
-      int64_t* row = rows.data_ptr<int64_t>() + 3 * r;
-      row[0] = int64_t(c.require_all), row[1] = int64_t(c.require_any), row[2] = int64_t(c.exclude);
-      break;
+      if (satisfiable(c.keeping_out(kept_out))) {
+        chosen = c;
+        break;
+      }
     }
+    chosen = chosen.keeping_out(kept_out);
+    int64_t* row = rows.data_ptr<int64_t>() + 3 * r;
+    row[0] = int64_t(chosen.require_all), row[1] = int64_t(chosen.require_any), row[2] = int64_t(chosen.exclude);
   }
   return rows;
 }

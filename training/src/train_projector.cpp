@@ -25,9 +25,10 @@ class ProjectorLabels {
  public:
   // Over `features`, with each frame's `masks` of the `tags` tags and its `starts` (action_start_bits)
   // of the action tags `actions` (indices into the tags).
+  // Queries whose constraint requires no tag exclude the tags `kept_out` (kept_out_tags).
   ProjectorLabels(const torch::Tensor& features, const std::vector<TagMask>& masks, const std::vector<TagMask>& starts,
-                  int64_t tags, std::vector<int64_t> actions)
-      : tags_(tags), actions_(std::move(actions)), all_(features.contiguous()) {
+                  int64_t tags, std::vector<int64_t> actions, TagMask kept_out)
+      : tags_(tags), actions_(std::move(actions)), kept_out_(kept_out), all_(features.contiguous()) {
     if (tags == 0) {
       index_ = std::make_unique<FlatIndex>(all_.data_ptr<float>(), all_.size(0), all_.size(1));
       return;
@@ -49,7 +50,7 @@ class ProjectorLabels {
       index_->nearest_batch(b.query.data_ptr<float>(), shard.count, b.nearest.data_ptr<int64_t>(), threads);
       return b;
     }
-    b.constraints = shard.take(constrained_->random_constraints(count, tags_, actions_, constrained_share));
+    b.constraints = shard.take(constrained_->random_constraints(count, tags_, actions_, constrained_share, kept_out_));
     b.input = torch::cat({b.query, constraint_codes(b.constraints, tags_, int64_t(actions_.size()))}, 1);
     b.nearest = constrained_->nearest(b.query, b.constraints, threads);
     return b;
@@ -58,6 +59,7 @@ class ProjectorLabels {
  private:
   int64_t tags_;
   std::vector<int64_t> actions_;
+  TagMask kept_out_;
   torch::Tensor all_;
   std::unique_ptr<FlatIndex> index_;                // without tags
   std::unique_ptr<ConstrainedNearest> constrained_;  // with tags
@@ -139,7 +141,8 @@ TrainReport train_projector(const TrainingConfig& preset, const Database& db, co
     projector->state_mean.narrow(0, latent + f, tags).fill_(0.5);
     projector->state_std.narrow(0, latent + f, tags).fill_(0.5);
   }
-  const ProjectorLabels labels(features, setup.tag_masks, action_start_bits(db, c.actions), tags, action_indices(c));
+  const ProjectorLabels labels(features, setup.tag_masks, action_start_bits(db, c.actions), tags, action_indices(c),
+                              kept_out_tags(c));
   const BatchShard shard = detail::shard_of(o, c.batch);
   LoopSpec spec;
   spec.model = "projector";

@@ -109,6 +109,10 @@ LMM_API int lmm_model_tag_count(const lmm_model* model);
 LMM_API const char* lmm_model_tag_name(const lmm_model* model, int tag);
 /* lmm_database_tag_mask over the model's tags. */
 LMM_API int lmm_model_tag_mask(const lmm_model* model, const char* names, uint64_t* mask);
+/* The tags lmm_character_play_action can play on the model's learned characters (its preset's
+ * [tags] actions; bits over lmm_model_tag_name) into *actions, and those its free projections leave
+ * out into *kept_out (NULL: not wanted); 1, or 0 for a bad handle or a NULL `actions`. */
+LMM_API int lmm_model_action_tags(const lmm_model* model, uint64_t* actions, uint64_t* kept_out);
 /* Number of event names of a learned character of the model: the contact joints' foot plants,
  * then per tag its entering and leaving (0 on failure). */
 LMM_API int lmm_model_event_name_count(const lmm_model* model);
@@ -317,6 +321,10 @@ LMM_API int lmm_character_play_action_frames(lmm_character* character, int first
 LMM_API int lmm_character_cancel_action(lmm_character* character);
 /* 1 while an action plays, 0 when none does, -1 on failure. */
 LMM_API int lmm_character_action_playing(const lmm_character* character);
+/* Seconds until the playing action ends (a database character: its last frame at the database's
+ * rate; a learned one: the entered state's seconds left in the action's run, from the update
+ * after lmm_character_play_action on); 0 without an action, -1 on failure. */
+LMM_API float lmm_character_action_seconds_left(const lmm_character* character);
 
 /* Defines the game states lmm_character_set_state switches among, from the [states.NAME] tables
  * of a controller config's text (docs/configs.md#controller-configs; its [speeds] and [springs]

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "lmm/asset/database.hpp"
+#include "lmm/core/text.hpp"
 
 namespace lmm {
 namespace {
@@ -23,8 +24,10 @@ bool read_names(const TensorView& text, const char* name, size_t limit, std::vec
   }
   std::unordered_set<std::string> seen;  // a hash set: up to 65,536 names must not take quadratic time
   for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i].empty() || !seen.insert(names[i]).second) {
-      error = std::string(name) + ": name " + std::to_string(i) + " ('" + names[i] + "') is empty or repeated";
+    const std::string problem = name_problem(names[i]);
+    if (!problem.empty() || !seen.insert(names[i]).second) {
+      error = std::string(name) + ": name " + std::to_string(i) + " ('" + printable(names[i]) + "') " +
+              (problem.empty() ? "is repeated" : problem);
       return false;
     }
   }
@@ -33,7 +36,7 @@ bool read_names(const TensorView& text, const char* name, size_t limit, std::vec
 
 // Whether `view` holds any annotation tensor.
 bool has_annotations(const BlobView& view) {
-  for (const char* name : {t::kTagNames, t::kTagMasks, t::kNoEntry, t::kCostBias, t::kEventNames, t::kEventFrames,
+  for (const char* name : {t::kTagNames, t::kKeptOutNames, t::kTagMasks, t::kNoEntry, t::kCostBias, t::kEventNames, t::kEventFrames,
                            t::kEventNameIndex}) {
     if (view.find(name) != nullptr) return true;
   }
@@ -89,19 +92,39 @@ int TagNames::tag(const std::string& name) const {
 }
 
 bool FrameAnnotations::read_tags(const BlobView& view, int frames, std::string& error) {
-  if (view.find(t::kTagNames) == nullptr && view.find(t::kTagMasks) == nullptr) return true;
+  if (view.find(t::kTagNames) == nullptr && view.find(t::kTagMasks) == nullptr) return read_kept_out(view, 0, error);
   const TensorView* names = view.require_shape(t::kTagNames, DType::U8, {kAnyDim}, error);
   const TensorView* masks = names ? view.require_shape(t::kTagMasks, DType::I32, {frames, 2}, error) : nullptr;
   if (masks == nullptr || !tag_names_.read(*names, t::kTagNames, error)) return false;
   const TagMask known = tag_names_.all();
   masks_ = masks->i32();
+  TagMask held = 0;
   for (int f = 0; f < frames; ++f) {
     if ((tags(f) & ~known) != 0) {
       error = std::string(t::kTagMasks) + ": frame " + std::to_string(f) + " has a tag bit beyond the " +
               std::to_string(tag_names_.size()) + " names of " + t::kTagNames;
       return false;
     }
+    held |= tags(f);
   }
+  return read_kept_out(view, held, error);
+}
+
+bool FrameAnnotations::read_kept_out(const BlobView& view, TagMask held, std::string& error) {
+  if (view.find(t::kKeptOutNames) == nullptr) return true;
+  const TensorView* text = view.require_shape(t::kKeptOutNames, DType::U8, {kAnyDim}, error);
+  if (text == nullptr) return false;
+  TagMask actions = 0;
+  for (const std::string& name : split_lines(text->text())) {
+    std::string problem;
+    TagMask bit = 0;
+    if (!tag_names_.tag_mask(name, bit, problem) || bit == 0) {
+      error = std::string(t::kKeptOutNames) + ": '" + printable(name) + "' is not one of " + t::kTagNames;
+      return false;
+    }
+    actions |= bit;
+  }
+  kept_out_ = actions & held;
   return true;
 }
 
@@ -168,6 +191,15 @@ bool TagNames::tag_mask(const std::string& names, TagMask& mask, std::string& er
     mask |= bit < 0 ? 0 : TagMask(1) << bit;
     return bit >= 0;
   });
+}
+
+std::string TagNames::names_of(TagMask mask) const {
+  std::string text;
+  for (int t = 0; t < 64; ++t) {
+    if ((mask >> t & 1) == 0) continue;
+    text += (text.empty() ? "" : ", ") + (size_t(t) < names_.size() ? names_[size_t(t)] : "#" + std::to_string(t));
+  }
+  return text;
 }
 
 TagMask TagNames::known_tags(const std::string& names) const {

@@ -121,24 +121,32 @@ bool Model::read_speeds(std::string& error) {
 
 bool Model::read_tags(std::string& error) {
   if (view_.find(model_tensor::kTagNames) == nullptr) {  // optional: bundles without tags
-    if (view_.find(model_tensor::kActionTagNames) == nullptr) return true;
-    error = std::string(model_tensor::kActionTagNames) + " without " + model_tensor::kTagNames;
-    return false;
+    for (const char* subset : {model_tensor::kActionTagNames, model_tensor::kKeptOutTagNames}) {
+      if (view_.find(subset) == nullptr) continue;
+      error = std::string(subset) + " without " + model_tensor::kTagNames;
+      return false;
+    }
+    return true;
   }
   const TensorView* names = view_.require_shape(model_tensor::kTagNames, DType::U8, {kAnyDim}, error);
   if (names == nullptr || !tags_.read(*names, model_tensor::kTagNames, error)) return false;
-  if (view_.find(model_tensor::kActionTagNames) == nullptr) return true;
-  TagNames actions;
-  const TensorView* action_names = view_.require_shape(model_tensor::kActionTagNames, DType::U8, {kAnyDim}, error);
-  if (action_names == nullptr || !actions.read(*action_names, model_tensor::kActionTagNames, error)) return false;
-  for (const std::string& name : actions.names()) {
+  return read_tag_subset(model_tensor::kActionTagNames, action_mask_, &action_tags_, error) &&
+         read_tag_subset(model_tensor::kKeptOutTagNames, kept_out_mask_, nullptr, error);
+}
+
+bool Model::read_tag_subset(const char* tensor, TagMask& mask, std::vector<int>* order, std::string& error) {
+  if (view_.find(tensor) == nullptr) return true;
+  TagNames subset;
+  const TensorView* text = view_.require_shape(tensor, DType::U8, {kAnyDim}, error);
+  if (text == nullptr || !subset.read(*text, tensor, error)) return false;
+  for (const std::string& name : subset.names()) {
     const int t = tags_.tag(name);
     if (t < 0) {
-      error = std::string(model_tensor::kActionTagNames) + ": '" + name + "' is not one of " + model_tensor::kTagNames;
+      error = std::string(tensor) + ": '" + name + "' is not one of " + model_tensor::kTagNames;
       return false;
     }
-    action_tags_.push_back(t);
-    action_mask_ |= TagMask(1) << t;
+    if (order != nullptr) order->push_back(t);
+    mask |= TagMask(1) << t;
   }
   return true;
 }

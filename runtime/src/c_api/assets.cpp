@@ -109,6 +109,13 @@ int lmm_model_tag_mask(const lmm_model* model, const char* names, uint64_t* mask
   return tag_mask_into(model->asset->model->tags(), names, mask);
 }
 
+int lmm_model_action_tags(const lmm_model* model, uint64_t* actions, uint64_t* kept_out) {
+  if (!require_live(model, Kind::Model, "model") || !require(actions, "actions")) return 0;
+  *actions = model->asset->model->action_tags();
+  if (kept_out != nullptr) *kept_out = model->asset->model->kept_out_tags();
+  return 1;
+}
+
 int lmm_model_event_name_count(const lmm_model* model) {
   return require_live(model, Kind::Model, "model") ? int(model->asset->model->event_names().size()) : 0;
 }

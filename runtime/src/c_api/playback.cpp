@@ -226,9 +226,9 @@ int lmm_character_play_action(lmm_character* character, const char* tags, int in
         last_error = std::string("tags '") + tags + "' name no tag";
         return 0;
       }
-      if (c.play_action(mask, action_settings(in_place, interruptible))) return 1;
-      last_error = character->model ? std::string("'") + tags + "' holds no action tag of the model ([tags] actions of its preset)"
-                                    : std::string("no frame has every tag of '") + tags + "'";
+      std::string error;
+      if (c.play_action(mask, action_settings(in_place, interruptible), error)) return 1;
+      last_error = error;
       return 0;
     });
   });
@@ -237,11 +237,12 @@ int lmm_character_play_action(lmm_character* character, const char* tags, int in
 int lmm_character_play_action_frames(lmm_character* character, int first, int last, int in_place, int interruptible) {
   lmm::DatabaseCharacter* c = require_database_character(character, "lmm_character_play_action_frames");
   if (c == nullptr) return 0;
-  if (c->play_action(first, last, action_settings(in_place, interruptible))) return 1;
-  last_error = "frames " + std::to_string(first) + ".." + std::to_string(last) +
-               " are not a run of one clip (the database has " +
-               std::to_string(character->database->database->frame_count()) + " frames)";
-  return 0;
+  return guarded([&] {
+    std::string error;
+    if (c->play_action(first, last, action_settings(in_place, interruptible), error)) return 1;
+    last_error = error;
+    return 0;
+  });
 }
 
 int lmm_character_cancel_action(lmm_character* character) {
@@ -254,6 +255,11 @@ int lmm_character_cancel_action(lmm_character* character) {
 int lmm_character_action_playing(const lmm_character* character) {
   return with_gameplay_character(character, "lmm_character_action_playing", -1,
                                  [](const auto& c) { return c.action_playing() ? 1 : 0; });
+}
+
+float lmm_character_action_seconds_left(const lmm_character* character) {
+  return with_gameplay_character(character, "lmm_character_action_seconds_left", -1.0f,
+                                 [](const auto& c) { return c.action_seconds_left(); });
 }
 
 int lmm_character_set_states(lmm_character* character, const char* controller_config) {
@@ -277,9 +283,12 @@ int lmm_character_set_states(lmm_character* character, const char* controller_co
 int lmm_character_set_state(lmm_character* character, const char* name) {
   return with_gameplay_character(character, "lmm_character_set_state", 0, [&](auto& c) {
     if (!require(name, "name")) return 0;
-    if (c.set_state(name)) return 1;
-    last_error = std::string("no state named '") + name + "' (lmm_character_set_states defines them)";
-    return 0;
+    return guarded([&] {
+      std::string error;
+      if (c.set_state(name, error)) return 1;
+      last_error = error;
+      return 0;
+    });
   });
 }
 

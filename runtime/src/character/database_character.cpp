@@ -29,7 +29,8 @@ bool DatabaseCharacter::init(std::shared_ptr<const Database> database, const Fea
   search_ = &search;
   settings_ = settings;
   if (settings.speeds_from_data) db.speeds().apply(settings_.controller);
-  gameplay_.init(db.annotations().tag_set(), settings.idle, settings.search.constraint, settings.search.transition_cost);
+  gameplay_.init(db.annotations().tag_set(), db.annotations().kept_out_tags(), settings.idle, settings.search.constraint,
+                 settings.search.transition_cost);
   if (!any_frame_allowed(db, gameplay_.idle_constraint())) gameplay_.disable_idle();  // no idle frame: idle off
   resize_output(db.joint_count());
   query_.assign(size_t(db.schema().dims), 0.0f);
@@ -51,7 +52,7 @@ void DatabaseCharacter::start(Vec3 position, float heading) {
   gameplay_.reset_idle();
   idle_unmet_ = false;
   apply_constraint();
-  constraint_changed_ = !gameplay_.game_constraint().allows_all() || gameplay_.has_state();
+  constraint_changed_ = !settings_.search.constraint.allows_all() || gameplay_.has_state();
   constraint_unmet_ = false;
   action_ = Action{};
   action_end_ = ActionEnd{};
@@ -130,7 +131,7 @@ void DatabaseCharacter::search_and_transition(bool must_leave) {
   idle_unmet_ = gameplay_.idle() && !found;
   if (idle_unmet_) {  // no idle frame under the game's constraint: the game's alone
     SearchParams game = settings_.search;
-    game.constraint = gameplay_.game_constraint();
+    game.constraint = gameplay_.game_search_constraint();
     game.transition_cost = gameplay_.base_transition_cost();
     found = SearchMatchJob{search_, query_, current, game, &search_scratch_, &result_}.run();
   }
@@ -149,6 +150,7 @@ bool DatabaseCharacter::play_action(int first, int last, const ActionSettings& s
   if (first < 0 || last < first || last >= db.frame_count() || clip_index(db, first) != clip_index(db, last)) {
     return false;
   }
+  if (action_.active) end_action(false, 0.0f);  // replaced: it ends too
   feet_.restore_pelvis(out_);
   playback_.jump(first, out_, animated_rotations_);
   last_entry_ = first;
@@ -173,6 +175,20 @@ bool DatabaseCharacter::play_action(TagMask tags, const ActionSettings& settings
     }
   }
   return best >= 0 && play_action(best, best_last, settings);
+}
+
+bool DatabaseCharacter::play_action(int first, int last, const ActionSettings& settings, std::string& error) {
+  if (play_action(first, last, settings)) return true;
+  error = "frames " + std::to_string(first) + ".." + std::to_string(last) + " are not a run of one clip (the database has " +
+          std::to_string(db_->frame_count()) + " frames)";
+  return false;
+}
+
+bool DatabaseCharacter::play_action(TagMask tags, const ActionSettings& settings, std::string& error) {
+  if (play_action(tags, settings)) return true;
+  const TagNames& names = db_->annotations().tag_set();
+  error = tags == 0 ? "no tag given" : "no frame holds every tag of '" + names.names_of(tags) + "'";
+  return false;
 }
 
 void DatabaseCharacter::cancel_action() {

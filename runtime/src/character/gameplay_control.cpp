@@ -1,16 +1,20 @@
 #include "lmm/character/gameplay_control.hpp"
 
+#include <algorithm>
 #include <utility>
+
+#include "lmm/core/text.hpp"
 
 namespace lmm {
 
-void GameplayControl::init(const TagNames& tags, const IdleSettings& idle, const TagConstraint& constraint,
-                           float transition_cost) {
+void GameplayControl::init(const TagNames& tags, TagMask kept_out, const IdleSettings& idle,
+                           const TagConstraint& constraint, float transition_cost) {
   tags_ = &tags;
+  kept_out_ = kept_out;
   idle_settings_ = idle;
   game_ = constraint;
   idle_constraint_ = TagConstraint{tags.known_tags(idle.require), 0, tags.known_tags(idle.exclude)};
-  transition_cost_ = transition_cost;
+  transition_cost_ = default_transition_cost_ = transition_cost;
   idle_ = false;
   idle_allowed_ = true;
   states_.clear();
@@ -20,6 +24,16 @@ void GameplayControl::init(const TagNames& tags, const IdleSettings& idle, const
 bool GameplayControl::set_states(const std::vector<StateConfig>& configs, std::string& error) {
   std::vector<State> states;
   for (const StateConfig& config : configs) {
+    const std::string problem = name_problem(config.name);
+    if (!problem.empty()) {
+      error = "state '" + printable(config.name) + "' " + problem;
+      return false;
+    }
+    const bool repeated = std::any_of(states.begin(), states.end(), [&](const State& s) { return s.name == config.name; });
+    if (repeated) {
+      error = "state '" + config.name + "' is defined twice";
+      return false;
+    }
     State state{config.name, {}, config.transition_cost, config.idle};
     const std::pair<const std::vector<std::string>*, TagMask*> sets[] = {{&config.require, &state.constraint.require_all},
                                                                         {&config.require_any, &state.constraint.require_any},
@@ -37,9 +51,18 @@ bool GameplayControl::set_states(const std::vector<StateConfig>& configs, std::s
     }
     states.push_back(std::move(state));
   }
+  const std::string current(state());
   states_ = std::move(states);
   state_ = -1;
+  if (!current.empty() && !set_state(current)) leave_state();
   return true;
+}
+
+void GameplayControl::leave_state() {
+  state_ = -1;
+  game_ = TagConstraint{};
+  transition_cost_ = default_transition_cost_;
+  idle_allowed_ = true;
 }
 
 bool GameplayControl::set_state(std::string_view name) {
@@ -52,6 +75,12 @@ bool GameplayControl::set_state(std::string_view name) {
     return true;
   }
   return false;
+}
+
+std::string GameplayControl::state_names() const {
+  std::string names;
+  for (const State& s : states_) names += (names.empty() ? "" : ", ") + s.name;
+  return names;
 }
 
 bool GameplayControl::update_idle(float desired_speed, bool action_playing) {
@@ -68,7 +97,7 @@ TagConstraint GameplayControl::combined() const {
     c.exclude |= idle_constraint_.exclude & ~c.require_all;
   }
   const bool contradictory = (c.require_all & c.exclude) != 0 || (c.require_any != 0 && (c.require_any & ~c.exclude) == 0);
-  return contradictory ? game_ : c;
+  return (contradictory ? game_ : c).keeping_out(kept_out_);
 }
 
 }  // namespace lmm

@@ -25,7 +25,7 @@ bool LearnedCharacter::init(std::shared_ptr<const Model> bundle, const LearnedSe
   model_ = bundle;
   settings_ = settings;
   if (settings.speeds_from_data) model.speeds().apply(settings_.controller);
-  gameplay_.init(model.tags(), settings.idle, TagConstraint{}, settings.transition_cost);
+  gameplay_.init(model.tags(), model.kept_out_tags(), settings.idle, TagConstraint{}, settings.transition_cost);
   projected_.assign(size_t(model.state_size()), 0.0f);
   query_.assign(size_t(model.projector_input_size()), 0.0f);
   events_.assign(model.event_names().size() + 1, CharacterEvent{});
@@ -179,10 +179,22 @@ bool LearnedCharacter::play_action(TagMask tags, const ActionSettings& settings)
   if (actions == 0 || (tags & ~model_->tags().all()) != 0) return false;
   int end_tag = 0;
   while ((actions >> end_tag & 1) == 0) ++end_tag;
+  if (action_.active) end_action(false, 0.0f);  // replaced: it ends too
   action_ = Action{true, false, tags, end_tag, settings};
   leave_pending_ = false;
   constraint_taken();
   return true;
+}
+
+bool LearnedCharacter::play_action(TagMask tags, const ActionSettings& settings, std::string& error) {
+  if (play_action(tags, settings)) return true;
+  const TagNames& names = model_->tags();
+  const std::string actions = names.names_of(model_->action_tags());
+  error = (tags & ~names.all()) != 0 ? "tag bits beyond the model's " + std::to_string(names.size()) + " tags"
+                                     : "'" + names.names_of(tags) + "' holds no action tag of the model (" +
+                                           (actions.empty() ? std::string("it has none: [tags] actions of its preset")
+                                                            : "its action tags: " + actions) + ")";
+  return false;
 }
 
 void LearnedCharacter::cancel_action() {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "lmm/core/springs.hpp"
+#include "lmm/core/text.hpp"
 
 namespace lmm {
 namespace {
@@ -96,9 +97,10 @@ bool parse_value(const std::string& table, const std::string& line, std::vector<
   return true;
 }
 
-// Whether `name` is a state name: letters, digits, '_' and '-', not empty.
+// Whether `name` is a state name: letters, digits, '_' and '-' (a bare TOML key) that
+// name_problem accepts (not empty, not reserved).
 bool valid_state_name(const std::string& name) {
-  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+  return name_problem(name).empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
   });
 }
@@ -115,7 +117,7 @@ bool parse_table_header(const std::string& line, std::vector<std::string>& seen,
   const bool state = state_table(table) && valid_state_name(table.substr(7));
   if (close != line.size() - 1 || (table != "speeds" && table != "springs" && !state)) {
     error = "unknown table '" + line + "' (a controller config has [speeds], [springs] and [states.NAME], NAME "
-            "of letters, digits, '_' and '-')";
+            "of letters, digits, '_' and '-', at most " + std::to_string(kMaxNameBytes) + ", not none or cancel)";
     return false;
   }
   if (std::find(seen.begin(), seen.end(), table) != seen.end()) {
@@ -130,9 +132,9 @@ bool parse_table_header(const std::string& line, std::vector<std::string>& seen,
   return true;
 }
 
-// A one-line array of quoted names (`["a", "b"]`, none empty or holding a comma or a control
-// character); false when `text` is not one.
-bool parse_name_array(const std::string& text, std::vector<std::string>& names) {
+// A one-line array of quoted names (`["a", "b"]`, each one name_problem accepts); false with the
+// problem of the first bad name in `problem` (or none when the array itself is malformed).
+bool parse_name_array(const std::string& text, std::vector<std::string>& names, std::string& problem) {
   names.clear();
   if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
   const std::string inside = trim(text.substr(1, text.size() - 2));
@@ -140,10 +142,11 @@ bool parse_name_array(const std::string& text, std::vector<std::string>& names) 
     const size_t close = inside.find('"', at + 1);
     if (inside[at] != '"' || close == std::string::npos) return false;
     const std::string name = inside.substr(at + 1, close - at - 1);
-    const bool bad = name.empty() || std::any_of(name.begin(), name.end(), [](char c) {
-      return std::iscntrl(static_cast<unsigned char>(c)) || c == ',';
-    });
-    if (bad) return false;
+    const std::string bad = name_problem(name);
+    if (!bad.empty()) {
+      problem = "tag '" + printable(name) + "' " + bad;
+      return false;
+    }
     names.push_back(name);
     const size_t comma = inside.find_first_not_of(" \t", close + 1);
     if (comma == std::string::npos) break;
@@ -167,7 +170,10 @@ bool parse_state_value(const std::string& line, StateConfig& state, std::vector<
     error = where + "'" + key + "' is given twice";
   } else if (key == "require" || key == "require_any" || key == "exclude") {
     std::vector<std::string>& names = key == "require" ? state.require : key == "exclude" ? state.exclude : state.require_any;
-    if (!parse_name_array(value, names)) error = where + "'" + key + "' must be an array of tag names, e.g. [\"walk\"]";
+    std::string problem;
+    if (!parse_name_array(value, names, problem)) {
+      error = where + "'" + key + (problem.empty() ? "' must be an array of tag names, e.g. [\"walk\"]" : "': " + problem);
+    }
   } else if (key == "idle") {
     if (value != "true" && value != "false") error = where + "'idle' must be true or false";
     state.idle = value == "true";

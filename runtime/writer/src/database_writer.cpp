@@ -22,6 +22,7 @@ void DatabaseFeatureTensors::add_to(BlobBuilder& b) const {
 void DatabaseAnnotationTensors::add_to(BlobBuilder& b) const {
   namespace t = annotation_tensor;
   if (!tag_names.empty()) b.add_text(t::kTagNames, tag_names);
+  if (!kept_out_names.empty()) b.add_text(t::kKeptOutNames, kept_out_names);
   if (tag_masks.size > 0) b.add(t::kTagMasks, DType::I32, {tag_masks.size / 2, 2}, tag_masks.data);
   if (no_entry.size > 0) b.add(t::kNoEntry, DType::U8, {no_entry.size}, no_entry.data);
   if (cost_bias.size > 0) b.add(t::kCostBias, DType::F32, {cost_bias.size}, cost_bias.data);

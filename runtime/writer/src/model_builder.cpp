@@ -125,6 +125,7 @@ bool build_model_bundle(const ModelValues& values, const BlobView& database, boo
   if (!values.speeds.empty()) w.add_f32(model_tensor::kSpeeds, values.speeds);
   for (const auto& [tensor, names] : {std::make_pair(model_tensor::kTagNames, &values.tag_names),
                                        std::make_pair(model_tensor::kActionTagNames, &values.action_tag_names),
+                                       std::make_pair(model_tensor::kKeptOutTagNames, &values.kept_out_tag_names),
                                        std::make_pair(model_tensor::kFootPlantNames, &values.foot_plant_names)}) {
     std::string lines;
     for (const std::string& name : *names) lines += (lines.empty() ? "" : "\n") + name;

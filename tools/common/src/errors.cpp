@@ -1,6 +1,5 @@
 #include "lmm/common/errors.hpp"
 
-#include <cctype>
 #include <cstdio>
 
 namespace lmm::pipeline {
@@ -13,23 +12,9 @@ std::string format_number(double v) {
 
 std::string range_text(double lo, double hi) { return "[" + format_number(lo) + ", " + format_number(hi) + "]"; }
 
-std::string printable(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (std::iscntrl(u)) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", u);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
+void check_gameplay_name(const std::string& name, const std::string& what, const std::string& where) {
+  const std::string problem = name_problem(name);
+  if (!problem.empty()) throw InputError(where + ": " + what + " '" + printable(name) + "' " + problem);
 }
 
 }  // namespace lmm::pipeline

@@ -370,13 +370,9 @@ void LearnedGameplayRecorder::apply(LearnedCharacter& character, const GameplayC
     character.cancel_action();
   } else if (!command.action.empty()) {
     const ActionSettings settings{command.in_place ? ActionRoot::InPlace : ActionRoot::Animated, false};
-    if (!character.play_action(mask_of(command.action, where), settings)) {
-      std::string actions;
-      for (int t = 0; t < model_.tag_count(); ++t) {
-        if ((model_.action_tags() >> t & 1) != 0) actions += (actions.empty() ? "" : ", ") + model_.tags().names()[size_t(t)];
-      }
-      throw InputError(where + ": action '" + command.action + "' holds no action tag of the model (its action tags: " +
-                       (actions.empty() ? "none; see [tags] actions of the training preset" : actions) + ")");
+    std::string error;
+    if (!character.play_action(mask_of(command.action, where), settings, error)) {
+      throw InputError(where + ": action " + error);
     }
     start_action(command.action);
   }

@@ -83,10 +83,13 @@ bool any_nonzero(const std::vector<float>& values) {
 
 }  // namespace
 
-AnnotationSection::AnnotationSection(const std::vector<std::string>& names,
+AnnotationSection::AnnotationSection(const std::vector<std::string>& names, TagMask actions,
                                      const std::vector<const ClipAnnotations*>& clips)
     : tag_frames(names.size(), 0) {
-  for (const std::string& name : names) tag_names += name + "\n";
+  for (size_t t = 0; t < names.size(); ++t) {
+    tag_names += names[t] + "\n";
+    if ((actions >> t & 1) != 0) kept_out_names += names[t] + "\n";
+  }
   std::vector<std::string> events;
   int32_t start = 0;
   for (const ClipAnnotations* clip : clips) {
@@ -111,6 +114,7 @@ AnnotationSection::AnnotationSection(const std::vector<std::string>& names,
 DatabaseAnnotationTensors AnnotationSection::tensors() const {
   DatabaseAnnotationTensors t;
   t.tag_names = tag_names;
+  t.kept_out_names = kept_out_names;
   t.tag_masks = tag_masks;
   t.no_entry = no_entry;
   t.cost_bias = cost_bias;

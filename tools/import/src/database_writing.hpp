@@ -35,13 +35,17 @@ struct FeatureSection {
 // and cost biases when a frame has one, events when there are any.
 struct AnnotationSection {
   std::string tag_names, event_names;  // one per line
+  std::string kept_out_names;            // the tags searches requiring no tag leave out, one per line
   std::vector<int32_t> tag_masks;      // frames x 2 (low, high 32 bits)
   std::vector<uint8_t> no_entry;
   std::vector<float> cost_bias;
   std::vector<int32_t> event_frames, event_name_index;
   std::vector<int> tag_frames;  // frames with each tag
 
-  AnnotationSection(const std::vector<std::string>& tag_names, const std::vector<const ClipAnnotations*>& clips);
+  // The tensors of `clips` over the tags `tag_names`, of which `actions` are kept out of searches
+  // that require no tag.
+  AnnotationSection(const std::vector<std::string>& tag_names, TagMask actions,
+                    const std::vector<const ClipAnnotations*>& clips);
   // The tensors as the writer takes them: views of this section, which must outlive their use.
   DatabaseAnnotationTensors tensors() const;
 };

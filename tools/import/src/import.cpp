@@ -4,10 +4,12 @@
 #include <atomic>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "lmm/asset/blob.hpp"
@@ -163,7 +165,7 @@ std::vector<ParsedFile> parse_file(const std::string& path, const SkeletonConfig
     parsed = read_source(path, config);
   } catch (const std::exception& e) {  // InputError, or e.g. bad_alloc on a hostile file
     ParsedFile failed;
-    failed.path = path;
+    failed.path = failed.annotation_path = path;
     failed.error = file_error(path, e.what());
     return {failed};
   }
@@ -478,12 +480,20 @@ double moving_ratio(const std::vector<ProcessedClip>& clips) {
 }
 
 // The annotation tensors of `clips` under the tags of `config`, with their counts in `summary`.
+// Throws InputError when no frame may be entered (every one no-entry).
 AnnotationSection annotation_section(const std::vector<ProcessedClip>& clips, const TagConfig& config,
                                      ImportSummary& summary) {
   std::vector<const ClipAnnotations*> annotations;
   for (const ProcessedClip& c : clips) annotations.push_back(&c.annotations);
-  AnnotationSection section(config.names, annotations);
-  for (size_t t = 0; t < config.names.size(); ++t) summary.tags.push_back(TagCount{config.names[t], section.tag_frames[t]});
+  AnnotationSection section(config.names, config.kept_out(), annotations);
+  if (!section.no_entry.empty() && std::count(section.no_entry.begin(), section.no_entry.end(), uint8_t(0)) == 0) {
+    throw InputError("every frame of every clip is no_entry (tag sidecars' [[range]] no_entry = true): no search could "
+                     "ever enter the database, so a character could never move; nothing written");
+  }
+  for (size_t t = 0; t < config.names.size(); ++t) {
+    summary.tags.push_back(TagCount{config.names[t], section.tag_frames[t]});
+    if ((config.kept_out() >> t & 1) != 0) summary.action_tags.push_back(config.names[t]);
+  }
   summary.events = int(section.event_frames.size());
   summary.no_entry_frames = int(std::count(section.no_entry.begin(), section.no_entry.end(), uint8_t(1)));
   summary.biased_frames =
@@ -616,6 +626,61 @@ std::vector<std::string> sanity_warnings(const ImportSummary& summary, const Ske
     if (!w.empty()) warnings.push_back(std::move(w));
   }
   return warnings;
+}
+
+constexpr const char* kSidecarSuffix = ".tags.toml";
+
+bool is_sidecar(const fs::path& path) {
+  const std::string name = path.filename().string();
+  return name.size() > std::strlen(kSidecarSuffix) &&
+         name.compare(name.size() - std::strlen(kSidecarSuffix), std::string::npos, kSidecarSuffix) == 0;
+}
+
+// The tag sidecars an import of `inputs` could mean: every one in the folders given, and those
+// beside a file given whose name starts with the file's stem and a dot.
+std::vector<fs::path> sidecars_among(const std::vector<std::string>& inputs) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (const std::string& input : inputs) {
+    if (fs::is_directory(input, ec)) {
+      for (const auto& entry : fs::recursive_directory_iterator(input, ec)) {
+        if (entry.is_regular_file() && is_sidecar(entry.path())) found.push_back(entry.path());
+      }
+      continue;
+    }
+    const fs::path file(input), folder = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    const std::string prefix = file.stem().string() + ".";
+    for (const auto& entry : fs::directory_iterator(folder, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (entry.is_regular_file() && is_sidecar(entry.path()) && name.rfind(prefix, 0) == 0) found.push_back(entry.path());
+    }
+  }
+  return found;
+}
+
+// Throws InputError naming the first tag sidecar among `inputs` that belongs to no clip of
+// `parsed` (a misspelt stem, X.tags.toml beside a glTF or FBX file of several animations, a
+// sidecar of a missing animation): its tags would silently be lost.
+void check_orphan_sidecars(const std::vector<std::string>& inputs, const std::vector<ParsedFile>& parsed) {
+  std::set<fs::path> expected;
+  for (const ParsedFile& p : parsed) expected.insert(fs::path(sidecar_path(p.annotation_path)).lexically_normal());
+  for (const fs::path& sidecar : sidecars_among(inputs)) {
+    if (expected.count(sidecar.lexically_normal()) != 0) continue;
+    throw InputError(sidecar.string() + ": a tag sidecar of no imported clip (X.bvh's is X.tags.toml; an animation A of a glTF " +
+                     "or FBX file X of several animations has X.A.tags.toml); rename it after its clip or move it away; "
+                     "nothing written");
+  }
+}
+
+// The event names of `files`' sidecars and the foot plants of `config`.
+std::vector<std::string> declared_events(const std::vector<const ParsedFile*>& files, const TagConfig& config) {
+  std::vector<std::string> names = config.foot_plants;
+  for (const ParsedFile* file : files) {
+    for (const MarkedEvent& e : file->annotations.events) {
+      if (std::find(names.begin(), names.end(), e.name) == names.end()) names.push_back(e.name);
+    }
+  }
+  return names;
 }
 
 // Whether two skeletons have the same joints, hierarchy and rest offsets.
@@ -792,6 +857,8 @@ ImportSummary import_database(const ImportOptions& options, const std::string& o
     }
   }
   if (good.empty()) throw InputError("every input file was bad; nothing written");
+  check_orphan_sidecars(options.inputs, parsed);
+  options.skeleton.tags.check_mirrored_events(declared_events(good, options.skeleton.tags));
 
   const Plan plan = make_plan(good, options);
   const std::vector<ProcessedClip> clips = process_files(good, plan, options, summary);

@@ -20,23 +20,13 @@ namespace {
 constexpr uint64_t kMaxSidecarBytes = uint64_t(1) << 20;  // 1 MiB
 constexpr size_t kMaxSidecarEntries = 10000;
 
-// Throws "WHERE: event name 'X' ..." when `name` is empty or holds a control character (events
-// are stored one name per line).
-void check_event_name(const std::string& name, const std::string& where) {
-  const bool control =
-      std::any_of(name.begin(), name.end(), [](char c) { return std::iscntrl(static_cast<unsigned char>(c)); });
-  if (name.empty() || control) {
-    throw InputError(where + ": event name '" + printable(name) + "' " +
-                     (name.empty() ? "is empty" : "contains a control character"));
-  }
-}
-
 // [tags] names plus the derived standing tag (appended unless declared), checked for repeats
 // and for at most kMaxTags.
 std::vector<std::string> tag_names(const toml::table& tags, bool standing, const std::string& where) {
   std::vector<std::string> names = strings(tags, "names", where);
   std::set<std::string> seen;
   for (const std::string& name : names) {
+    check_gameplay_name(name, "tag", where + " names");
     if (!seen.insert(name).second) throw InputError(where + ": tag '" + name + "' is declared twice in 'names'");
   }
   if (standing && seen.count(kStandingTag) == 0) names.push_back(kStandingTag);
@@ -56,7 +46,16 @@ std::pair<std::string, std::string> name_pair(const toml::node& node, const std:
   return {*(*pair)[0].value<std::string>(), *(*pair)[1].value<std::string>()};
 }
 
-// [tags] mirror: pairs of two tags or of two event names, each name in one pair at most.
+// Throws naming `where` when `name` is a tag derived from the motion (`standing` with
+// [tags.standing]), which `what` ("a mirror pair", "an action") may not hold.
+void check_not_derived(const TagConfig& config, const std::string& name, const char* what, const std::string& where) {
+  if (config.standing && name == kStandingTag) {
+    throw InputError(where + ": '" + name + "' is derived from the motion ([tags.standing]) and cannot be " + what);
+  }
+}
+
+// [tags] mirror: pairs of two declared tags (not derived ones) or of two event names, each name
+// in one pair at most (that an event pair names events is checked once the events are known).
 void read_mirror_pairs(const toml::table& tags, const std::string& path, TagConfig& config) {
   const toml::node* node = tags.get("mirror");
   if (node == nullptr) return;
@@ -66,8 +65,9 @@ void read_mirror_pairs(const toml::table& tags, const std::string& path, TagConf
   for (const toml::node& entry : *node->as_array()) {
     const auto pair = name_pair(entry, where);
     for (const std::string& name : {pair.first, pair.second}) {
-      check_event_name(name, where);
+      check_gameplay_name(name, "name", where);
       if (!paired.insert(name).second) throw InputError(where + ": '" + printable(name) + "' is in two pairs");
+      check_not_derived(config, name, "in a mirror pair", where);
     }
     const bool left_tag = config.tag(pair.first) >= 0, right_tag = config.tag(pair.second) >= 0;
     if (left_tag != right_tag) {
@@ -76,6 +76,23 @@ void read_mirror_pairs(const toml::table& tags, const std::string& path, TagConf
                        (left_tag ? pair.first : pair.second) + "'; a pair holds two tags or two event names)");
     }
     config.mirror.push_back(pair);
+  }
+  config.mirror_where = where;
+}
+
+// [tags] actions (declared tags, not derived ones) and enter_actions_freely: the tags whose
+// frames searches that require no tag leave out.
+void read_actions(const toml::table& tags, const std::string& path, TagConfig& config) {
+  const toml::node* node = tags.get("actions");
+  if (node == nullptr) return;
+  const std::string where = source_line(path, *node) + ": [tags] actions";
+  const std::vector<std::string> actions = strings(tags, "actions", where);
+  for (const std::string& name : actions) check_not_derived(config, name, "an action", where);
+  config.actions = config.mask(actions, where);
+  if (const toml::node* freely = tags.get("enter_actions_freely")) {
+    const auto value = freely->value_exact<bool>();
+    if (!value) throw InputError(source_line(path, *freely) + ": [tags] 'enter_actions_freely' must be true or false");
+    config.enter_actions_freely = *value;
   }
 }
 
@@ -118,7 +135,7 @@ std::vector<std::string> read_foot_plants(const toml::table& root, const std::st
   if (!node->is_table()) throw InputError(where + " must be a table");
   check_keys(*node->as_table(), {"foot_plants"}, where);
   const std::vector<std::string> names = strings(*node->as_table(), "foot_plants", where);
-  for (const std::string& name : names) check_event_name(name, where + " foot_plants");
+  for (const std::string& name : names) check_gameplay_name(name, "event name", where + " foot_plants");
   if (!names.empty() && names.size() != contact_joints) {
     throw InputError(where + ": 'foot_plants' names " + std::to_string(names.size()) +
                      " events, one per [contacts] joint is needed (" + std::to_string(contact_joints) + ")");
@@ -190,7 +207,7 @@ MarkedEvent read_event(const toml::table& table, FileFrames file, const std::str
   e.frame = file_frame(*table.get("frame"), "frame", file.frames, where);
   check_not_dropped(e.frame, e.frame, file, where);
   e.name = text(table, "name", where);
-  check_event_name(e.name, where);
+  check_gameplay_name(e.name, "event name", where);
   return e;
 }
 
@@ -246,7 +263,7 @@ TagConfig read_tag_config(const toml::table& root, const std::string& path, size
   const std::string where = source_line(path, *node) + ": [tags]";
   if (!node->is_table()) throw InputError(where + " must be a table");
   const toml::table& tags = *node->as_table();
-  check_keys(tags, {"names", "mirror", "files", "standing"}, where);
+  check_keys(tags, {"names", "mirror", "files", "standing", "actions", "enter_actions_freely"}, where);
   if (const toml::node* standing = tags.get("standing")) {
     const std::string standing_where = source_line(path, *standing) + ": [tags.standing]";
     if (!standing->is_table()) throw InputError(standing_where + " must be a table");
@@ -255,6 +272,7 @@ TagConfig read_tag_config(const toml::table& root, const std::string& path, size
   }
   config.names = tag_names(tags, config.standing.has_value(), where);
   read_mirror_pairs(tags, path, config);
+  read_actions(tags, path, config);
   read_file_rules(tags, path, config);
   return config;
 }

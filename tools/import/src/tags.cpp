@@ -84,6 +84,16 @@ TagMask TagConfig::mirrored(TagMask tags) const {
 
 std::string TagConfig::mirrored(const std::string& event) const { return partner(mirror, event); }
 
+void TagConfig::check_mirrored_events(const std::vector<std::string>& events) const {
+  const auto named = [&](const std::string& name) { return std::find(events.begin(), events.end(), name) != events.end(); };
+  for (const auto& [left, right] : mirror) {
+    if (tag(left) >= 0 || named(left) || named(right)) continue;
+    throw InputError(mirror_where + ": the pair [\"" + printable(left) + "\", \"" + printable(right) +
+                     "\"] names no declared tag and no event of the imported clips (tags: " + joined(names) +
+                     "; events: " + joined(events) + "); names are case-sensitive");
+  }
+}
+
 bool glob_match(const std::string& pattern, const std::string& text) {
   size_t p = 0, t = 0, star = std::string::npos, resume = 0;
   while (t < text.size()) {

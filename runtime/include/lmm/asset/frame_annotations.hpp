@@ -20,6 +20,7 @@ using TagMask = uint64_t;                    // bit t set: the frame has tag t
 namespace annotation_tensor {
 constexpr const char* kTagNames = "tags.names";            // text: one tag name per line
 constexpr const char* kTagMasks = "tags.masks";            // i32 [frames, 2]: low and high 32 bits of a TagMask
+constexpr const char* kKeptOutNames = "tags.kept_out";     // text: tags searches requiring no tag leave out (actions), one per line
 constexpr const char* kNoEntry = "frames.no_entry";        // u8 [frames]: 1 = never a search result
 constexpr const char* kCostBias = "frames.cost_bias";      // f32 [frames]: added to the frame's matching cost
 constexpr const char* kEventNames = "events.names";        // text: one event name per line
@@ -42,6 +43,12 @@ struct TagConstraint {
   }
   // Whether every frame is allowed.
   bool allows_all() const { return require_all == 0 && require_any == 0 && exclude == 0; }
+  // This constraint with the tags `kept_out` (actions) excluded too when it requires no tag: the
+  // frames of actions are entered only by play_action or a constraint that requires a tag.
+  TagConstraint keeping_out(TagMask kept_out) const {
+    const bool requires_tag = require_all != 0 || require_any != 0;
+    return TagConstraint{require_all, require_any, requires_tag ? exclude : exclude | kept_out};
+  }
 };
 
 // Tag names in bit order (a database's or a model bundle's) and the lookups between names and
@@ -63,6 +70,9 @@ class TagNames {
   bool tag_mask(const std::string& names, TagMask& mask, std::string& error) const;
   // The mask of those comma-separated tag names that are known (the others are ignored).
   TagMask known_tags(const std::string& names) const;
+  // The names of the tags of `mask`, comma-separated ("a, b"; bits beyond the names as "#N").
+  // Allocates (for messages).
+  std::string names_of(TagMask mask) const;
   // Every known tag's bit.
   TagMask all() const { return names_.size() == 64 ? ~TagMask(0) : (TagMask(1) << names_.size()) - 1; }
 
@@ -96,6 +106,9 @@ class FrameAnnotations {
   }
   // The mask of those comma-separated tag names the database has (the others are ignored).
   TagMask known_tags(const std::string& names) const { return tag_names_.known_tags(names); }
+  // The tags (of tags.kept_out: the import config's actions) that some frame holds: searches
+  // whose constraint requires no tag leave their frames out (TagConstraint::keeping_out).
+  TagMask kept_out_tags() const { return kept_out_; }
   // Tags of `frame` (0 when the database has none).
   TagMask tags(int frame) const {
     return masks_ == nullptr ? 0 : TagMask(uint32_t(masks_[2 * size_t(frame)])) |
@@ -118,10 +131,13 @@ class FrameAnnotations {
 
  private:
   bool read_tags(const BlobView& view, int frames, std::string& error);
+  // The tags of tensor tags.kept_out (names of tags.names) among the `held` tags.
+  bool read_kept_out(const BlobView& view, TagMask held, std::string& error);
   bool read_frame_flags(const BlobView& view, int frames, std::string& error);
   bool read_events(const BlobView& view, int frames, std::string& error);
 
   TagNames tag_names_;
+  TagMask kept_out_ = 0;
   const int32_t* masks_ = nullptr;
   const uint8_t* no_entry_ = nullptr;
   const float* cost_bias_ = nullptr;

@@ -51,6 +51,10 @@ constexpr const char* kTagNames = "model.tag_names";
 // u8 text, optional: those tags that one-shot actions play, one per line; each adds a state
 // dimension after the tags: the seconds left in the run of the tag (0 on its last frame)
 constexpr const char* kActionTagNames = "model.action_tag_names";
+// u8 text, optional: the tags a projection whose constraint requires no tag excludes, one per line
+// (the preset's actions unless it enters them freely): their frames are entered only by
+// play_action or a constraint that requires a tag
+constexpr const char* kKeptOutTagNames = "model.kept_out_tag_names";
 // u8 text, optional: the foot-plant event name of each contact joint, one per line (the training
 // database's event at that joint's contact starts; default "foot_plant_" + the joint's name)
 constexpr const char* kFootPlantNames = "model.foot_plant_names";
@@ -156,6 +160,8 @@ class Model {
   const TagNames& tags() const { return tags_; }
   // The tags one-shot actions play (bits over tags()): each has a remaining-seconds dimension.
   TagMask action_tags() const { return action_mask_; }
+  // The tags a projection whose constraint requires no tag excludes (model.kept_out_tag_names).
+  TagMask kept_out_tags() const { return kept_out_mask_; }
   // The tag (an index into tags()) of each remaining-seconds dimension, in state order.
   const std::vector<int>& action_tag_order() const { return action_tags_; }
   // Seconds left in the run of action tag `tag` (a tags() bit index) that `state` is in (0 on its
@@ -230,6 +236,9 @@ class Model {
   const float* statistic(const char* name, int size, bool positive, std::string& error);
   bool read_speeds(std::string& error);
   bool read_tags(std::string& error);
+  // The tags named by optional text tensor `tensor` (each one of tags_) into `mask` and, when
+  // given, their indices in tensor order into `order`.
+  bool read_tag_subset(const char* tensor, TagMask& mask, std::vector<int>* order, std::string& error);
   bool read_event_names(std::string& error);
 
   AlignedBuffer owned_;           // the file (load_file)
@@ -241,6 +250,7 @@ class Model {
   std::vector<int> action_tags_;  // tag index of each remaining-seconds dimension
   std::vector<std::string> event_names_;
   TagMask action_mask_ = 0;
+  TagMask kept_out_mask_ = 0;
   int latent_ = 0;
   const float* pose_mean_ = nullptr;
   const float* pose_std_ = nullptr;

@@ -4,6 +4,7 @@
 // and an optional FootLocker.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -60,23 +61,34 @@ class DatabaseCharacter final : public GameplayCharacter {
   // Plays database frames first..last (one clip) as a one-shot action: an inertialized
   // transition into `first` now, then the frames in order without searching (steering resumes
   // when the action ends), a kActionEndEvent event in the update that reaches `last`, and
-  // motion matching under the constraint from the next update. False, changing nothing, when
-  // the frames are not in one clip. No allocation.
+  // motion matching under the constraint from the next update. An action already playing ends
+  // (the next update reports its kActionEndEvent too). False, changing nothing, when the frames
+  // are not in one clip. No allocation.
   bool play_action(int first, int last, const ActionSettings& settings = {});
+  // play_action(first, last, settings), false with a message saying why.
+  bool play_action(int first, int last, const ActionSettings& settings, std::string& error);
   // play_action over the run of frames (consecutive, in one clip) holding every tag of `tags`
   // (not 0) whose first frame's pose is closest to the pose played; false when no frame has
   // them. Scans the database once; no allocation.
   bool play_action(TagMask tags, const ActionSettings& settings = {});
+  // play_action(tags, settings), false with a message naming the tags no frame holds.
+  bool play_action(TagMask tags, const ActionSettings& settings, std::string& error);
   // Ends the playing action (its kActionEndEvent is reported by the next update, which
   // searches); no effect without one.
   void cancel_action();
   // Whether an action is playing.
   bool action_playing() const { return action_.active; }
+  // Seconds until the playing action reaches its last frame (its run's length at the database's
+  // rate from where it plays; 0 without an action).
+  float action_seconds_left() const {
+    return action_.active ? float(std::max(0, action_.last - playback_.frame())) / db_->fps() : 0.0f;
+  }
 
   // The event markers of the frames the last update played (in the clip played, also during a
   // transition), in order, each once: writes up to `capacity` to `out` and returns how many
   // there were (more than `capacity`: the rest are lost). No allocation.
-  // An action that ended in that update adds a kActionEndEvent last.
+  // Each action that ended in that update (or was cancelled or replaced before it) adds a
+  // kActionEndEvent after them.
   int events(CharacterEvent* out, int capacity) const;
 
   // Database frame being played.
@@ -99,8 +111,8 @@ class DatabaseCharacter final : public GameplayCharacter {
   void update_idle();
   // The constraint the playing frames are held to: the search's, or the game's alone while idle
   // finds no idle frame.
-  const TagConstraint& active_constraint() const {
-    return idle_unmet_ ? gameplay_.game_constraint() : settings_.search.constraint;
+  TagConstraint active_constraint() const {
+    return idle_unmet_ ? gameplay_.game_search_constraint() : settings_.search.constraint;
   }
   // The search's constraint and transition cost from the game's constraint and idle.
   void apply_constraint();

@@ -44,31 +44,40 @@ struct ActionSettings {
 constexpr float kActionInterruptSpeed = 0.2f;  // m/s of desired velocity that interrupts an interruptible action
 constexpr int kActionEndEvent = -1;            // CharacterEvent::name of the event that ends an action
 
-// The end event of a one-shot action that a character owes: reported by the update that ended
-// the action, or by the next one when the game cancelled it between updates.
+// The end events of one-shot actions that a character owes, one per ended action: reported by
+// the update that ended the action, or by the next one when the game cancelled or replaced it
+// between updates.
 class ActionEnd {
  public:
-  // At an update's start: a cancel since the last update is this update's end.
+  // At an update's start: the actions ended since the last update end at this update's start.
   void begin_update() {
-    ended_ = pending_;
-    pending_ = false;
+    carried_ = pending_;
+    pending_ = 0;
+    now_ = false;
   }
-  // The action ended `time` s into this update (`now`), or between updates (the next reports it).
+  // An action ended `time` s into this update (`now`), or between updates (the next reports it).
   void mark(bool now, float time) {
-    (now ? ended_ : pending_) = true;
+    if (!now) {
+      ++pending_;
+      return;
+    }
+    now_ = true;
     time_ = time;
   }
-  // After the `count` events of `out` (room for `capacity`), the end event (at database frame
-  // `frame`) when this update ended an action; returns the new count (past `capacity`: not written).
+  // After the `count` events of `out` (room for `capacity`), an end event (at database frame
+  // `frame`) per action this update ended: those ended before it at time 0, then the one that
+  // ended during it; returns the new count (past `capacity`: not written).
   int report(CharacterEvent* out, int count, int capacity, int frame) const {
-    if (!ended_) return count;
-    if (count < capacity) out[count] = CharacterEvent{kActionEndEvent, frame, time_};
-    return count + 1;
+    for (int e = 0; e < carried_ + int(now_); ++e, ++count) {
+      if (count < capacity) out[count] = CharacterEvent{kActionEndEvent, frame, e < carried_ ? 0.0f : time_};
+    }
+    return count;
   }
 
  private:
-  bool ended_ = false, pending_ = false;
-  float time_ = 0.0f;  // seconds into the update of the end event
+  int carried_ = 0, pending_ = 0;  // actions ended before this update, and since it
+  bool now_ = false;               // an action ended during this update ...
+  float time_ = 0.0f;              // ... this many seconds into it
 };
 
 // The game's constraint, states and idle of one character over a set of tag names; what the
@@ -76,8 +85,10 @@ class ActionEnd {
 class GameplayControl {
  public:
   // Starts with `constraint` (and `transition_cost`), no states, not idle; idle's tags resolved
-  // over `tags` (idle off when it requires none of them).
-  void init(const TagNames& tags, const IdleSettings& idle, const TagConstraint& constraint, float transition_cost);
+  // over `tags` (idle off when it requires none of them); `kept_out` (the asset's action tags)
+  // excluded whenever the constraint searched under requires no tag.
+  void init(const TagNames& tags, TagMask kept_out, const IdleSettings& idle, const TagConstraint& constraint,
+            float transition_cost);
   // Turns idle off (e.g. no frame has idle's tags).
   void disable_idle() { idle_constraint_ = TagConstraint{}; }
   // Back to not idle, keeping the constraint and state.
@@ -86,14 +97,18 @@ class GameplayControl {
   // The game's constraint from now on.
   void set_constraint(const TagConstraint& constraint) { game_ = constraint; }
   // Defines the game states set_state switches among (tag names resolved over the init's tags),
-  // replacing earlier ones; false with a message naming the state and the unknown tag (nothing
-  // changes). Allocates.
+  // replacing earlier ones; false with a message naming the state and its bad name, repeat or
+  // unknown tag (nothing changes). The state set last stays set, with its new definition, when
+  // a state of its name remains; otherwise there is no state and no game constraint, the
+  // init's transition cost and idle allowed (as before the first set_state). Allocates.
   bool set_states(const std::vector<StateConfig>& states, std::string& error);
   // Switches to state `name`: its constraint, transition cost and whether a released stick
   // idles; false, changing nothing, when no state has that name.
   bool set_state(std::string_view name);
   // The name of the state set last ("" before any).
   std::string_view state() const { return state_ < 0 ? std::string_view() : states_[size_t(state_)].name; }
+  // The states' names, comma-separated ("" without states). Allocates (for messages).
+  std::string state_names() const;
   // Whether a state was set.
   bool has_state() const { return state_ >= 0; }
 
@@ -107,10 +122,13 @@ class GameplayControl {
 
   // The game's constraint.
   const TagConstraint& game_constraint() const { return game_; }
+  // The game's constraint as searches take it: with the kept-out (action) tags excluded when it
+  // requires no tag.
+  TagConstraint game_search_constraint() const { return game_.keeping_out(kept_out_); }
   // Idle's constraint (require_all 0: idle off).
   const TagConstraint& idle_constraint() const { return idle_constraint_; }
   // What searches honour: the game's constraint, with idle's added while idle (unless the two
-  // contradict, then the game's alone).
+  // contradict, then the game's alone), keeping out the action tags when it requires no tag.
   TagConstraint combined() const;
   // The game's (or state's) transition cost.
   float base_transition_cost() const { return transition_cost_; }
@@ -127,14 +145,19 @@ class GameplayControl {
   };
 
   const TagNames* tags_ = nullptr;
+  TagMask kept_out_ = 0;
   IdleSettings idle_settings_;
   TagConstraint game_;
   TagConstraint idle_constraint_;  // IdleSettings resolved (require_all 0: idle off)
   float transition_cost_ = 0.0f;
   bool idle_ = false;
   bool idle_allowed_ = true;  // the state lets a released stick idle
+  // No state: no game constraint, the init's transition cost, idle allowed.
+  void leave_state();
+
   std::vector<State> states_;
   int state_ = -1;  // index into states_ (-1: none set)
+  float default_transition_cost_ = 0.0f;  // the init's
 };
 
 // A gamepad-steered character under gameplay control (the database and the learned one): the
@@ -149,10 +172,14 @@ class GameplayCharacter : public CharacterBase {
     constraint_taken();
   }
   // Defines the game states set_state switches among (a controller config's [states], see
-  // parse_controller_config), replacing earlier ones; false with a message naming the state and
-  // the tag the character's tags lack (nothing changes). Allocates: call at load time.
+  // parse_controller_config), replacing earlier ones (GameplayControl::set_states: the current
+  // state stays when its name remains, else the character has no state and no constraint); the
+  // next update searches under the result. False with a message naming the state and its bad
+  // name or the tag the character's tags lack (nothing changes). Allocates: call at load time.
   bool set_states(const std::vector<StateConfig>& states, std::string& error) {
-    return gameplay_.set_states(states, error);
+    if (!gameplay_.set_states(states, error)) return false;
+    constraint_taken();
+    return true;
   }
   // Switches to the state named `name`: its constraint (as set_constraint), its transition cost
   // and whether a released stick idles. False, changing nothing, when no state has that name.
@@ -161,6 +188,14 @@ class GameplayCharacter : public CharacterBase {
     if (!gameplay_.set_state(name)) return false;
     constraint_taken();
     return true;
+  }
+  // set_state, false with a message naming the state and listing those set_states defined.
+  bool set_state(std::string_view name, std::string& error) {
+    if (set_state(name)) return true;
+    const std::string names = gameplay_.state_names();
+    error = "no state named '" + std::string(name) + "' (" +
+            (names.empty() ? std::string("set_states defines none") : "the states: " + names) + ")";
+    return false;
   }
   // The name of the state set last ("" before any).
   std::string_view state() const { return gameplay_.state(); }

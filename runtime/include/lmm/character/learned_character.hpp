@@ -5,6 +5,7 @@
 // Needs only a model bundle (*.lmmw), no database.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -73,17 +74,25 @@ class LearnedCharacter final : public GameplayCharacter {
   // the run of the action tag ends: the seconds left in the run of the state entered have passed,
   // or the state played says it ended (Model::seconds_left under half a model frame), or the tag is
   // lost. That update reports a kActionEndEvent and the next projects under the game's constraint.
+  // An action already playing ends (the next update reports its kActionEndEvent too).
   // False, changing nothing, when `tags` holds no action tag of the model (Model::action_tags) or
   // a bit beyond its tags. No allocation.
   bool play_action(TagMask tags, const ActionSettings& settings = {});
+  // play_action(tags, settings), false with a message naming the model's action tags.
+  bool play_action(TagMask tags, const ActionSettings& settings, std::string& error);
   // Ends the playing action (its kActionEndEvent is reported by the next update, which
   // projects); no effect without one.
   void cancel_action();
   // Whether an action is playing.
   bool action_playing() const { return action_.active; }
+  // Seconds until the playing action ends by the state it entered (its seconds left in the run
+  // of the action tag, less the time since): known from the update after play_action, which
+  // enters it; 0 before that and without an action. It may end earlier (the state played says so).
+  float action_seconds_left() const { return action_.active && action_.entered ? std::max(0.0f, action_.seconds_left) : 0.0f; }
   // The events of the last update, in order, each once: foot plants (a contact the decoder
   // turned on), tags entered and left by the state played (Model::event_names indexes them;
-  // CharacterEvent::frame is -1) and a kActionEndEvent last when an action ended. Writes up to
+  // CharacterEvent::frame is -1) and a kActionEndEvent per action that ended in it (or was
+  // cancelled or replaced before it), last. Writes up to
   // `capacity` to `out` and returns how many there were. No allocation.
   int events(CharacterEvent* out, int capacity) const;
 

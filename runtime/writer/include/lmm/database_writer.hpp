@@ -35,6 +35,7 @@ struct DatabaseFeatureTensors {
 // biases; events (frames ascending, each naming a line of event_names).
 struct DatabaseAnnotationTensors {
   std::string tag_names;
+  std::string kept_out_names;       // the tags searches requiring no tag leave out, one per line
   Span<const int32_t> tag_masks;  // frames x 2
   Span<const uint8_t> no_entry;   // frames
   Span<const float> cost_bias;    // frames

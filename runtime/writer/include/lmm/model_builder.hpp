@@ -42,6 +42,7 @@ struct ModelValues {
   std::vector<float> speeds;  // optional: the training data's SpeedProfile::values() (6 floats)
   std::vector<std::string> tag_names;  // optional: the state's tag dimensions, in order
   std::vector<std::string> action_tag_names;  // optional: those tags with a remaining-seconds dimension, in order
+  std::vector<std::string> kept_out_tag_names;  // optional: the tags projections requiring no tag exclude
   std::vector<std::string> foot_plant_names;  // optional: the foot-plant event of each contact joint
 };
 

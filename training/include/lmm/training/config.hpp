@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "lmm/asset/frame_annotations.hpp"
+
 namespace lmm::training {
 
 // The load-balancing loss of SMoE routing (Kleanthous & Martini 2023 Sec. 5.1).
@@ -105,9 +107,15 @@ struct TrainingConfig {
   // [tags] actions: those of `tags` that one-shot actions play; each adds a state dimension of
   // the seconds left in the frame's run of the tag (0 without it), which ends the action.
   std::vector<std::string> actions;
+  // [tags] enter_actions_freely: projections whose constraint requires no tag may land on the
+  // action tags' frames (default: they exclude them, as the database character's searches do).
+  bool enter_actions_freely = false;
   double constrained_share = 0.5;  // share of projector training queries given a random constraint
 };
 
+// The tags projections requiring no tag exclude, as bits over c.tags: c.actions unless
+// c.enter_actions_freely.
+TagMask kept_out_tags(const TrainingConfig& c);
 // The index in c.tags of each of c.actions.
 std::vector<int64_t> action_indices(const TrainingConfig& c);
 // Size of the state's tag part: the tags, then one remaining-seconds dimension per action tag.

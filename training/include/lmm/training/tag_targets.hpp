@@ -19,6 +19,10 @@ namespace lmm::training {
 // std::runtime_error naming a tag the database lacks and listing the ones it has.
 std::vector<TagMask> frame_tag_masks(const Database& db, const std::vector<std::string>& names);
 
+// Throws std::runtime_error naming the preset `c` when its [tags] names a tag `db` lacks or an
+// action no frame of `db` holds (before any training: play_action could never play it).
+void check_preset_tags(const TrainingConfig& c, const Database& db);
+
 // The state's tag part of every frame of `db` [frames, names.size() + actions.size()]: per tag of
 // `names` 1 where the frame's mask (of `masks`, frame_tag_masks') has it, else 0; then per action
 // tag (a name) run_seconds_left of it.
@@ -57,9 +61,10 @@ class ConstrainedNearest {
   // (indices into the tags) ([count, 3]; torch's generator): with probability `share` one of
   // require a tag, exclude a tag, require any of two, require one and exclude another, or (with
   // actions) an action's tag from its run's start (each allowing some frame; redrawn a few times,
-  // else none), otherwise none.
-  torch::Tensor random_constraints(int64_t count, int64_t tags, const std::vector<int64_t>& actions,
-                                   double share) const;
+  // else none), otherwise none; a constraint requiring no tag then excludes `kept_out` too (as
+  // the runtime's projections do, TagConstraint::keeping_out).
+  torch::Tensor random_constraints(int64_t count, int64_t tags, const std::vector<int64_t>& actions, double share,
+                                   TagMask kept_out) const;
   // Whether some frame is allowed.
   bool satisfiable(const TagConstraint& constraint) const;
 

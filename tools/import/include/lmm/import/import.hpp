@@ -54,6 +54,7 @@ struct ImportSummary {
   size_t bytes = 0;            // size of the written file
   SpeedProfile speeds;         // the controller speeds the database gives (Database::speeds)
   std::vector<TagCount> tags;  // per declared tag, in bit order (empty when the config declares none)
+  std::vector<std::string> action_tags;  // the tags searches requiring no tag leave out (TagConfig::kept_out)
   int events = 0;              // events written
   int no_entry_frames = 0;     // frames marked no-entry
   int biased_frames = 0;       // frames with a non-zero cost bias

@@ -47,6 +47,9 @@ struct TagConfig {
   std::string source;                  // the config file, for messages
   std::vector<std::string> names;      // tags in bit order: [tags] names, then `standing` unless declared there
   std::vector<std::pair<std::string, std::string>> mirror;  // tag or event-name pairs swapped on mirrored copies
+  std::string mirror_where;            // "CONFIG:LINE: [tags] mirror", for messages
+  TagMask actions = 0;                 // [tags] actions: the tags of one-shot actions' frames
+  bool enter_actions_freely = false;   // [tags] enter_actions_freely: searches needn't require a tag to enter them
   std::vector<FileTagRule> files;
   std::optional<StandingSettings> standing;
   std::vector<std::string> foot_plants;  // [events] foot_plants: one event name per [contacts] joint, or none
@@ -63,6 +66,11 @@ struct TagConfig {
   TagMask mirrored(TagMask tags) const;
   // `event` swapped by `mirror` (itself when it is in no pair).
   std::string mirrored(const std::string& event) const;
+  // Throws InputError naming the mirror pair when a pair of event names names none of `events`
+  // (the events of the imported clips: foot plants and sidecar events).
+  void check_mirrored_events(const std::vector<std::string>& events) const;
+  // The tags that searches requiring no tag leave out: `actions`, none with enter_actions_freely.
+  TagMask kept_out() const { return enter_actions_freely ? 0 : actions; }
 };
 
 // Whether `text` matches the glob `pattern` ('*' any run of characters, '?' one character).
