@@ -8,6 +8,7 @@
 #   - actions: configs/inputs/actions.csv (wave, bow, kick from walking; the fastest joint against
 #     the bound of an inertialized transition, see lmm-sim's actions JSON);
 #   - states: configs/inputs/states.csv with configs/controllers/bandai-states.toml;
+#   - actions kept out: 60 s of random input with no state plays no action's frame (issue 55);
 #   - never where forbidden: 10 minutes of random input with a random constraint at every key;
 #   - the cost of an update with a random constraint per key against one without (same run);
 # and prints each figure beside the issue's limit (PASS / FAIL). Exit status 1 when one fails.
@@ -103,6 +104,12 @@ echo "== states (configs/inputs/states.csv, configs/controllers/bandai-states.to
 sim states --controller "$root/configs/controllers/bandai-states.toml" --input "$root/configs/inputs/states.csv" --seconds 32
 check "constraint violations" "$(json "$work/states.json" "$g['constraint_violations']")" "==" 0
 check "forbidden entries" "$(json "$work/states.json" "$g['forbidden_entries']")" "==" 0
+
+echo "== actions stay out of the free search (60 s of random input, seed 5, no state or constraint)"
+sim free_actions --random --seconds 60 --seed 5
+check "seconds on action frames with no action playing, not idle" \
+      "$(json "$work/free_actions.json" "round($g['free_action_seconds'], 2)")" "==" 0
+echo "  seconds idle on an action clip's standing frames: $(json "$work/free_actions.json" "round($g['idle_action_seconds'], 2)")"
 
 echo "== never where forbidden ($seconds s of random input, a random constraint per key)"
 sim random --random --random-constraints --seconds "$seconds"

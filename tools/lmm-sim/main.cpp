@@ -94,6 +94,8 @@ void print_gameplay(const GameplayMetrics& g) {
               "(%ld updates mismatched), action ends %ld\n",
               g.constraint_violations, g.forbidden_entries, g.unsatisfied_searches, events, g.event_mismatches,
               g.action_ends);
+  std::printf("  action frames without an action: %.2f s free, %.2f s idle (standing on an action clip's still frames)\n",
+              g.free_action_seconds, g.idle_action_seconds);
   if (g.idle_updates > 0) {
     const double standing = double(g.idle_standing_updates);
     std::printf("  idle: %.1f%% of settled released-stick updates on standing frames, foot speed %.2f cm/s, root "

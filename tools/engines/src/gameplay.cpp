@@ -119,6 +119,8 @@ JsonObject GameplayMetrics::json() const {
   const double standing = double(idle_standing_updates);
   return JsonObject()
       .object("tag_seconds", tags)
+      .number("free_action_seconds", free_action_seconds)
+      .number("idle_action_seconds", idle_action_seconds)
       .number("constraint_violations", double(constraint_violations))
       .number("forbidden_entries", double(forbidden_entries))
       .number("unsatisfied_searches", double(unsatisfied_searches))
@@ -138,10 +140,10 @@ JsonObject GameplayMetrics::json() const {
       .number("max_joint_speed_m_s", max_joint_speed_m_s);
 }
 
-GameplayTally::GameplayTally(const TagNames& tags, std::vector<std::string> event_names, std::vector<int> contact_joints,
-                             float dt)
+GameplayTally::GameplayTally(const TagNames& tags, TagMask kept_out, std::vector<std::string> event_names,
+                             std::vector<int> contact_joints, float dt)
     : tags_(tags), dt_(dt), event_names_(std::move(event_names)), contact_joints_(std::move(contact_joints)),
-      time_(-dt) {
+      time_(-dt), kept_out_(kept_out) {
   tag_seconds_.assign(size_t(tags.size()), 0.0);
   event_counts_.assign(event_names_.size(), 0);
   events_.resize(256);
@@ -193,8 +195,20 @@ bool GameplayTally::record_common(const Character& character, float stick, float
   record_constraint(character, character.action_playing() || ended || action_start_);
   record_idle(character, stick, time, previous_global);
   record_action(character, time, ended, joint_speed);
+  record_kept_out(character, tags, ended);
   action_start_ = false;
   return ended;
+}
+
+template <typename Character>
+void GameplayTally::record_kept_out(const Character& character, TagMask tags, bool ended) {
+  if ((tags & kept_out_) == 0 || character.action_playing() || ended || action_start_) return;
+  const TagConstraint& game = character.constraint();
+  if (character.idle()) {
+    m_.idle_action_seconds += dt_;
+  } else if (game.require_all == 0 && game.require_any == 0) {
+    m_.free_action_seconds += dt_;
+  }
 }
 
 template <typename Character>
@@ -294,11 +308,13 @@ void GameplayTally::finish(const CharacterStats& stats, GameplayMetrics& metrics
   metrics.resume_s.insert(metrics.resume_s.end(), m_.resume_s.begin(), m_.resume_s.end());
   metrics.actions.insert(metrics.actions.end(), m_.actions.begin(), m_.actions.end());
   metrics.max_joint_speed_m_s = std::max(metrics.max_joint_speed_m_s, m_.max_joint_speed_m_s);
+  metrics.free_action_seconds += m_.free_action_seconds;
+  metrics.idle_action_seconds += m_.idle_action_seconds;
 }
 
 GameplayRecorder::GameplayRecorder(const FeatureSearch& search, float dt, float halflife)
-    : GameplayTally(search.database()->annotations().tag_set(), search.database()->annotations().event_names(),
-                    search.database()->contact_joints(), dt),
+    : GameplayTally(search.database()->annotations().tag_set(), search.database()->annotations().kept_out_tags(),
+                    search.database()->annotations().event_names(), search.database()->contact_joints(), dt),
       search_(search), db_(*search.database()), halflife_(halflife) {
   const FrameAnnotations& a = db_.annotations();
   m_.measured = !a.tag_names().empty() || !a.events().empty() || a.restricts_search();
@@ -359,7 +375,7 @@ void GameplayRecorder::record_frames(const DatabaseCharacter& character, bool en
 }
 
 LearnedGameplayRecorder::LearnedGameplayRecorder(const Model& model, float dt)
-    : GameplayTally(model.tags(), model.event_names(), model.contact_joints(), dt), model_(model) {
+    : GameplayTally(model.tags(), model.kept_out_tags(), model.event_names(), model.contact_joints(), dt), model_(model) {
   m_.measured = model.tag_count() > 0;
 }
 

@@ -77,6 +77,10 @@ struct GameplayMetrics {
   std::vector<double> resume_s;  // per stick push after a settled release: seconds until the root moved
   std::vector<ActionRecord> actions;
   double max_joint_speed_m_s = 0.0;  // fastest joint over the whole run (for comparison with actions)
+  // Time on frames holding a kept-out (action) tag while no action plays: with the game's
+  // constraint requiring no tag and not idle (the free search: 0 unless enter_actions_freely), and
+  // while idle (standing on an action clip's still frames: idle requires `standing`).
+  double free_action_seconds = 0.0, idle_action_seconds = 0.0;
 
   // The metrics as JSON keys (object "gameplay").
   JsonObject json() const;
@@ -101,9 +105,10 @@ class GameplayTally {
 
  protected:
   // Over `tags` and `event_names` (each tag's and event's name, in index order), with the feet
-  // `contact_joints` and the idle tag `standing`; `dt` the run's time step.
-  GameplayTally(const TagNames& tags, std::vector<std::string> event_names, std::vector<int> contact_joints,
-                float dt);
+  // `contact_joints`, the idle tag `standing` and the asset's kept-out (action) tags `kept_out`;
+  // `dt` the run's time step.
+  GameplayTally(const TagNames& tags, TagMask kept_out, std::vector<std::string> event_names,
+                std::vector<int> contact_joints, float dt);
   // Applies a command's state and constraint; throws InputError naming `where` for an unknown
   // state or tag.
   template <typename Character>
@@ -136,6 +141,10 @@ class GameplayTally {
   void record_idle(const Character& character, float stick, float time, const std::vector<Vec3>& previous);
   template <typename Character>
   void record_action(const Character& character, float time, bool ended, double joint_speed);
+  // Adds the update to free_action_seconds or idle_action_seconds when it plays a kept-out frame
+  // with no action playing or ending (`tags`: the frame's).
+  template <typename Character>
+  void record_kept_out(const Character& character, TagMask tags, bool ended);
 
   std::vector<std::string> event_names_;
   std::vector<int> contact_joints_;
@@ -149,6 +158,7 @@ class GameplayTally {
   float action_end_time_ = -1.0f;   // time the last action ended, until the root moves
   float time_ = 0.0f;               // time of the update recorded last
   TagMask standing_ = 0;
+  TagMask kept_out_ = 0;
 };
 
 // Applies the commands of a database character's script and measures its gameplay: the tally,
