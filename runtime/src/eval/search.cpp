@@ -164,6 +164,14 @@ constexpr long kClusterSample = 64;
 // all of bandai-loco (walk, run, turn, left, right) split it and its free search slowed 1.3-1.5x.
 constexpr float kTagSplitSlack = 0.8f;
 
+// The layout split by tags is kept when the search a character makes without a constraint costs
+// at most this much of the feature layout's (FeatureSearch::build): on all of bandai-loco the
+// tags of walk, run, turn and sides split it at 0.8 yet slowed that search 1.07-1.11x
+// (docs/lab/2026-12-07-search-layout-probe.md); on normal + bandai-actions the split layout is the
+// faster one for it too.
+constexpr double kTagLayoutSlack = 1.02;
+constexpr int kLayoutProbes = 256;  // probe queries per layout
+
 // The bounds lo[0..dims) and hi[0..dims) of about kClusterSample of the `count` items of
 // [first, last) for which pick(item) holds (every stride-th of them; FLT_MAX / -FLT_MAX for none).
 template <class Pick>
@@ -341,13 +349,47 @@ bool FeatureSearch::build(std::shared_ptr<const Database> database, std::string&
   dims_ = db.schema().dims;
   const std::vector<int>& offsets = db.schema().trajectory_offsets;
   look_ahead_ = offsets.empty() ? 0 : std::max(0, *std::max_element(offsets.begin(), offsets.end()));
-  build_boxes();
-  build_tables();
-  build_notes();
+  build_layout(db.annotations().restricts_search());
+  if (!db.annotations().restricts_search()) return true;
+  // A layout split by tags helps constrained searches but may slow the search a character makes
+  // without a constraint; it is kept only when that search costs at most kTagLayoutSlack of the
+  // feature layout's (measured with probe queries).
+  FeatureSearch by_features = *this;
+  by_features.build_layout(false);
+  if (double(probe_work()) > kTagLayoutSlack * double(by_features.probe_work())) *this = std::move(by_features);
   return true;
 }
 
-void FeatureSearch::build_boxes() {
+void FeatureSearch::build_layout(bool by_tags) {
+  split_by_tags_ = by_tags;
+  build_boxes(by_tags);
+  build_tables();
+  build_notes();
+}
+
+long FeatureSearch::probe_work() const {
+  const Database& db = *db_;
+  std::vector<bool> trajectory(size_t(dims_), false);
+  for (const FeatureGroup& g : db.schema().groups) {
+    if (!is_trajectory_kind(g.kind)) continue;
+    for (int d = g.first_dim; d < g.first_dim + feature_group_dims(g); ++d) trajectory[size_t(d)] = true;
+  }
+  SearchParams params;
+  params.constraint = TagConstraint{}.keeping_out(db.annotations().kept_out_tags());
+  SearchScratch scratch = make_scratch();
+  std::vector<float> query(static_cast<size_t>(dims_));
+  SearchResult out[1];
+  long work = 0;
+  const uint64_t frames = uint64_t(db.frame_count());
+  for (uint64_t i = 0; i < uint64_t(kLayoutProbes); ++i) {
+    const int pose = int(i * 2654435761u % frames), path = int((i * 40503u + 12345u) % frames);
+    for (size_t d = 0; d < query.size(); ++d) query[d] = db.features(trajectory[d] ? path : pose)[d];
+    search_counted(query.data(), pose, params, out, 1, scratch, &work);
+  }
+  return work;
+}
+
+void FeatureSearch::build_boxes(bool by_tags) {
   using detail::kBlockFrames;
   using detail::kLargeGroup;
   using detail::kSmallPerLarge;
@@ -361,7 +403,7 @@ void FeatureSearch::build_boxes() {
   std::vector<std::pair<float, int>> keys(order.size());
   const FrameAnnotations& annotations = db.annotations();
   std::vector<TagMask> tags;
-  if (annotations.restricts_search()) {
+  if (by_tags) {
     tags.resize(order.size());
     for (size_t f = 0; f < tags.size(); ++f) tags[f] = annotations.tags(int(f));
   }
@@ -497,61 +539,79 @@ bool FeatureSearch::annotated_frame_allowed(size_t i, const SearchParams& params
                                         entry_allowed(frames_[i], frame_level_.reach[i], constraint));
 }
 
-void FeatureSearch::search_block(int current_frame, const SearchParams& params, int s, const float* costs,
-                                 SearchResult* out, int k, int& found) const {
-  const size_t first = size_t(s) * detail::kBlockFrames;
+template <class Bias, class Allowed>
+void FeatureSearch::scan_block(int current_frame, const SearchParams& params, size_t first, const float* costs,
+                               SearchResult* out, int k, int& found, const Bias& bias, const Allowed& allowed) const {
   const int excluded = excluded_frames(params);
-  const bool annotated = uses_notes(params) && !small_level_.notes[size_t(s)].allows_every(params.constraint);
-  for (size_t i = first; i < first + detail::kBlockFrames; ++i) {
-    const float cost = params.transition_cost + costs[i - first] + (has_bias_ ? frame_level_.notes[i].bias : 0.0f);
-    const int frame = frames_[i];
-    if (frame_level_.reach[i] <= excluded || cost > kth_cost(out, k, found, params) ||
-        skipped(frame, current_frame, params) || (annotated && !annotated_frame_allowed(i, params))) {
+  const float transition = params.transition_cost;
+  const int* frames = frames_.data() + first;
+  const int* reach = frame_level_.reach.data() + first;
+  for (size_t i = 0; i < size_t(detail::kBlockFrames); ++i) {
+    const float cost = transition + costs[i] + bias(first + i);
+    if (reach[i] <= excluded || cost > kth_cost(out, k, found, params) || skipped(frames[i], current_frame, params) ||
+        !allowed(first + i)) {
       continue;
     }
-    insert_sorted(out, k, found, frame, cost);
+    insert_sorted(out, k, found, frames[i], cost);
   }
 }
 
-void FeatureSearch::search_large_box(const float* q, int current_frame, const SearchParams& params, int l,
-                                     SearchResult* out, int k, int& found) const {
+void FeatureSearch::search_block(int current_frame, const SearchParams& params, int s, const float* costs,
+                                 SearchResult* out, int k, int& found) const {
+  const size_t first = size_t(s) * detail::kBlockFrames;
+  const bool annotated = uses_notes(params) && !small_level_.notes[size_t(s)].allows_every(params.constraint);
+  if (!annotated && !has_bias_) {  // the loop of a database without annotations
+    scan_block(current_frame, params, first, costs, out, k, found, [](size_t) { return 0.0f; },
+               [](size_t) { return true; });
+    return;
+  }
+  scan_block(
+      current_frame, params, first, costs, out, k, found,
+      [&](size_t i) { return has_bias_ ? frame_level_.notes[i].bias : 0.0f; },
+      [&](size_t i) { return !annotated || annotated_frame_allowed(i, params); });
+}
+
+void FeatureSearch::search_large_box(const float* q, int current_frame, const SearchParams& params, const BoxTest& test,
+                                     int l, SearchResult* out, int k, int& found) const {
   using detail::kBlockFrames;
   using detail::kSmallPerLarge;
   const size_t p = size_t(dims_);
   float bounds[kSmallPerLarge], costs[kBlockFrames];
   const size_t table = size_t(l) * p * kSmallPerLarge;
   small_bounds_(q, dims_, &small_min_[table], &small_max_[table], bounds);
+  if (test.work != nullptr) *test.work += long(2 * p * kSmallPerLarge);
   const int first = l * kSmallPerLarge;
   const int last = std::min(static_cast<int>(small_level_.reach.size()), first + kSmallPerLarge);
+  test.add_biases(small_level_, first, last, bounds);
   for (int s = first; s < last; ++s) {
-    if (!searchable(small_level_, size_t(s), params) ||
-        params.transition_cost + bounds[s - first] + lowest_bias(small_level_, size_t(s)) >
-            kth_cost(out, k, found, params)) {
+    if (!test.searchable(small_level_, size_t(s)) || test.transition + bounds[s - first] > kth_cost(out, k, found, params)) {
       continue;
     }
     block_costs_(q, dims_, &blocks_[size_t(s) * p * kBlockFrames], costs);
+    if (test.work != nullptr) *test.work += long(p * kBlockFrames);
     search_block(current_frame, params, s, costs, out, k, found);
   }
 }
 
-int FeatureSearch::searchable_children(float* bounds, const SearchParams& params, const Level& level, int first,
+int FeatureSearch::searchable_children(float* bounds, const BoxTest& test, const Level& level, int first,
                                        int last) const {
   int best = -1;
+  test.add_biases(level, first, last, bounds);
   for (int i = first; i < last; ++i) {
-    bounds[i - first] += params.transition_cost + lowest_bias(level, size_t(i));
-    if (searchable(level, size_t(i), params) && (best < 0 || bounds[i - first] < bounds[best - first])) best = i;
+    bounds[i - first] += test.transition;
+    if (test.searchable(level, size_t(i)) && (best < 0 || bounds[i - first] < bounds[best - first])) best = i;
   }
   return best;
 }
 
 template <class Search>
-void FeatureSearch::search_children(const float* bounds, const SearchParams& params, const Level& level, int first,
-                                    int last, int best, const SearchResult* out, int k, const int& found,
-                                    const Search& search_child) const {
+void FeatureSearch::search_children(const float* bounds, const SearchParams& params, const BoxTest& test,
+                                    const Level& level, int first, int last, int best, const SearchResult* out, int k,
+                                    const int& found, const Search& search_child) const {
   if (best < 0) return;
   if (!(bounds[best - first] > kth_cost(out, k, found, params))) search_child(best);
   for (int i = first; i < last; ++i) {
-    if (i == best || bounds[i - first] > kth_cost(out, k, found, params) || !searchable(level, size_t(i), params)) {
+    if (i == best || bounds[i - first] > kth_cost(out, k, found, params) || !test.searchable(level, size_t(i))) {
       continue;
     }
     search_child(i);
@@ -559,28 +619,29 @@ void FeatureSearch::search_children(const float* bounds, const SearchParams& par
 }
 
 template <class Search>
-void FeatureSearch::search_boxes(const float* q, const SearchParams& params, int node, const std::vector<float>& mins,
-                                 const std::vector<float>& maxs, const Level& level, SearchResult* out, int k,
-                                 int& found, const Search& search_child) const {
+void FeatureSearch::search_boxes(const float* q, const SearchParams& params, const BoxTest& test, int node,
+                                 const std::vector<float>& mins, const std::vector<float>& maxs, const Level& level,
+                                 SearchResult* out, int k, int& found, const Search& search_child) const {
   using detail::kLargeGroup;
   const size_t at = size_t(node) * size_t(dims_) * kLargeGroup;
   float bounds[kLargeGroup];
   large_bounds_(q, dims_, &mins[at], &maxs[at], bounds);
+  if (test.work != nullptr) *test.work += long(2 * size_t(dims_) * kLargeGroup);
   const int first = node * kLargeGroup, last = std::min(static_cast<int>(level.reach.size()), first + kLargeGroup);
-  const int best = searchable_children(bounds, params, level, first, last);
-  search_children(bounds, params, level, first, last, best, out, k, found, search_child);
+  const int best = searchable_children(bounds, test, level, first, last);
+  search_children(bounds, params, test, level, first, last, best, out, k, found, search_child);
 }
 
-void FeatureSearch::search_super(const float* q, int current_frame, const SearchParams& params, int u,
-                                 SearchResult* out, int k, int& found) const {
-  search_boxes(q, params, u, group_min_, group_max_, group_level_, out, k, found,
-               [&](int g) { search_group(q, current_frame, params, g, out, k, found); });
+void FeatureSearch::search_super(const float* q, int current_frame, const SearchParams& params, const BoxTest& test,
+                                 int u, SearchResult* out, int k, int& found) const {
+  search_boxes(q, params, test, u, group_min_, group_max_, group_level_, out, k, found,
+               [&](int g) { search_group(q, current_frame, params, test, g, out, k, found); });
 }
 
-void FeatureSearch::search_group(const float* q, int current_frame, const SearchParams& params, int g,
-                                 SearchResult* out, int k, int& found) const {
-  search_boxes(q, params, g, large_min_, large_max_, large_level_, out, k, found,
-               [&](int l) { search_large_box(q, current_frame, params, l, out, k, found); });
+void FeatureSearch::search_group(const float* q, int current_frame, const SearchParams& params, const BoxTest& test,
+                                 int g, SearchResult* out, int k, int& found) const {
+  search_boxes(q, params, test, g, large_min_, large_max_, large_level_, out, k, found,
+               [&](int l) { search_large_box(q, current_frame, params, test, l, out, k, found); });
 }
 
 int FeatureSearch::start(const float* query, int current_frame, const SearchParams& params, float* q, SearchResult* out,
@@ -601,6 +662,11 @@ int FeatureSearch::start(const float* query, int current_frame, const SearchPara
 
 int FeatureSearch::search(const float* query, int current_frame, const SearchParams& params, SearchResult* out, int k,
                           SearchScratch& scratch) const {
+  return search_counted(query, current_frame, params, out, k, scratch, nullptr);
+}
+
+int FeatureSearch::search_counted(const float* query, int current_frame, const SearchParams& params, SearchResult* out,
+                                  int k, SearchScratch& scratch, long* work) const {
   if (db_ == nullptr || k <= 0 || scratch.super_bounds.size() != super_min_.size() / size_t(dims_)) return 0;
   float q[kMaxSearchDims] = {};
   int found = start(query, current_frame, params, q, out, k);
@@ -614,9 +680,10 @@ int FeatureSearch::search(const float* query, int current_frame, const SearchPar
     large_bounds_(q, dims_, &super_min_[t * table], &super_max_[t * table], &bounds[t * detail::kLargeGroup]);
   }
   const int supers = static_cast<int>(super_level_.reach.size());
-  const int best = searchable_children(bounds, params, super_level_, 0, supers);
-  search_children(bounds, params, super_level_, 0, supers, best, out, k, found,
-                  [&](int u) { search_super(q, current_frame, params, u, out, k, found); });
+  const BoxTest test = box_test(params, work);
+  const int best = searchable_children(bounds, test, super_level_, 0, supers);
+  search_children(bounds, params, test, super_level_, 0, supers, best, out, k, found,
+                  [&](int u) { search_super(q, current_frame, params, test, u, out, k, found); });
   return found;
 }
 

@@ -88,6 +88,13 @@ class FeatureSearch {
   int look_ahead() const { return look_ahead_; }
   // The database this index was built over (null before build).
   const std::shared_ptr<const Database>& database() const { return db_; }
+  // The floats the kernels read over kLayoutProbes controller-like queries (one frame's pose
+  // features, another's trajectory) searched as a character searches without a constraint (the
+  // database's kept-out action tags excluded): build's measure of a layout.
+  long probe_work() const;
+  // Whether build kept the layout split by tags: a tagged database whose probe_work there is at
+  // most 1.02x that of the layout by features alone (false for an untagged database).
+  bool split_by_tags() const { return split_by_tags_; }
   // True when `db` has frames and trajectory groups (steering `purpose`, e.g. "to steer with")
   // and this index was built over it; else false with what is wrong in `error`.
   bool steers(const std::shared_ptr<const Database>& db, const std::string& purpose, std::string& error) const;
@@ -133,56 +140,83 @@ class FeatureSearch {
   bool uses_notes(const SearchParams& params) const {
     return notes_always_ || (!frame_level_.notes.empty() && !params.constraint.allows_all());
   }
-  // The lowest cost bias of item i of `level` (0 without biases).
-  float lowest_bias(const Level& level, size_t i) const { return has_bias_ ? level.notes[i].bias : 0.0f; }
-  // Whether item i of `level` may hold an answer under `params` (inline: the hot path).
-  bool searchable(const Level& level, size_t i, const SearchParams& params) const {
-    return level.reach[i] > (params.ignore_range_end > 0 ? params.ignore_range_end : 0) &&
-           (!uses_notes(params) || level.notes[i].may_hold(params.constraint));
+  // One search's test of the boxes (or frames) of a level, its inputs read once per search
+  // rather than per box: the clip ends excluded, whether the notes decide, the biases, the
+  // transition cost (inline: the hot path).
+  struct BoxTest {
+    int excluded = 0;     // frames at a clip's end never returned
+    bool notes = false;   // uses_notes(params)
+    bool biased = false;  // the database has cost biases
+    float transition = 0.0f;
+    const TagConstraint* constraint = nullptr;
+    long* work = nullptr;  // when not null, counts the floats the kernels read (the layout probe)
+    // Whether item i of `level` may hold an answer.
+    bool searchable(const Level& level, size_t i) const {
+      return level.reach[i] > excluded && (!notes || level.notes[i].may_hold(*constraint));
+    }
+    // Adds the lowest cost bias of items first..last - 1 of `level` to bounds[0..last - first)
+    // (nothing without biases).
+    void add_biases(const Level& level, int first, int last, float* bounds) const {
+      for (int i = first; biased && i < last; ++i) bounds[i - first] += level.notes[size_t(i)].bias;
+    }
+  };
+  // The BoxTest of a search with `params`.
+  BoxTest box_test(const SearchParams& params, long* work = nullptr) const {
+    return BoxTest{params.ignore_range_end > 0 ? params.ignore_range_end : 0, uses_notes(params), has_bias_,
+                   params.transition_cost, &params.constraint, work};
   }
-  // Whether frame i (in tree order) is an answer under `params`, besides its cost (inline: the
-  // hot path; annotated_frame_allowed when the notes decide).
-  bool frame_allowed(size_t i, const SearchParams& params) const {
-    return !uses_notes(params) || annotated_frame_allowed(i, params);
-  }
+  // Whether frame i (in tree order) is an answer under `params` when the notes decide, besides
+  // its cost.
   bool annotated_frame_allowed(size_t i, const SearchParams& params) const;
   // entry_allowed for `frame`, `reach` frames before its clip's stop, read one frame at a time
   // without the summaries (brute_force's test, and the search's for require_any).
   bool entry_allowed(int frame, int reach, const TagConstraint& constraint) const;
   // Adds the transition cost and lowest biases to bounds[0..last - first) of children first..last
   // - 1 of `level`; returns the searchable child with the lowest bound (-1 when none is searchable).
-  int searchable_children(float* bounds, const SearchParams& params, const Level& level, int first, int last) const;
+  int searchable_children(float* bounds, const BoxTest& test, const Level& level, int first, int last) const;
   // Calls search_child(i) for `best` (from searchable_children), then for every other searchable
   // child i of first..last - 1 whose bound does not exceed the k-th cost at the time.
   template <class Search>
-  void search_children(const float* bounds, const SearchParams& params, const Level& level, int first, int last,
-                       int best, const SearchResult* out, int k, const int& found, const Search& search_child) const;
+  void search_children(const float* bounds, const SearchParams& params, const BoxTest& test, const Level& level,
+                       int first, int last, int best, const SearchResult* out, int k, const int& found,
+                       const Search& search_child) const;
   // Bounds the children of `node` (boxes of one level: kLargeGroup children per node, their
   // bounds in mins / maxs) and calls search_child on the searchable ones whose bound does not
   // exceed the k-th cost, the lowest bound first.
   template <class Search>
-  void search_boxes(const float* query, const SearchParams& params, int node, const std::vector<float>& mins,
-                    const std::vector<float>& maxs, const Level& level, SearchResult* out, int k, int& found,
-                    const Search& search_child) const;
+  void search_boxes(const float* query, const SearchParams& params, const BoxTest& test, int node,
+                    const std::vector<float>& mins, const std::vector<float>& maxs, const Level& level, SearchResult* out,
+                    int k, int& found, const Search& search_child) const;
   // Searches the searchable groups of super group `super` whose bound does not exceed the k-th
   // cost, the lowest bound first.
-  void search_super(const float* query, int current_frame, const SearchParams& params, int super, SearchResult* out,
-                    int k, int& found) const;
+  void search_super(const float* query, int current_frame, const SearchParams& params, const BoxTest& test, int super,
+                    SearchResult* out, int k, int& found) const;
   // Searches the searchable large boxes of `group` whose bound does not exceed the k-th cost,
   // the lowest bound first.
-  void search_group(const float* query, int current_frame, const SearchParams& params, int group, SearchResult* out,
-                    int k, int& found) const;
-  void search_large_box(const float* query, int current_frame, const SearchParams& params, int large, SearchResult* out,
-                        int k, int& found) const;
+  void search_group(const float* query, int current_frame, const SearchParams& params, const BoxTest& test, int group,
+                    SearchResult* out, int k, int& found) const;
+  void search_large_box(const float* query, int current_frame, const SearchParams& params, const BoxTest& test,
+                        int large, SearchResult* out, int k, int& found) const;
   // Searches the searchable frames of small box `small` (its block's costs in `costs`).
   void search_block(int current_frame, const SearchParams& params, int small, const float* costs, SearchResult* out,
                     int k, int& found) const;
+  // search_block's loop over the frames first..first + 15 in tree order: bias(i) is frame i's
+  // cost bias, allowed(i) whether the notes allow it, asked last (0 and true for a database
+  // without annotations, which then scans as before them).
+  template <class Bias, class Allowed>
+  void scan_block(int current_frame, const SearchParams& params, size_t first, const float* costs, SearchResult* out,
+                  int k, int& found, const Bias& bias, const Allowed& allowed) const;
   int start(const float* query, int current_frame, const SearchParams& params, float* query_copy, SearchResult* out,
             int k) const;
+  // search(), adding to *work (when not null) the floats its kernels read.
+  int search_counted(const float* query, int current_frame, const SearchParams& params, SearchResult* out, int k,
+                     SearchScratch& scratch, long* work) const;
+  // Lays out and tabulates the boxes, with tag splits (`by_tags`) or by features alone.
+  void build_layout(bool by_tags);
   // Lays out frames_ and the reaches of the frames, small and large boxes: every frame, ordered
   // so that each small box, large box, group and super group holds nearby features, whatever
-  // their clips.
-  void build_boxes();
+  // their clips (with `by_tags`, split by a tag where that is tighter).
+  void build_boxes(bool by_tags);
   // Fills blocks_ and the bound tables from db_ (after the boxes are laid out).
   void build_tables();
   // Fills the notes of every level from db_'s annotations (none when it has none).
@@ -193,6 +227,7 @@ class FeatureSearch {
   int look_ahead_ = 0;
   bool notes_always_ = false;  // the database has no-entry frames or cost biases
   bool has_bias_ = false;      // the database has cost biases
+  bool split_by_tags_ = false;  // the boxes were laid out with tag splits
   KernelPath path_ = KernelPath::Scalar;
   // The distance kernels of path_ (see runtime/src/eval/search_kernels.hpp): box bounds of a
   // large-box table and of a small-box table, and a block's frame costs.
