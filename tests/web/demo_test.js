@@ -288,19 +288,21 @@ function checkPlayedTrajectory(walking, later) {
         `(>= 0.5 m) and ends ${apart.toFixed(2)} m from the desired one (<= 0.5 m)`);
 }
 
-// Gameplay control (issue 42) of the database character, through the page's keys: while walking,
-// foot-plant events arrive and the panel shows the frame's tags; key 1 plays the wave (every
-// frame seen while it plays is tagged wave, it ends with one action_end, and W walks again after);
-// key 6 (state 'walking') keeps a run request on walk frames, key 7 (state 'running') keeps a walk
-// request on run frames; key 0 frees the character. `shot`: a screenshot during the wave.
-// Gameplay control of the keyboard character, `who` naming it in the printed lines. `strict`: the
-// motion obeys (foot plants while walking, the wave played on wave frames, states held); otherwise
-// only the page's wiring is checked (the keys reach the character, its tags and events reach the
-// panel), for the learned test bundle, `tiny-tags` trained in seconds, whose motion is rough
-// (scripts/learned-gameplay-checks.sh checks the motion of `quick-tags`).
+// Gameplay control (issue 42) of the keyboard character, through the page's keys, `who` naming it
+// in the printed lines: walking 3 s, key 1 (the wave) and its one action_end, W after the wave,
+// key 6 (state 'walking', run asked), key 7 (state 'running', walk asked), key 0 (no state). With
+// `strict` (the database character) its motion obeys: foot plants while walking, every frame seen
+// during the wave tagged wave, W walks 0.8 m in 1.5 s after it, the states held on walk and run
+// frames. Without it only the page's wiring is checked (the keys reach the character, its tags,
+// events and state reach the panel, the stick reaches its desired trajectory) and the motion lines
+// say "not checked": the learned test bundle, `tiny-tags` trained in seconds on the test's machine,
+// moves differently on each CPU (scripts/learned-gameplay-checks.sh checks `quick-tags`' motion).
+// `shot`: a screenshot during the wave.
 async function checkGameplay(page, shot, who, strict) {
   const read = () => page.evaluate(() => ({ ...JSON.parse(JSON.stringify(window.lmmDemo.gameplay)), root: window.lmmDemo.root,
+                                            desired: window.lmmDemo.desired,
                                             panel: ['tags', 'state', 'action', 'events'].map((id) => document.getElementById(id).textContent) }));
+  const notChecked = '(its motion is not checked: a test bundle)';
   const plants = (g) => (g.counts.foot_plant_l || 0) + (g.counts.foot_plant_r || 0);
   const before = await read();
   await page.keyboard.down('KeyW');
@@ -311,7 +313,8 @@ async function checkGameplay(page, shot, who, strict) {
   const walked = strict ? plants(walking) - plants(before) >= 2 && walking.tags.includes('locomotion') && walking.panel[3].includes('foot_plant')
                         : walking.eventCount > before.eventCount && walking.tags.length > 0 && walking.panel[3] !== '-';
   check(walked && walking.panel[0] === walking.tags.join(' '),
-        `${who}: walking 3 s: ${strict ? `${plants(walking) - plants(before)} foot plants (>= 2)` : `${walking.eventCount - before.eventCount} events`}; panel tags '${walking.panel[0]}', events '${walking.panel[3]}'`);
+        `${who}: walking 3 s: ${strict ? `${plants(walking) - plants(before)} foot plants (>= 2)` : `${walking.eventCount - before.eventCount} events (> 0)`}; ` +
+        `panel tags '${walking.panel[0]}', events '${walking.panel[3]}'`);
 
   const ends = (g) => g.counts.action_end || 0;
   const start = await read();
@@ -326,16 +329,22 @@ async function checkGameplay(page, shot, who, strict) {
     }
     await sleep(100);
   }
-  const played = strict ? polls >= 5 && waveFrames === polls : true;
-  check(played && !g.action && ends(g) - ends(start) === 1 && g.panel[2] === 'playing wave',
-        `${who}: key 1 plays the wave: ${waveFrames} of ${polls} polls while it played on wave frames, ` +
-        `${ends(g) - ends(start)} action_end (1), panel '${g.panel[2]}'`);
+  const wired = !g.action && ends(g) - ends(start) === 1 && g.panel[2] === 'playing wave';
+  check(wired && (!strict || (polls >= 5 && waveFrames === polls)),
+        `${who}: key 1 plays the wave: ${ends(g) - ends(start)} action_end (1), panel '${g.panel[2]}'; ` +
+        (strict ? `${waveFrames} of ${polls} polls while it played on wave frames (all, >= 5)` : notChecked));
   await page.keyboard.down('KeyW');
   await sleep(1500);
   const resumed = await read();
   await page.keyboard.up('KeyW');
-  const distance = Math.hypot(resumed.root[0] - g.root[0], resumed.root[2] - g.root[2]);
-  check(distance >= 0.8, `${who}: after the wave W walks again: ${distance.toFixed(2)} m in 1.5 s (>= 0.8 m)`);
+  if (strict) {
+    const distance = Math.hypot(resumed.root[0] - g.root[0], resumed.root[2] - g.root[2]);
+    check(distance >= 0.8, `${who}: after the wave W walks again: ${distance.toFixed(2)} m in 1.5 s (>= 0.8 m)`);
+  } else {
+    const end = resumed.desired[resumed.desired.length - 1].position;
+    const reach = Math.hypot(end[0] - resumed.root[0], end[2] - resumed.root[2]);
+    check(reach >= 0.5, `${who}: after the wave W reaches its desired trajectory: it ends ${reach.toFixed(2)} m ahead (>= 0.5 m) ${notChecked}`);
+  }
 
   // A state's constraint over 1 s of polls, 1 s after its key, with W held and Shift as given.
   const inState = async (key, shift, tag, other) => {
@@ -358,10 +367,11 @@ async function checkGameplay(page, shot, who, strict) {
   await page.keyboard.press('Digit0');
   await sleep(200);
   const freed = await read();
-  const held = strict ? walkState.held === walkState.total && runState.held === runState.total : true;
-  check(walkState.state === 'walking' && runState.state === 'running' && held && freed.state === 'none',
-        `${who}: states: 'walking' with run asked ${walkState.held} / ${walkState.total} polls on walk frames, 'running' with walk ` +
-        `asked ${runState.held} / ${runState.total} on run frames, key 0 frees it ('${freed.state}'); panel '${runState.panel}'`);
+  const held = !strict || (walkState.held === walkState.total && runState.held === runState.total);
+  check(walkState.state === 'walking' && runState.state === 'running' && runState.panel.startsWith('running') && held && freed.state === 'none',
+        `${who}: states: keys 6 and 7 set 'walking' and 'running' (panel '${runState.panel}'), key 0 frees it ('${freed.state}'); ` +
+        (strict ? `'walking' with run asked ${walkState.held} / ${walkState.total} polls on walk frames, 'running' with walk ` +
+                  `asked ${runState.held} / ${runState.total} on run frames (all)` : notChecked));
   await sleep(1000);  // come to a stop
 }
 
