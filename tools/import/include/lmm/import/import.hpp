@@ -83,8 +83,10 @@ enum class MotionFormat { Bvh, Glb };
 // writes each clip (one per BVH file, one per glTF animation) atomically to
 // `out_dir`/<clip name>.bvh (the config's unit_scale, Y-up, ZXY rotations) or .glb (write_glb,
 // with output_mesh(options.mesh) of each file's skeleton, made before anything is written);
-// returns the paths written. A bad file stops the conversion (InputError naming it) unless
-// options.skip_bad, which warns and goes on.
+// returns the paths written. Each BVH clip is checked before it is written: joint names BVH
+// cannot hold are renamed uniquely (each through options.warn), and a clip whose frame time, frame
+// count, depth or values BVH cannot carry is refused. A bad file stops the conversion
+// (InputError naming it) unless options.skip_bad, which warns and goes on.
 std::vector<std::string> convert_motion_files(const ImportOptions& options, MotionFormat format, const std::string& out_dir);
 
 // The root (joint 0) of `frame`; outside the clip, the end frame's root moved on at that
