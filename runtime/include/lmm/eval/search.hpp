@@ -211,6 +211,8 @@ class FeatureSearch {
   // search(), adding to *work (when not null) the floats its kernels read.
   int search_counted(const float* query, int current_frame, const SearchParams& params, SearchResult* out, int k,
                      SearchScratch& scratch, long* work) const;
+  // Takes `database` (checked by build) and the kernels of `path` (resolved, available), before a layout.
+  void use(std::shared_ptr<const Database> database, KernelPath path);
   // Lays out and tabulates the boxes, with tag splits (`by_tags`) or by features alone.
   void build_layout(bool by_tags);
   // Lays out frames_ and the reaches of the frames, small and large boxes: every frame, ordered
