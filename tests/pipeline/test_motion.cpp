@@ -82,6 +82,43 @@ TEST(Motion, MirroringMapsLocalFramesOfAsymmetricSkeletons) {
   EXPECT_GT(b[4].z, 0.3f);  // the right foot is now forward
 }
 
+TEST(Motion, MirroredClipsKeepTheSkeletonsOffsets) {
+  // Left and right limbs built along +X and -X with "joint orient" rotations, a spine whose two
+  // arms point apart, and one pose, far from symmetric, as the whole data: the fit to the mean
+  // pose alone maps the legs' and arms' frames but not their children's offsets, so mirrored
+  // local positions (and a skeleton posed by rotations on its rest offsets) would leave them.
+  constexpr float kPi = 3.14159265f;
+  Skeleton s{{"Hips", "UpperLeg_L", "Foot_L", "UpperLeg_R", "Foot_R", "Spine", "Arm_L", "Hand_L", "Arm_R", "Hand_R"},
+             {-1, 0, 1, 0, 3, 0, 5, 6, 5, 8},
+             {{0, 0.9f, 0}, {0.1f, -0.05f, 0}, {0.8f, 0, 0.05f}, {-0.1f, -0.05f, 0}, {-0.8f, 0, 0.05f},
+              {0, 0.3f, -0.02f}, {0.15f, 0.25f, 0}, {0.5f, 0.02f, 0}, {-0.15f, 0.25f, 0}, {-0.5f, 0.02f, 0}}};
+  const Quat left_down = quat_from_angle_axis(-0.5f * kPi, {0, 0, 1});
+  const Quat right_down = quat_from_angle_axis(0.5f * kPi, {0, 0, 1});
+  const Quat swing = quat_from_angle_axis(-kPi / 5, {1, 0, 0});
+  const Quat bend = quat_from_angle_axis(0.4f, normalize(Vec3{0.3f, 1, 0.2f}));
+  Clip clip;
+  clip.frames = 1;
+  clip.joints = 10;
+  clip.positions = s.offsets;
+  clip.rotations = {Quat{}, swing * left_down, bend, right_down, Quat{}, bend, Quat{}, bend, swing, Quat{}};
+  const MirrorMap map = mirror_map(s, {{"_L", "_R"}}, mean_local_rotations({&clip}));
+  const Clip mirrored = mirror(clip, s, map);
+  for (int j = 1; j < 10; ++j) {
+    EXPECT_NEAR(length(mirrored.position(0, j) - s.offsets[size_t(j)]), 0.0f, 1e-5f) << s.names[j];
+  }
+  // The mirrored pose is the reflection of the original, with the sides swapped.
+  const std::vector<Vec3> a = globals(s, clip, 0), b = globals(s, mirrored, 0);
+  for (int j = 0; j < 10; ++j) {
+    const Vec3 reflected = a[size_t(map.pairs[size_t(j)])];
+    EXPECT_NEAR(length(b[size_t(j)] - Vec3{-reflected.x, reflected.y, reflected.z}), 0.0f, 1e-5f) << s.names[j];
+  }
+  // And mirroring twice gives the clip back.
+  const Clip twice = mirror(mirrored, s, map);
+  for (int j = 0; j < 10; ++j) {
+    EXPECT_GT(std::fabs(dot(twice.rotation(0, j), clip.rotation(0, j))), 1.0f - 1e-5f) << s.names[j];
+  }
+}
+
 TEST(Motion, ResampleKeepsDurationAndInterpolates) {
   const Loaded l = load(test::straight_walk_bvh(90.0f, 31, 30.0f));
   const Clip r = resample(l.clip, 60.0f);

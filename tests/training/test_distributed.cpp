@@ -273,6 +273,15 @@ std::shared_ptr<torch::nn::Module> network(const std::string& model, const Datab
   return Projector(features, state, c.projector).ptr();
 }
 
+// How far the weights of the two runs may differ. The ranks sum the batch's gradients in another
+// order, which moves them by rounding only; but the autoencoder's pose columns that are constant
+// but for rounding (the local positions of joints without position channels, the rotations of end
+// joints) give weights whose L1 gradient's sign is rounding noise, which Adam turns into steps of
+// the full learning rate (0.003 in `tiny`): 4e-5 apart after 20 steps here, up to 2e-4 in variants
+// of the data tried; 1e-3 is a third of one step, which ranks that drew other samples would exceed
+// on every weight. The stepper and projector have no such columns.
+double tolerance(const std::string& model) { return model == "autoencoder" ? 1e-3 : 1e-5; }
+
 class DataParallelRun : public testing::TestWithParam<std::string> {};
 
 // Issue 19: 2 ranks with global batch B give the weights of 1 process with batch B.
@@ -301,7 +310,7 @@ TEST_P(DataParallelRun, TwoRanksGiveTheWeightsOfOneProcess) {
   const auto single = network(model, *db), parallel = network(model, *db);
   load_checkpoint_module(*single, checkpoint_path(one, model));
   load_checkpoint_module(*parallel, checkpoint_path(two, model));
-  EXPECT_LE(max_difference(*single, *parallel), 1e-5) << model;
+  EXPECT_LE(max_difference(*single, *parallel), tolerance(model)) << model;
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, DataParallelRun, testing::Values("autoencoder", "stepper", "projector"));

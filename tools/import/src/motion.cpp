@@ -48,31 +48,50 @@ Quat frame_rotation(Vec3 a, Vec3 b) {
   return normalize(q);
 }
 
-// A rotation K with K * from[i] ~ to[i]: `fallback` when it already fits (or there is nothing
-// to fit), else the two-vector frame fit, else the shortest rotation for the first vector.
-Quat fit_rotation(const std::vector<Vec3>& from, const std::vector<Vec3>& to, Quat fallback) {
-  bool fits = true;
+// Whether `k` turns each from[i] onto to[i] within 5% of its length.
+bool fits(const std::vector<Vec3>& from, const std::vector<Vec3>& to, Quat k) {
   for (size_t i = 0; i < from.size(); ++i) {
-    fits = fits && length(rotate(fallback, from[i]) - to[i]) <= 0.05f * length(from[i]) + 1e-4f;
+    if (length(rotate(k, from[i]) - to[i]) > 0.05f * length(from[i]) + 1e-4f) return false;
   }
-  if (fits) return fallback;
+  return true;
+}
+
+// A rotation K with K * from[i] = to[i]: the two-vector frame fit where two of them point apart,
+// else `guess` swung to turn from[0] onto to[0] (keeping its twist); `guess` when from is empty.
+Quat fit_rotation(const std::vector<Vec3>& from, const std::vector<Vec3>& to, Quat guess) {
+  if (from.empty()) return guess;
   for (size_t i = 1; i < from.size(); ++i) {
     if (length(cross(normalize(from[0]), normalize(from[i]))) > 0.1f) {
       return frame_rotation(to[0], to[i]) * inverse(frame_rotation(from[0], from[i]));
     }
   }
-  return rotation_between(from[0], to[0]);
+  return normalize(rotation_between(rotate(guess, from[0]), to[0]) * guess);
 }
 
-// K of a root joint: maps its children's rest offsets onto their partners' mirrored offsets.
-Quat root_correction(const Skeleton& skeleton, const std::vector<int>& pairs, int root) {
-  std::vector<Vec3> own, mirrored;
-  for (int c = root + 1; c < skeleton.joint_count(); ++c) {
-    if (skeleton.parents[size_t(c)] != root || length(skeleton.offsets[size_t(c)]) < 1e-6f) continue;
+// The rest offsets of joint j's children (`own`) and their partners' mirrored offsets, which a
+// correction K_j must map them onto for mirrored frames to keep the skeleton's offsets.
+void child_offsets(const Skeleton& skeleton, const std::vector<int>& pairs, int j, std::vector<Vec3>& own,
+                   std::vector<Vec3>& mirrored) {
+  for (int c = j + 1; c < skeleton.joint_count(); ++c) {
+    if (skeleton.parents[size_t(c)] != j || length(skeleton.offsets[size_t(c)]) < 1e-6f) continue;
     own.push_back(skeleton.offsets[size_t(c)]);
     mirrored.push_back(mirror_position(skeleton.offsets[size_t(pairs[size_t(c)])]));
   }
-  return own.empty() ? Quat{} : fit_rotation(own, mirrored, Quat{});
+}
+
+// K of a root joint: identity where it already keeps the offsets, else the fit of its children's.
+Quat root_correction(const Skeleton& skeleton, const std::vector<int>& pairs, int root) {
+  std::vector<Vec3> own, mirrored;
+  child_offsets(skeleton, pairs, root, own, mirrored);
+  return fits(own, mirrored, Quat{}) ? Quat{} : fit_rotation(own, mirrored, Quat{});
+}
+
+// K of a joint below the root: `pose_fit` (the fit to the mean pose) turned so that its children's
+// offsets map exactly onto their partners' mirrored offsets.
+Quat offset_correction(const Skeleton& skeleton, const std::vector<int>& pairs, int j, Quat pose_fit) {
+  std::vector<Vec3> own, mirrored;
+  child_offsets(skeleton, pairs, j, own, mirrored);
+  return fit_rotation(own, mirrored, pose_fit);
 }
 
 // Global positions of every joint for every frame.
@@ -412,9 +431,11 @@ MirrorMap mirror_map(const Skeleton& skeleton,
     } else if (parent < 0) {
       k = root_correction(skeleton, map.pairs, j);
     } else {
-      // The mirrored reference pose must equal the reference pose:
-      // inverse(K_parent) * mirror(reference[pair]) * K_j = reference[j].
+      // Fitted so that the mirrored reference pose equals the reference pose
+      // (inverse(K_parent) * mirror(reference[pair]) * K_j = reference[j]), then turned so that
+      // mirrored local positions are the skeleton's offsets.
       k = inverse(mirror_rotation(reference[size_t(pair)])) * map.corrections[size_t(parent)] * reference[size_t(j)];
+      k = offset_correction(skeleton, map.pairs, j, k);
     }
     // A joint that is its own partner must satisfy mirror(K) = inverse(K) (no x component),
     // or mirroring twice would not give the clip back.

@@ -110,7 +110,9 @@ struct MirrorMap {
 
 // Pairs from `patterns`; K of the root from the rest offsets of its children, K of every other
 // joint from `reference` local rotations of a roughly symmetric pose (e.g. the mean pose of
-// the data), so that the mirrored reference pose equals the reference pose.
+// the data), so that the mirrored reference pose nears the reference pose, then turned so that
+// K_j maps each child's offset onto its partner's mirrored offset: mirrored frames keep the
+// skeleton's offsets as local positions.
 MirrorMap mirror_map(const Skeleton& skeleton,
                      const std::vector<std::pair<std::string, std::string>>& patterns,
                      const std::vector<Quat>& reference);
