@@ -118,8 +118,8 @@ function restPositions(pose) {
 // thicker): for each joint whose parent is not the root (joint 0), a closed eight-sided spindle
 // from the parent to the joint, rings at a fifth and four fifths of the bone, as thick as 15% of
 // its length (2 to 7 cm), every vertex bound to the parent with weight 1 but the tip at the joint,
-// bound to the joint: hands, feet and head end on their joints even where a clip's local offsets
-// differ from the skeleton's (mirrored frames, docs/lab/2026-11-29-mirror-offsets.md).
+// bound to the joint: hands, feet and head end on their joints even where a clip's local positions
+// differ from the skeleton's offsets (a BVH whose joints carry position channels).
 function spindleGeometry(parents, rest) {
   const kSides = 8, positions = [], normals = [], skinIndex = [], skinWeight = [], indices = [];
   parents.forEach((parent, j) => {
