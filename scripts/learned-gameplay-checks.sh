@@ -53,7 +53,7 @@ if [[ -z "$model" ]]; then
       tail -5 "$work/$m.log"; exit 1; }
   done
   echo "  trained in $(( $(date +%s) - start )) s (autoencoder, stepper, projector)"
-  "$tools/lmm-export" --in "$work/train" --out "$work/model.lmmw" > /dev/null 2>&1
+  "$tools/lmm-export" --in "$work/train" --with-encoder --out "$work/model.lmmw" > /dev/null 2>&1
   model="$work/model.lmmw"
 fi
 

@@ -276,7 +276,7 @@ std::shared_ptr<torch::nn::Module> network(const std::string& model, const Datab
 // How far the weights of the two runs may differ. The ranks sum the batch's gradients in another
 // order, which moves them by rounding only; but the autoencoder's pose columns that are constant
 // but for rounding (the local positions of joints without position channels, the rotations of end
-// joints) give weights whose L1 gradient's sign is rounding noise, which Adam turns into steps of
+// joints) give weights whose L1 gradient's sign is rounding noise, which Adan turns into steps of
 // the full learning rate (0.003 in `tiny`): 4e-5 apart after 20 steps here, up to 2e-4 in variants
 // of the data tried; 1e-3 is a third of one step, which ranks that drew other samples would exceed
 // on every weight. The stepper and projector have no such columns.
