@@ -168,8 +168,9 @@ bool FeatureSearch::build(std::shared_ptr<const Database> database, std::string&
     return false;
   }
   use(database, path);
-  build_layout(db.annotations().restricts_search());
-  if (!db.annotations().restricts_search()) return true;
+  const bool by_tags = db.annotations().restricts_search();
+  build_layout(by_tags);
+  if (!by_tags) return true;
   // A layout split by tags helps constrained searches but may slow the search a character makes
   // without a constraint; it is kept only when that search costs at most kTagLayoutSlack of the
   // feature layout's (measured with probe queries).
